@@ -1,0 +1,41 @@
+/* Cache groups: one snapshot per MIB group, refreshed in the background and
+ * replaced whole. MIB handlers only ever read cache_snapshot(). */
+#ifndef IBSNMPD_CACHE_H
+#define IBSNMPD_CACHE_H
+
+#include <stdbool.h>
+#include <time.h>
+
+struct cache_group;
+
+/* Starts a refresh; must end (now or later) in cache_refresh_done(). */
+typedef void (*cache_refresh_fn)(struct cache_group *g);
+typedef void (*cache_free_fn)(void *snapshot);
+
+struct cache_group {
+	const char *name;
+	unsigned lifetime_s;
+	cache_refresh_fn refresh;
+	cache_free_fn free_snapshot;
+	void *owner; /* the collector's own state */
+
+	void *snapshot;       /* what handlers read; NULL until the first fill */
+	time_t filled_at;     /* monotonic seconds of the last successful fill */
+	bool refreshing;
+	unsigned attempts;    /* refreshes finished, successful or not */
+	unsigned alarm;
+	bool last_failed;     /* to log a failure once, not at every lifetime */
+};
+
+void cache_group_start(struct cache_group *g);
+void cache_group_stop(struct cache_group *g);
+void cache_group_set_lifetime(struct cache_group *g, unsigned lifetime_s);
+/* Ends a refresh: fresh (may be NULL on failure) replaces the snapshot when
+ * not NULL; on failure the previous snapshot stays. */
+void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure);
+static inline const void *cache_snapshot(const struct cache_group *g)
+{
+	return g->snapshot;
+}
+
+#endif

@@ -1,0 +1,44 @@
+/* ibsnmpd configuration: the values of ibsnmpd.conf's tokens. */
+#ifndef IBSNMPD_CONFIG_H
+#define IBSNMPD_CONFIG_H
+
+#include <stdbool.h>
+
+#define IBSNMPD_CA_NAME_MAX 64
+
+enum cache_group_id {
+	CACHE_NODE_INFO,
+	CACHE_GROUP_COUNT
+};
+
+struct ibsnmpd_config {
+	char ca_name[IBSNMPD_CA_NAME_MAX]; /* "" = first CA with a usable port */
+	int port_num;                      /* 0 = first active InfiniBand port */
+	unsigned mad_timeout_ms;
+	unsigned mad_retries;
+	unsigned mad_max_outstanding;
+	unsigned cache_lifetime_s[CACHE_GROUP_COUNT];
+	bool expose_keys;
+};
+
+extern struct ibsnmpd_config ibsnmpd_cfg;
+
+/* Names of the cache groups as written after "cacheLifetime". */
+const char *cache_group_name(enum cache_group_id id);
+
+/* Parsers used by the config handlers; pure, unit-tested. Return 0 or -1
+ * with a reason in why. */
+int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out,
+		      const char **why);
+int config_parse_bool(const char *text, bool *out, const char **why);
+int config_parse_cache_lifetime(const char *line, enum cache_group_id *group,
+				unsigned *seconds, const char **why);
+
+void config_set_defaults(struct ibsnmpd_config *cfg);
+/* Registers ibsnmpd.conf's tokens with net-snmp's config machinery. */
+void config_register_tokens(void);
+/* Number of bad lines met since the last read (ours and unknown tokens). */
+unsigned config_error_count(void);
+void config_reset_error_count(void);
+
+#endif

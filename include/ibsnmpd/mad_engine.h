@@ -1,0 +1,61 @@
+/* The MAD engine: one local HCA port, many MADs in flight, replies handed to
+ * callbacks on the daemon's (net-snmp's) thread. Nothing here blocks. */
+#ifndef IBSNMPD_MAD_ENGINE_H
+#define IBSNMPD_MAD_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/mad.h>
+
+/* What the engine found when it opened the local port. */
+struct mad_local_port {
+	char ca_name[64];
+	int port_num;
+	int lid;
+	int sm_lid;
+	int state;      /* PortInfo PortState: 1 down .. 4 active */
+	uint64_t port_guid;
+};
+
+enum mad_result {
+	MAD_OK = 0,
+	MAD_TIMEOUT = -1,   /* no answer after every retry */
+	MAD_SEND_FAILED = -2,
+	MAD_MALFORMED = -3, /* answer too short or not a response to our request */
+	/* > 0: the MAD status field of the answer (e.g. 0x0c unsupported attribute) */
+};
+
+/* data points at the attribute data of the answer (SMP: 64 octets). */
+typedef void (*mad_done_fn)(void *ctx, int result, const uint8_t *data, size_t data_len);
+
+/* Resolves and opens the port (ca_name "" / port 0 = first active InfiniBand
+ * port, Ethernet ports skipped). On failure returns -1 with an operator-facing
+ * message in err and an exit code in *exit_code. */
+int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *out,
+		    char *err, size_t errlen, int *exit_code);
+void mad_engine_close(void);
+void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding);
+
+/* Queues a SubnGet(attr, mod) to target (directed route or LID). */
+int mad_engine_smp_get(const ib_portid_t *target, unsigned attr_id, unsigned attr_mod,
+		       mad_done_fn done, void *ctx);
+
+/* A directed route of zero hops: the local node's SMA. */
+void mad_portid_local(ib_portid_t *p);
+
+struct mad_engine_stats {
+	unsigned long sent;      /* MADs put on the wire, retries included */
+	unsigned long answered;
+	unsigned long timeouts;  /* requests that failed after every retry */
+	unsigned long dropped;   /* received MADs that matched nothing or were malformed */
+	unsigned in_flight;
+	unsigned queued;
+};
+void mad_engine_get_stats(struct mad_engine_stats *st);
+
+/* Pure helper, unit-tested: checks a received MAD against the request it
+ * claims to answer; returns the MAD status (0 ok) or MAD_MALFORMED. */
+int mad_check_response(const uint8_t *mad, size_t len, int mgmt_class, unsigned attr_id,
+		       unsigned attr_mod, uint32_t tid_low);
+
+#endif

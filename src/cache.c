@@ -1,0 +1,78 @@
+/* Background refresh of cache groups on net-snmp alarms. A refresh builds a
+ * whole new snapshot; the swap happens on the main thread between two SNMP
+ * requests, so a handler never sees half a refresh. */
+#include "ibsnmpd/netsnmp.h"
+
+#include "ibsnmpd/cache.h"
+
+static time_t now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec;
+}
+
+static void kick(unsigned reg, void *arg)
+{
+	struct cache_group *g = arg;
+
+	(void)reg;
+	if (g->refreshing)
+		return;
+	g->refreshing = true;
+	DEBUGMSGTL(("ibsnmpd:cache", "refreshing %s\n", g->name));
+	g->refresh(g);
+}
+
+void cache_group_start(struct cache_group *g)
+{
+	if (!g->alarm)
+		g->alarm = snmp_alarm_register(g->lifetime_s, SA_REPEAT, kick, g);
+	kick(0, g);
+}
+
+void cache_group_stop(struct cache_group *g)
+{
+	if (g->alarm)
+		snmp_alarm_unregister(g->alarm);
+	g->alarm = 0;
+	if (g->snapshot && g->free_snapshot)
+		g->free_snapshot(g->snapshot);
+	g->snapshot = NULL;
+}
+
+void cache_group_set_lifetime(struct cache_group *g, unsigned lifetime_s)
+{
+	if (g->lifetime_s == lifetime_s)
+		return;
+	g->lifetime_s = lifetime_s;
+	if (g->alarm) {
+		snmp_alarm_unregister(g->alarm);
+		g->alarm = snmp_alarm_register(lifetime_s, SA_REPEAT, kick, g);
+	}
+}
+
+void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
+{
+	g->refreshing = false;
+	g->attempts++;
+	if (fresh) {
+		void *old = g->snapshot;
+
+		g->snapshot = fresh;
+		g->filled_at = now_s();
+		if (old && g->free_snapshot)
+			g->free_snapshot(old);
+		if (g->last_failed)
+			snmp_log(LOG_INFO, "%s: refresh works again\n", g->name);
+		g->last_failed = false;
+		DEBUGMSGTL(("ibsnmpd:cache", "%s refreshed\n", g->name));
+		return;
+	}
+	if (!g->last_failed)
+		snmp_log(LOG_WARNING, "%s: refresh failed: %s%s\n", g->name,
+			 failure ? failure : "unknown reason",
+			 g->snapshot ? " (serving the previous values)" : "");
+	g->last_failed = true;
+}

@@ -1,0 +1,235 @@
+/* ibsnmpd.conf tokens, read through net-snmp's config machinery so that the
+ * file is found in the usual search path, -c works as in snmpd, and errors
+ * come out as "file: line N: Error: ...". */
+#include "ibsnmpd/netsnmp.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ibsnmpd/config.h"
+
+struct ibsnmpd_config ibsnmpd_cfg;
+
+static unsigned config_errors;
+
+static const char *const cache_group_names[CACHE_GROUP_COUNT] = {
+	[CACHE_NODE_INFO] = "nodeInfo",
+};
+
+const char *cache_group_name(enum cache_group_id id)
+{
+	return id < CACHE_GROUP_COUNT ? cache_group_names[id] : "?";
+}
+
+void config_set_defaults(struct ibsnmpd_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mad_timeout_ms = 1000; /* libibmad's and infiniband-diags' default */
+	cfg->mad_retries = 2;
+	cfg->mad_max_outstanding = 16;
+	cfg->cache_lifetime_s[CACHE_NODE_INFO] = 60;
+	cfg->expose_keys = false;
+}
+
+int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out,
+		      const char **why)
+{
+	char *end;
+	unsigned long v;
+
+	if (!text || !*text) {
+		*why = "a number is missing";
+		return -1;
+	}
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (errno || *end || text[0] == '-' || text[0] == '+') {
+		*why = "not a whole number";
+		return -1;
+	}
+	if (v < min || v > max) {
+		*why = "out of range";
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+int config_parse_bool(const char *text, bool *out, const char **why)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1"};
+	static const char *const no[] = {"no", "false", "off", "0"};
+	char word[16];
+
+	if (!text || sscanf(text, "%15s", word) != 1) {
+		*why = "yes or no is missing";
+		return -1;
+	}
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(word, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(word, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	*why = "expected yes or no";
+	return -1;
+}
+
+int config_parse_cache_lifetime(const char *line, enum cache_group_id *group,
+				unsigned *seconds, const char **why)
+{
+	char name[32], value[32], extra[2];
+	int n = line ? sscanf(line, "%31s %31s %1s", name, value, extra) : 0;
+
+	if (n != 2) {
+		*why = "expected: cacheLifetime GROUP SECONDS";
+		return -1;
+	}
+	for (int g = 0; g < CACHE_GROUP_COUNT; g++) {
+		if (!strcasecmp(name, cache_group_names[g])) {
+			*group = (enum cache_group_id)g;
+			return config_parse_uint(value, 1, 86400, seconds, why);
+		}
+	}
+	*why = "unknown cache group";
+	return -1;
+}
+
+static void report(const char *token, const char *value, const char *why)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%s %s: %s", token, value ? value : "", why);
+	config_perror(msg); /* prints "file: line N: Error: msg" */
+	config_errors++;
+}
+
+static void parse_ca(const char *token, char *line)
+{
+	char name[IBSNMPD_CA_NAME_MAX], extra[2];
+
+	if (!line || sscanf(line, "%63s %1s", name, extra) != 1) {
+		report(token, line, "expected one CA name (see ibstat -l)");
+		return;
+	}
+	snprintf(ibsnmpd_cfg.ca_name, sizeof(ibsnmpd_cfg.ca_name), "%s", name);
+}
+
+static void parse_uint_token(const char *token, char *line, unsigned min, unsigned max,
+			     unsigned *dst)
+{
+	const char *why;
+	unsigned v;
+
+	if (config_parse_uint(line, min, max, &v, &why)) {
+		char reason[96];
+
+		snprintf(reason, sizeof(reason), "%s (expected %u..%u)", why, min, max);
+		report(token, line, reason);
+		return;
+	}
+	*dst = v;
+}
+
+static void parse_port(const char *token, char *line)
+{
+	unsigned v;
+
+	v = 0;
+	parse_uint_token(token, line, 1, 254, &v);
+	if (v)
+		ibsnmpd_cfg.port_num = (int)v;
+}
+
+static void parse_mad_timeout(const char *token, char *line)
+{
+	parse_uint_token(token, line, 1, 60000, &ibsnmpd_cfg.mad_timeout_ms);
+}
+
+static void parse_mad_retries(const char *token, char *line)
+{
+	parse_uint_token(token, line, 0, 20, &ibsnmpd_cfg.mad_retries);
+}
+
+static void parse_mad_outstanding(const char *token, char *line)
+{
+	parse_uint_token(token, line, 1, 1024, &ibsnmpd_cfg.mad_max_outstanding);
+}
+
+static void parse_cache_lifetime(const char *token, char *line)
+{
+	enum cache_group_id g;
+	unsigned s;
+	const char *why;
+
+	if (config_parse_cache_lifetime(line, &g, &s, &why)) {
+		report(token, line, why);
+		return;
+	}
+	ibsnmpd_cfg.cache_lifetime_s[g] = s;
+}
+
+static void parse_expose_keys(const char *token, char *line)
+{
+	const char *why;
+
+	if (config_parse_bool(line, &ibsnmpd_cfg.expose_keys, &why))
+		report(token, line, why);
+}
+
+/* Called by net-snmp before the files are (re)read: back to defaults so that
+ * a line removed before SIGHUP stops having an effect. */
+static void reset_all(void)
+{
+	config_set_defaults(&ibsnmpd_cfg);
+}
+
+/* net-snmp only warns about unknown tokens; count them as errors so that a
+ * typo in ibsnmpd.conf stops the daemon instead of being ignored. */
+static int count_unknown_tokens(int major, int minor, void *serverarg, void *clientarg)
+{
+	const struct snmp_log_message *m = serverarg;
+
+	(void)major;
+	(void)minor;
+	(void)clientarg;
+	if (m && m->msg && strstr(m->msg, "Unknown token"))
+		config_errors++;
+	return 0;
+}
+
+void config_register_tokens(void)
+{
+	config_set_defaults(&ibsnmpd_cfg);
+	register_config_handler(NULL, "ca", parse_ca, reset_all, "NAME");
+	register_config_handler(NULL, "port", parse_port, NULL, "PORTNUMBER");
+	register_config_handler(NULL, "madTimeout", parse_mad_timeout, NULL, "MILLISECONDS");
+	register_config_handler(NULL, "madRetries", parse_mad_retries, NULL, "COUNT");
+	register_config_handler(NULL, "madMaxOutstanding", parse_mad_outstanding, NULL, "COUNT");
+	register_config_handler(NULL, "cacheLifetime", parse_cache_lifetime, NULL,
+				"GROUP SECONDS");
+	register_config_handler(NULL, "exposeKeys", parse_expose_keys, NULL, "yes|no");
+
+	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING,
+			       count_unknown_tokens, NULL);
+}
+
+unsigned config_error_count(void)
+{
+	return config_errors;
+}
+
+void config_reset_error_count(void)
+{
+	config_errors = 0;
+}

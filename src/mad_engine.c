@@ -1,0 +1,562 @@
+/* MAD engine over libibumad (transport) and libibmad (packet layout).
+ *
+ * Why a receive thread: the umad file descriptor cannot go into net-snmp's
+ * select() set in every setting (libumad2sim, which the tests and the demo
+ * use, hands out descriptors >= 1024 that only its poll() wrapper knows).
+ * So one thread blocks in umad_recv() and passes each received MAD through a
+ * queue and a self-pipe; the pipe's read end is what net-snmp selects on.
+ * The thread never calls net-snmp. Sends, matching, timeouts, retries and
+ * callbacks all run on the main thread.
+ */
+#include "ibsnmpd/netsnmp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+#include <infiniband/mad.h>
+
+#include "ibsnmpd/mad_engine.h"
+
+#define MAD_BLOCK 256
+
+struct mad_request {
+	struct mad_request *next;
+	ib_portid_t target;
+	int mgmt_class;
+	unsigned attr_id, attr_mod;
+	uint32_t tid;
+	unsigned tries_left;
+	struct timespec deadline;
+	mad_done_fn done;
+	void *ctx;
+};
+
+struct rx_item {
+	struct rx_item *next;
+	int status; /* umad status: 0 or an errno such as ETIMEDOUT */
+	size_t len;
+	uint8_t mad[MAD_BLOCK];
+};
+
+static struct {
+	int fd;
+	int agent[256];
+	bool open;
+	unsigned timeout_ms, retries, max_outstanding;
+	uint32_t next_tid;
+	struct mad_request *queue_head, *queue_tail; /* not yet sent */
+	struct mad_request *in_flight;               /* sent, waiting */
+	unsigned n_in_flight, n_queued;
+	unsigned timer;
+	struct mad_engine_stats stats;
+
+	pthread_t rx_thread;
+	atomic_bool rx_stop;
+	pthread_mutex_t rx_lock;
+	struct rx_item *rx_head, *rx_tail;
+	int pipe_r, pipe_w;
+} eng = {.fd = -1, .pipe_r = -1, .pipe_w = -1, .rx_lock = PTHREAD_MUTEX_INITIALIZER};
+
+void mad_portid_local(ib_portid_t *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->drpath.cnt = 0;
+	p->drpath.drslid = 0xffff;
+	p->drpath.drdlid = 0xffff;
+}
+
+void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding)
+{
+	eng.timeout_ms = timeout_ms ? timeout_ms : 1000;
+	eng.retries = retries;
+	eng.max_outstanding = max_outstanding ? max_outstanding : 1;
+}
+
+void mad_engine_get_stats(struct mad_engine_stats *st)
+{
+	*st = eng.stats;
+	st->in_flight = eng.n_in_flight;
+	st->queued = eng.n_queued;
+}
+
+/* ---- port selection ---------------------------------------------------- */
+
+static bool is_ethernet(const umad_port_t *p)
+{
+	return !strcmp(p->link_layer, "Ethernet");
+}
+
+/* Picks ca/port: the configured ones, or the first active InfiniBand port,
+ * or failing that the first InfiniBand port at all. */
+static int choose_port(const char *want_ca, int want_port, char *ca_out, int *port_out,
+		       char *err, size_t errlen)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	char seen[512] = "";
+	int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+	char fallback_ca[UMAD_CA_NAME_LEN] = "";
+	int fallback_port = 0;
+
+	if (n <= 0) {
+		snprintf(err, errlen, "no InfiniBand device found (no /sys/class/infiniband/*); "
+			 "is the HCA driver loaded? (ibstat -l lists devices)");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		umad_ca_t ca;
+
+		if (want_ca[0] && strcmp(want_ca, names[i]))
+			continue;
+		if (umad_get_ca(names[i], &ca) < 0)
+			continue;
+		for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			umad_port_t *port = ca.ports[p];
+			size_t used = strlen(seen);
+
+			if (!port)
+				continue;
+			snprintf(seen + used, sizeof(seen) - used, "%s%s port %d (%s, state %d)",
+				 used ? ", " : "", names[i], p, port->link_layer, port->state);
+			if (want_port && p != want_port)
+				continue;
+			if (is_ethernet(port)) {
+				snmp_log(LOG_INFO, "skipping %s port %d: link layer is Ethernet "
+					 "(RoCE ports are served by the DCBX tables, not by MADs)\n",
+					 names[i], p);
+				continue;
+			}
+			if (port->state == 4) {
+				snprintf(ca_out, UMAD_CA_NAME_LEN, "%s", names[i]);
+				*port_out = p;
+				umad_release_ca(&ca);
+				return 0;
+			}
+			if (!fallback_ca[0]) {
+				snprintf(fallback_ca, sizeof(fallback_ca), "%s", names[i]);
+				fallback_port = p;
+			}
+		}
+		umad_release_ca(&ca);
+	}
+	if (fallback_ca[0]) {
+		snmp_log(LOG_WARNING, "no active InfiniBand port; using %s port %d, which is "
+			 "not active (is a subnet manager running?)\n", fallback_ca, fallback_port);
+		snprintf(ca_out, UMAD_CA_NAME_LEN, "%s", fallback_ca);
+		*port_out = fallback_port;
+		return 0;
+	}
+	if (want_ca[0] || want_port)
+		snprintf(err, errlen, "no usable InfiniBand port matches ca '%s' port %d; "
+			 "ports found: %s", want_ca[0] ? want_ca : "(any)", want_port,
+			 seen[0] ? seen : "none");
+	else
+		snprintf(err, errlen, "no InfiniBand port found (Ethernet ports are skipped); "
+			 "ports found: %s", seen[0] ? seen : "none");
+	return -1;
+}
+
+/* ---- receive thread ---------------------------------------------------- */
+
+static void *rx_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&eng.rx_stop)) {
+		uint8_t buf[sizeof(struct ib_user_mad) + MAD_BLOCK + 64];
+		int len = MAD_BLOCK;
+		struct rx_item *it;
+
+		/* A bounded wait so that mad_engine_close() can stop the thread. */
+		if (umad_recv(eng.fd, buf, &len, 200) < 0)
+			continue;
+		it = calloc(1, sizeof(*it));
+		if (!it)
+			continue;
+		it->status = umad_status(buf);
+		it->len = len > MAD_BLOCK ? MAD_BLOCK : (size_t)(len < 0 ? 0 : len);
+		memcpy(it->mad, umad_get_mad(buf), it->len);
+		pthread_mutex_lock(&eng.rx_lock);
+		if (eng.rx_tail)
+			eng.rx_tail->next = it;
+		else
+			eng.rx_head = it;
+		eng.rx_tail = it;
+		pthread_mutex_unlock(&eng.rx_lock);
+		if (write(eng.pipe_w, "", 1) < 0 && errno != EAGAIN)
+			break;
+	}
+	return NULL;
+}
+
+/* ---- main-thread side -------------------------------------------------- */
+
+static void ts_add_ms(struct timespec *t, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+static bool ts_passed(const struct timespec *t, const struct timespec *now)
+{
+	return now->tv_sec > t->tv_sec || (now->tv_sec == t->tv_sec && now->tv_nsec >= t->tv_nsec);
+}
+
+static void arm_timer(void);
+
+static int send_one(struct mad_request *r)
+{
+	uint8_t umad[sizeof(struct ib_user_mad) + MAD_BLOCK];
+	ib_rpc_t rpc;
+	int agent = eng.agent[r->mgmt_class & 0xff];
+
+	memset(umad, 0, sizeof(umad));
+	memset(&rpc, 0, sizeof(rpc));
+	rpc.mgtclass = r->mgmt_class;
+	rpc.method = IB_MAD_METHOD_GET;
+	rpc.attr.id = r->attr_id;
+	rpc.attr.mod = r->attr_mod;
+	rpc.datasz = IB_SMP_DATA_SIZE;
+	rpc.dataoffs = IB_SMP_DATA_OFFS;
+	r->tid = ++eng.next_tid ? eng.next_tid : ++eng.next_tid;
+	rpc.trid = r->tid;
+	if (mad_build_pkt(umad, &rpc, &r->target, NULL, NULL) < 0)
+		return -1;
+	/* The kernel times the request out and reports it as a status; retries
+	 * are ours, so that every transport behaves alike. */
+	if (umad_send(eng.fd, agent, umad, MAD_BLOCK, (int)eng.timeout_ms, 0) < 0)
+		return -1;
+	eng.stats.sent++;
+	DEBUGMSGTL(("ibsnmpd:mad", "sent class 0x%02x attr 0x%04x mod 0x%x tid 0x%08x to %s\n",
+		    r->mgmt_class, r->attr_id, r->attr_mod, r->tid,
+		    r->target.lid ? "lid" : "directed route"));
+	/* The simulator ignores the timeout: keep a deadline of our own, a little
+	 * later than the kernel's so that on hardware the kernel's report wins. */
+	ts_add_ms(&r->deadline, eng.timeout_ms + eng.timeout_ms / 4 + 10);
+	return 0;
+}
+
+static void finish(struct mad_request *r, int result, const uint8_t *data, size_t len)
+{
+	if (result == MAD_TIMEOUT)
+		eng.stats.timeouts++;
+	r->done(r->ctx, result, data, len);
+	free(r);
+}
+
+static void pump_queue(void)
+{
+	while (eng.queue_head && eng.n_in_flight < eng.max_outstanding) {
+		struct mad_request *r = eng.queue_head;
+
+		eng.queue_head = r->next;
+		if (!eng.queue_head)
+			eng.queue_tail = NULL;
+		eng.n_queued--;
+		if (send_one(r) < 0) {
+			snmp_log(LOG_ERR, "umad_send failed: %s\n", strerror(errno));
+			finish(r, MAD_SEND_FAILED, NULL, 0);
+			continue;
+		}
+		r->next = eng.in_flight;
+		eng.in_flight = r;
+		eng.n_in_flight++;
+	}
+	arm_timer();
+}
+
+/* Removes r from the in-flight list; returns it. */
+static struct mad_request *unlink_in_flight(struct mad_request *r)
+{
+	for (struct mad_request **pp = &eng.in_flight; *pp; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			eng.n_in_flight--;
+			r->next = NULL;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+/* A try failed (timeout): send again or give up. */
+static void retry_or_fail(struct mad_request *r)
+{
+	unlink_in_flight(r);
+	if (r->tries_left > 0) {
+		r->tries_left--;
+		r->next = eng.queue_head; /* retries go first */
+		eng.queue_head = r;
+		if (!eng.queue_tail)
+			eng.queue_tail = r;
+		eng.n_queued++;
+		return;
+	}
+	finish(r, MAD_TIMEOUT, NULL, 0);
+}
+
+int mad_check_response(const uint8_t *mad, size_t len, int mgmt_class, unsigned attr_id,
+		       unsigned attr_mod, uint32_t tid_low)
+{
+	uint8_t *m = (uint8_t *)mad; /* libibmad's getters take non-const */
+
+	if (len < IB_SMP_DATA_OFFS + IB_SMP_DATA_SIZE)
+		return MAD_MALFORMED;
+	if ((int)mad_get_field(m, 0, IB_MAD_MGMTCLASS_F) != mgmt_class ||
+	    !mad_get_field(m, 0, IB_MAD_RESPONSE_F) ||
+	    mad_get_field(m, 0, IB_MAD_ATTRID_F) != attr_id ||
+	    mad_get_field(m, 0, IB_MAD_ATTRMOD_F) != attr_mod ||
+	    (uint32_t)mad_get_field64(m, 0, IB_MAD_TRID_F) != tid_low)
+		return MAD_MALFORMED;
+	if (mgmt_class == IB_SMI_DIRECT_CLASS)
+		return (int)mad_get_field(m, 0, IB_DRSMP_STATUS_F);
+	return (int)mad_get_field(m, 0, IB_MAD_STATUS_F);
+}
+
+static void handle_rx(struct rx_item *it)
+{
+	uint32_t tid;
+	struct mad_request *r = NULL;
+
+	if (it->len < 24) {
+		eng.stats.dropped++;
+		snmp_log(LOG_WARNING, "dropping a MAD of %zu octets: too short\n", it->len);
+		return;
+	}
+	tid = (uint32_t)mad_get_field64(it->mad, 0, IB_MAD_TRID_F);
+	for (r = eng.in_flight; r && r->tid != tid; r = r->next)
+		;
+	if (!r) {
+		eng.stats.dropped++;
+		DEBUGMSGTL(("ibsnmpd:mad", "dropping MAD tid 0x%08x: no request waits for it\n", tid));
+		return;
+	}
+	if (it->status) {
+		/* ETIMEDOUT from the kernel (or the simulator's "no answer"). */
+		DEBUGMSGTL(("ibsnmpd:mad", "tid 0x%08x: transport status %d\n", tid, it->status));
+		retry_or_fail(r);
+		return;
+	}
+	int st = mad_check_response(it->mad, it->len, r->mgmt_class, r->attr_id, r->attr_mod, tid);
+	if (st == MAD_MALFORMED) {
+		eng.stats.dropped++;
+		snmp_log(LOG_WARNING, "dropping a malformed answer to attr 0x%04x (tid 0x%08x)\n",
+			 r->attr_id, tid);
+		return; /* the request stays in flight and times out */
+	}
+	unlink_in_flight(r);
+	eng.stats.answered++;
+	finish(r, st, it->mad + IB_SMP_DATA_OFFS, IB_SMP_DATA_SIZE);
+}
+
+static void on_pipe_readable(int fd, void *arg)
+{
+	char drain[256];
+	struct rx_item *list;
+
+	(void)arg;
+	while (read(fd, drain, sizeof(drain)) > 0)
+		;
+	pthread_mutex_lock(&eng.rx_lock);
+	list = eng.rx_head;
+	eng.rx_head = eng.rx_tail = NULL;
+	pthread_mutex_unlock(&eng.rx_lock);
+	while (list) {
+		struct rx_item *next = list->next;
+
+		handle_rx(list);
+		free(list);
+		list = next;
+	}
+	pump_queue();
+}
+
+static void on_timer(unsigned reg, void *arg)
+{
+	struct timespec now;
+	struct mad_request *r, *next;
+
+	(void)reg;
+	(void)arg;
+	eng.timer = 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (r = eng.in_flight; r; r = next) {
+		next = r->next;
+		if (ts_passed(&r->deadline, &now)) {
+			DEBUGMSGTL(("ibsnmpd:mad", "tid 0x%08x timed out\n", r->tid));
+			retry_or_fail(r);
+		}
+	}
+	pump_queue();
+}
+
+/* While MADs are in flight, look at deadlines a few times per timeout. */
+static void arm_timer(void)
+{
+	struct timeval tv;
+	unsigned ms;
+
+	if (eng.timer || !eng.n_in_flight)
+		return;
+	ms = eng.timeout_ms / 4 + 1;
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	eng.timer = snmp_alarm_register_hr(tv, 0, on_timer, NULL);
+}
+
+int mad_engine_smp_get(const ib_portid_t *target, unsigned attr_id, unsigned attr_mod,
+		       mad_done_fn done, void *ctx)
+{
+	struct mad_request *r;
+
+	if (!eng.open)
+		return -1;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -1;
+	r->target = *target;
+	r->mgmt_class = target->lid ? IB_SMI_CLASS : IB_SMI_DIRECT_CLASS;
+	r->attr_id = attr_id;
+	r->attr_mod = attr_mod;
+	r->tries_left = eng.retries;
+	r->done = done;
+	r->ctx = ctx;
+	if (eng.queue_tail)
+		eng.queue_tail->next = r;
+	else
+		eng.queue_head = r;
+	eng.queue_tail = r;
+	eng.n_queued++;
+	pump_queue();
+	return 0;
+}
+
+int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *out,
+		    char *err, size_t errlen, int *exit_code)
+{
+	char ca[UMAD_CA_NAME_LEN];
+	int port = 0, fds[2];
+	umad_port_t pinfo;
+	static const int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
+
+	*exit_code = 2;
+	if (umad_init() < 0) {
+		snprintf(err, errlen, "cannot initialise libibumad (is ib_umad loaded?)");
+		return -1;
+	}
+	if (choose_port(ca_name ? ca_name : "", port_num, ca, &port, err, errlen) < 0)
+		return -1;
+	eng.fd = umad_open_port(ca, port);
+	if (eng.fd < 0) {
+		int e = -eng.fd;
+
+		if (e == EACCES || e == EPERM) {
+			*exit_code = 4;
+			snprintf(err, errlen, "permission denied opening the umad device of %s port "
+				 "%d (/dev/infiniband/umad*): run as root or give the daemon's user "
+				 "read/write access to it", ca, port);
+		} else {
+			snprintf(err, errlen, "cannot open umad device of %s port %d: %s", ca, port,
+				 strerror(e));
+		}
+		eng.fd = -1;
+		return -1;
+	}
+	memset(eng.agent, -1, sizeof(eng.agent));
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+		int id = umad_register(eng.fd, classes[i], 1, 0, NULL);
+
+		if (id < 0) {
+			snprintf(err, errlen, "cannot register MAD agent for class 0x%02x on %s port "
+				 "%d: %s", classes[i], ca, port, strerror(-id));
+			umad_close_port(eng.fd);
+			eng.fd = -1;
+			return -1;
+		}
+		eng.agent[classes[i]] = id;
+	}
+	if (pipe(fds) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	eng.pipe_r = fds[0];
+	eng.pipe_w = fds[1];
+	fcntl(eng.pipe_r, F_SETFL, O_NONBLOCK);
+	fcntl(eng.pipe_w, F_SETFL, O_NONBLOCK);
+	fcntl(eng.pipe_r, F_SETFD, FD_CLOEXEC);
+	fcntl(eng.pipe_w, F_SETFD, FD_CLOEXEC);
+	atomic_store(&eng.rx_stop, false);
+	if (pthread_create(&eng.rx_thread, NULL, rx_main, NULL)) {
+		snprintf(err, errlen, "cannot start the MAD receive thread");
+		return -1;
+	}
+	register_readfd(eng.pipe_r, on_pipe_readable, NULL);
+	eng.open = true;
+	if (!eng.timeout_ms)
+		mad_engine_set_limits(1000, 2, 16);
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->ca_name, sizeof(out->ca_name), "%s", ca);
+	out->port_num = port;
+	if (umad_get_port(ca, port, &pinfo) == 0) {
+		out->lid = (int)pinfo.base_lid;
+		out->sm_lid = (int)pinfo.sm_lid;
+		out->state = (int)pinfo.state;
+		out->port_guid = be64toh(pinfo.port_guid);
+		umad_release_port(&pinfo);
+	}
+	*exit_code = 0;
+	return 0;
+}
+
+void mad_engine_close(void)
+{
+	if (!eng.open)
+		return;
+	eng.open = false;
+	atomic_store(&eng.rx_stop, true);
+	pthread_join(eng.rx_thread, NULL);
+	unregister_readfd(eng.pipe_r);
+	if (eng.timer)
+		snmp_alarm_unregister(eng.timer);
+	eng.timer = 0;
+	/* Requests still pending are dropped without callbacks: their owners
+	 * are being torn down too. */
+	while (eng.in_flight) {
+		struct mad_request *r = eng.in_flight;
+
+		eng.in_flight = r->next;
+		free(r);
+	}
+	while (eng.queue_head) {
+		struct mad_request *r = eng.queue_head;
+
+		eng.queue_head = r->next;
+		free(r);
+	}
+	eng.queue_tail = NULL;
+	eng.n_in_flight = eng.n_queued = 0;
+	while (eng.rx_head) {
+		struct rx_item *it = eng.rx_head;
+
+		eng.rx_head = it->next;
+		free(it);
+	}
+	eng.rx_tail = NULL;
+	close(eng.pipe_r);
+	close(eng.pipe_w);
+	umad_close_port(eng.fd);
+	eng.fd = -1;
+	umad_done();
+}

@@ -1,0 +1,293 @@
+/* ibsnmpd: AgentX subagent serving InfiniBand MIBs.
+ * main(): command line, logging, start-up order, the event loop, signals. */
+#include "ibsnmpd/netsnmp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ibsnmpd/config.h"
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/sma.h"
+
+#ifndef IBSNMPD_VERSION
+#define IBSNMPD_VERSION "0.1.0"
+#endif
+
+#define APP_NAME "ibsnmpd"
+#define DEFAULT_PING_INTERVAL 5 /* seconds between reconnect attempts */
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t reload_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	reload_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " APP_NAME " [OPTIONS]\n"
+		"AgentX subagent of snmpd serving InfiniBand MIBs (SMA-MIB, ...).\n\n"
+		"  -f            stay in the foreground\n"
+		"  -x ADDRESS    AgentX master address (as snmpd's -x; default %s)\n"
+		"  -c FILE       read FILE as the configuration file (instead of " APP_NAME
+		".conf\n"
+		"                in net-snmp's search path: snmpd -H shows it)\n"
+		"  -L[efos...]   logging, as snmpd: -Le stderr, -Lf FILE, -Ls FACILITY, -Lo stdout\n"
+		"  -D[TOKENS]    debug output for TOKENS (e.g. -Dibsnmpd:mad,ibsnmpd:cache)\n"
+		"  -p FILE       write the process id to FILE\n"
+		"  -v            print the version and exit\n"
+		"  -h            print this help and exit\n\n"
+		"Exit status: 0 stopped by a signal, 1 bad command line or configuration,\n"
+		"2 no usable InfiniBand port, 4 umad device not permitted, 3 other start-up error.\n",
+		NETSNMP_AGENTX_SOCKET);
+}
+
+/* Without -f: fork, and let the parent exit with the child's start-up result,
+ * so that "ibsnmpd; echo $?" still tells whether the daemon came up. */
+static int ready_fd = -1;
+
+static void report_ready(int status)
+{
+	unsigned char b = (unsigned char)status;
+
+	if (ready_fd < 0)
+		return;
+	if (write(ready_fd, &b, 1) < 0)
+		perror("ready pipe");
+	close(ready_fd);
+	ready_fd = -1;
+}
+
+static void daemonize_with_status(void)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds) < 0) {
+		perror("pipe");
+		exit(3);
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(3);
+	}
+	if (pid > 0) {
+		unsigned char b = 3;
+
+		close(fds[1]);
+		if (read(fds[0], &b, 1) != 1) {
+			int st;
+
+			waitpid(pid, &st, 0);
+			exit(WIFEXITED(st) ? WEXITSTATUS(st) : 3);
+		}
+		exit(b);
+	}
+	close(fds[0]);
+	ready_fd = fds[1];
+	setsid();
+	if (chdir("/") < 0)
+		exit(3);
+	int devnull = open("/dev/null", O_RDWR);
+
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		dup2(devnull, STDOUT_FILENO);
+		dup2(devnull, STDERR_FILENO);
+		if (devnull > 2)
+			close(devnull);
+	}
+}
+
+static void fatal(int code, const char *msg)
+{
+	snmp_log(LOG_ERR, "%s\n", msg);
+	report_ready(code);
+	exit(code);
+}
+
+static void write_pid_file(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "w");
+	if (!f) {
+		snmp_log(LOG_ERR, "cannot write pid file %s: %s\n", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "%ld\n", (long)getpid());
+	fclose(f);
+}
+
+static void reload_config(struct sma_node *node)
+{
+	char ca[IBSNMPD_CA_NAME_MAX];
+	int port = ibsnmpd_cfg.port_num;
+	struct ibsnmpd_config before = ibsnmpd_cfg;
+
+	snprintf(ca, sizeof(ca), "%s", ibsnmpd_cfg.ca_name);
+	snmp_log(LOG_INFO, "SIGHUP: re-reading the configuration\n");
+	config_reset_error_count();
+	update_config();
+	if (config_error_count()) {
+		snmp_log(LOG_ERR, "configuration has %u error(s); keeping the previous settings\n",
+			 config_error_count());
+		ibsnmpd_cfg = before;
+		return;
+	}
+	if (strcmp(ca, ibsnmpd_cfg.ca_name) || port != ibsnmpd_cfg.port_num)
+		snmp_log(LOG_WARNING, "a change of 'ca' or 'port' takes effect at the next start\n");
+	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
+			      ibsnmpd_cfg.mad_max_outstanding);
+	sma_node_apply_config(node);
+}
+
+int main(int argc, char **argv)
+{
+	int foreground = 0, log_set = 0, c, exit_code;
+	const char *pid_file = NULL;
+	char err[768];
+	struct mad_local_port local;
+	struct sma_node node;
+	ib_portid_t self;
+
+	while ((c = getopt(argc, argv, "fx:c:L:D::p:vhH")) != -1) {
+		switch (c) {
+		case 'f':
+			foreground = 1;
+			break;
+		case 'x':
+			netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET,
+					      optarg);
+			break;
+		case 'c':
+			netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_OPTIONALCONFIG,
+					      optarg);
+			netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID,
+					       NETSNMP_DS_LIB_DONT_READ_CONFIGS, 1);
+			if (access(optarg, R_OK)) {
+				fprintf(stderr, APP_NAME ": cannot read configuration file %s: %s\n",
+					optarg, strerror(errno));
+				return 1;
+			}
+			break;
+		case 'L':
+			if (snmp_log_options(optarg, argc, argv) < 0) {
+				usage(stderr);
+				return 1;
+			}
+			log_set = 1;
+			break;
+		case 'D':
+			debug_register_tokens(optarg ? optarg : "ibsnmpd");
+			snmp_set_do_debugging(1);
+			break;
+		case 'p':
+			pid_file = optarg;
+			break;
+		case 'v':
+			printf(APP_NAME " %s (net-snmp %s)\n", IBSNMPD_VERSION,
+			       netsnmp_get_version());
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, APP_NAME ": unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 1;
+	}
+	if (!log_set) {
+		if (foreground)
+			snmp_enable_stderrlog();
+		else
+			snmp_enable_syslog_ident(APP_NAME, LOG_DAEMON);
+	}
+	if (!foreground)
+		daemonize_with_status();
+
+	/* AgentX subagent; reconnect by itself when snmpd goes away. */
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 1);
+	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
+			   DEFAULT_PING_INTERVAL);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+	init_agent(APP_NAME);
+	config_register_tokens();
+	init_snmp(APP_NAME); /* reads ibsnmpd.conf, connects to the master */
+	if (config_error_count())
+		fatal(1, "stopping: the configuration has errors (see the lines above)");
+
+	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
+			      ibsnmpd_cfg.mad_max_outstanding);
+	if (mad_engine_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &local, err, sizeof(err),
+			    &exit_code) < 0)
+		fatal(exit_code, err);
+	snmp_log(LOG_INFO, APP_NAME " %s: using %s port %d (LID %d, SM LID %d)\n",
+		 IBSNMPD_VERSION, local.ca_name, local.port_num, local.lid, local.sm_lid);
+
+	signal(SIGTERM, on_stop);
+	signal(SIGINT, on_stop);
+	signal(SIGHUP, on_hup);
+	signal(SIGPIPE, SIG_IGN);
+
+	/* First fill before registering: a manager never sees an empty group
+	 * just because the daemon has only started. */
+	mad_portid_local(&self);
+	sma_node_init(&node, &self);
+	sma_node_start(&node);
+	while (!stop_requested && node.node_info.attempts == 0)
+		agent_check_and_process(1);
+	if (stop_requested)
+		fatal(0, "stopped during start-up");
+	if (!cache_snapshot(&node.node_info))
+		snmp_log(LOG_WARNING, "the first read of the local node failed; serving nothing "
+			 "until a refresh succeeds\n");
+	if (sma_mib_register(&node))
+		fatal(3, "cannot register SMA-MIB");
+
+	write_pid_file(pid_file);
+	snmp_log(LOG_INFO, APP_NAME " started\n");
+	report_ready(0);
+
+	while (!stop_requested) {
+		agent_check_and_process(1);
+		if (reload_requested) {
+			reload_requested = 0;
+			reload_config(&node);
+		}
+	}
+
+	snmp_log(LOG_INFO, APP_NAME " stopping\n");
+	sma_mib_unregister();
+	sma_node_stop(&node);
+	mad_engine_close();
+	snmp_shutdown(APP_NAME);
+	if (pid_file)
+		unlink(pid_file);
+	return 0;
+}
