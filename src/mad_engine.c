@@ -117,7 +117,8 @@ static int choose_port(const char *want_ca, int want_port, char *ca_out, int *po
 			continue;
 		if (umad_get_ca(names[i], &ca) < 0)
 			continue;
-		for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+		/* A switch has one management port, port 0; a CA ports 1..n. */
+		for (int p = 0; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
 			umad_port_t *port = ca.ports[p];
 			size_t used = strlen(seen);
 

@@ -221,6 +221,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	/* The agent needs no MIB files; loading the default list only prints
+	 * "Cannot find module" noise on hosts without the IETF modules. */
+	setenv("MIBS", "", 0);
 	if (!log_set) {
 		if (foreground)
 			snmp_enable_stderrlog();

@@ -1,0 +1,137 @@
+"""Fixtures for integration tests: real test beds from scripts/simfabric.
+
+Each test bed is ibsim + opensm + snmpd + snmptrapd + ibsnmpd, in its own
+directory; it is stopped by PID (scripts/simfabric down) when its tests end,
+pass or fail.
+"""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SIMFABRIC = os.path.join(TOP, "scripts", "simfabric")
+TOPOLOGIES = os.path.join(TOP, "tests", "topologies")
+
+
+def ibsnmpd_bin():
+    path = os.environ.get("IBSNMPD_BIN") or os.path.join(TOP, "build", "ibsnmpd")
+    if not os.access(path, os.X_OK):
+        pytest.fail("ibsnmpd binary not found at %s (set IBSNMPD_BIN)" % path)
+    return path
+
+
+def snmp_env():
+    env = dict(os.environ)
+    env["MIBS"] = ""  # numeric OIDs only; no MIB noise
+    return env
+
+
+class TestBed:
+    def __init__(self, directory, env):
+        self.dir = directory
+        self.env = env
+        self.target = env["SNMP_TARGET"]
+        self.node = env["SIMFABRIC_NODE"]
+
+    def simfabric(self, *args, check=True):
+        return subprocess.run([SIMFABRIC] + list(args) + ["--dir", self.dir], check=check,
+                              capture_output=True, text=True, env=snmp_env())
+
+    def run_on_node(self, *cmd, node=None):
+        """Runs an infiniband-diags command attached to a node of this fabric."""
+        args = ["run"] + (["--node", node] if node else []) + ["--"] + list(cmd)
+        out = subprocess.run([SIMFABRIC] + args, capture_output=True, text=True,
+                             env=dict(snmp_env(), SIMFABRIC_DIR=self.dir), timeout=60)
+        if out.returncode != 0:
+            raise AssertionError("%s failed: %s" % (" ".join(cmd), out.stderr))
+        return out.stdout
+
+    def snmp(self, tool, *args, community="public", extra=()):
+        out = subprocess.run([tool, "-v2c", "-c", community, "-On", "-t", "2", "-r", "1"]
+                             + list(extra) + [self.target] + list(args),
+                             capture_output=True, text=True, env=snmp_env(), timeout=60)
+        return out
+
+    def get(self, *oids, hex_strings=False):
+        """snmpget; returns {oid: (type, value)}."""
+        out = self.snmp("snmpget", *oids, extra=["-Ox"] if hex_strings else [])
+        assert out.returncode == 0, out.stderr
+        return parse_varbinds(out.stdout)
+
+    def walk(self, oid):
+        out = self.snmp("snmpbulkwalk", oid)
+        assert out.returncode == 0, out.stderr
+        return parse_varbinds(out.stdout)
+
+    def log(self, name):
+        with open(os.path.join(self.dir, name), errors="replace") as f:
+            return f.read()
+
+
+VARBIND = re.compile(r"^(\.[0-9.]+) = (?:([A-Za-z0-9-]+): )?(.*)$")
+
+
+def parse_varbinds(text):
+    res = {}
+    last = None
+    for line in text.splitlines():
+        m = VARBIND.match(line)
+        if m:
+            last = m.group(1)
+            res[last] = (m.group(2) or "", m.group(3).strip())
+        elif last:  # continuation of a long hex string
+            t, v = res[last]
+            res[last] = (t, v + " " + line.strip())
+    return res
+
+
+def start_testbed(topology="switch-3ca.net", node=None, extra_conf=()):
+    directory = tempfile.mkdtemp(prefix="ibsnmpd-it.")
+    args = [SIMFABRIC, "up", "--dir", directory, "--topology",
+            os.path.join(TOPOLOGIES, topology), "--ibsnmpd", ibsnmpd_bin()]
+    if node:
+        args += ["--node", node]
+    for line in extra_conf:
+        args += ["--conf-extra", line]
+    out = subprocess.run(args, capture_output=True, text=True, env=snmp_env())
+    if out.returncode != 0:
+        subprocess.run([SIMFABRIC, "down", "--dir", directory], capture_output=True)
+        raise RuntimeError("simfabric up failed:\n%s\n%s" % (out.stdout, out.stderr))
+    env = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+    return TestBed(directory, env)
+
+
+def stop_testbed(bed):
+    subprocess.run([SIMFABRIC, "down", "--dir", bed.dir], capture_output=True,
+                   env=snmp_env())
+    if os.environ.get("IBSNMPD_KEEP_TESTBED"):
+        return
+    shutil.rmtree(bed.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def switch_bed():
+    """ibsnmpd attached to the switch (which is also opensm's node)."""
+    bed = start_testbed(node="sw1")
+    yield bed
+    stop_testbed(bed)
+
+
+@pytest.fixture(scope="module")
+def ca_bed():
+    """ibsnmpd attached to a channel adapter behind the switch."""
+    bed = start_testbed(node="hca2")
+    yield bed
+    stop_testbed(bed)
+
+
+@pytest.fixture
+def fresh_bed():
+    """A test bed of the test's own, for tests that restart its parts."""
+    bed = start_testbed(node="hca1")
+    yield bed
+    stop_testbed(bed)

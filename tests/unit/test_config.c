@@ -1,0 +1,86 @@
+/* ibsnmpd.conf value parsers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <cmocka.h>
+
+#include "ibsnmpd/config.h"
+
+static void uint_accepts_range_and_rejects_junk(void **state)
+{
+	unsigned v = 0;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(config_parse_uint("500", 1, 60000, &v, &why), 0);
+	assert_int_equal(v, 500);
+	assert_int_equal(config_parse_uint("  7 ", 1, 10, &v, &why), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(config_parse_uint("0", 1, 10, &v, &why), -1);
+	assert_string_equal(why, "out of range");
+	assert_int_equal(config_parse_uint("abc", 1, 10, &v, &why), -1);
+	assert_string_equal(why, "not a whole number");
+	assert_int_equal(config_parse_uint("5x", 1, 10, &v, &why), -1);
+	assert_int_equal(config_parse_uint("-1", 0, 10, &v, &why), -1);
+	assert_int_equal(config_parse_uint("", 0, 10, &v, &why), -1);
+	assert_int_equal(config_parse_uint(NULL, 0, 10, &v, &why), -1);
+	assert_int_equal(config_parse_uint("99999999999999999999", 0, 10, &v, &why), -1);
+	assert_int_equal(v, 7); /* untouched on error */
+}
+
+static void bool_words(void **state)
+{
+	bool b = false;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(config_parse_bool("yes", &b, &why), 0);
+	assert_true(b);
+	assert_int_equal(config_parse_bool("Off", &b, &why), 0);
+	assert_false(b);
+	assert_int_equal(config_parse_bool("maybe", &b, &why), -1);
+	assert_int_equal(config_parse_bool(NULL, &b, &why), -1);
+}
+
+static void cache_lifetime_lines(void **state)
+{
+	enum cache_group_id g;
+	unsigned s;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(config_parse_cache_lifetime("nodeInfo 30", &g, &s, &why), 0);
+	assert_int_equal(g, CACHE_NODE_INFO);
+	assert_int_equal(s, 30);
+	assert_int_equal(config_parse_cache_lifetime("nodeinfo 5", &g, &s, &why), 0);
+	assert_int_equal(config_parse_cache_lifetime("portInfo 5", &g, &s, &why), -1);
+	assert_string_equal(why, "unknown cache group");
+	assert_int_equal(config_parse_cache_lifetime("nodeInfo", &g, &s, &why), -1);
+	assert_int_equal(config_parse_cache_lifetime("nodeInfo 5 6", &g, &s, &why), -1);
+	assert_int_equal(config_parse_cache_lifetime("nodeInfo 0", &g, &s, &why), -1);
+}
+
+static void defaults(void **state)
+{
+	struct ibsnmpd_config c;
+
+	(void)state;
+	config_set_defaults(&c);
+	assert_int_equal(c.port_num, 0);
+	assert_string_equal(c.ca_name, "");
+	assert_int_equal(c.mad_timeout_ms, 1000);
+	assert_false(c.expose_keys);
+	assert_string_equal(cache_group_name(CACHE_NODE_INFO), "nodeInfo");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(uint_accepts_range_and_rejects_junk),
+		cmocka_unit_test(bool_words),
+		cmocka_unit_test(cache_lifetime_lines),
+		cmocka_unit_test(defaults),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
