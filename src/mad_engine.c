@@ -89,6 +89,14 @@ void mad_engine_get_stats(struct mad_engine_stats *st)
 
 /* ---- port selection ---------------------------------------------------- */
 
+static void copy_name(char *dst, size_t n, const char *src)
+{
+	size_t len = strnlen(src, n - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
 static bool is_ethernet(const umad_port_t *p)
 {
 	return !strcmp(p->link_layer, "Ethernet");
@@ -105,18 +113,18 @@ static int choose_port(const char *want_ca, int want_port, char *ca_out, int *po
 	char fallback_ca[UMAD_CA_NAME_LEN] = "";
 	int fallback_port = 0;
 
-	if (n <= 0) {
-		snprintf(err, errlen, "no InfiniBand device found (no /sys/class/infiniband/*); "
-			 "is the HCA driver loaded? (ibstat -l lists devices)");
-		return -1;
-	}
+	int readable = 0;
+
 	for (int i = 0; i < n; i++) {
 		umad_ca_t ca;
 
-		if (want_ca[0] && strcmp(want_ca, names[i]))
-			continue;
 		if (umad_get_ca(names[i], &ca) < 0)
 			continue;
+		readable++;
+		if (want_ca[0] && strcmp(want_ca, names[i])) {
+			umad_release_ca(&ca);
+			continue;
+		}
 		/* A switch has one management port, port 0; a CA ports 1..n. */
 		for (int p = 0; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
 			umad_port_t *port = ca.ports[p];
@@ -124,8 +132,9 @@ static int choose_port(const char *want_ca, int want_port, char *ca_out, int *po
 
 			if (!port)
 				continue;
-			snprintf(seen + used, sizeof(seen) - used, "%s%s port %d (%s, state %d)",
-				 used ? ", " : "", names[i], p, port->link_layer, port->state);
+			snprintf(seen + used, sizeof(seen) - used, "%s%.*s port %d (%.16s, state %d)",
+				 used ? ", " : "", UMAD_CA_NAME_LEN, names[i], p, port->link_layer,
+				 port->state);
 			if (want_port && p != want_port)
 				continue;
 			if (is_ethernet(port)) {
@@ -135,22 +144,27 @@ static int choose_port(const char *want_ca, int want_port, char *ca_out, int *po
 				continue;
 			}
 			if (port->state == 4) {
-				snprintf(ca_out, UMAD_CA_NAME_LEN, "%s", names[i]);
+				copy_name(ca_out, UMAD_CA_NAME_LEN, names[i]);
 				*port_out = p;
 				umad_release_ca(&ca);
 				return 0;
 			}
 			if (!fallback_ca[0]) {
-				snprintf(fallback_ca, sizeof(fallback_ca), "%s", names[i]);
+				copy_name(fallback_ca, sizeof(fallback_ca), names[i]);
 				fallback_port = p;
 			}
 		}
 		umad_release_ca(&ca);
 	}
+	if (readable == 0) {
+		snprintf(err, errlen, "no InfiniBand device found (nothing in "
+			 "/sys/class/infiniband); is the HCA driver loaded? (ibstat -l lists devices)");
+		return -1;
+	}
 	if (fallback_ca[0]) {
 		snmp_log(LOG_WARNING, "no active InfiniBand port; using %s port %d, which is "
 			 "not active (is a subnet manager running?)\n", fallback_ca, fallback_port);
-		snprintf(ca_out, UMAD_CA_NAME_LEN, "%s", fallback_ca);
+		copy_name(ca_out, UMAD_CA_NAME_LEN, fallback_ca);
 		*port_out = fallback_port;
 		return 0;
 	}

@@ -105,12 +105,22 @@ def start_testbed(topology="switch-3ca.net", node=None, extra_conf=()):
     return TestBed(directory, env)
 
 
+def sanitizer_reports(bed):
+    try:
+        text = bed.log("ibsnmpd.out")
+    except OSError:
+        return ""
+    return "\n".join(line for line in text.splitlines()
+                     if "ERROR: AddressSanitizer" in line or "runtime error:" in line)
+
+
 def stop_testbed(bed):
     subprocess.run([SIMFABRIC, "down", "--dir", bed.dir], capture_output=True,
                    env=snmp_env())
-    if os.environ.get("IBSNMPD_KEEP_TESTBED"):
-        return
-    shutil.rmtree(bed.dir, ignore_errors=True)
+    reports = sanitizer_reports(bed)  # also what ibsnmpd printed while exiting
+    if not os.environ.get("IBSNMPD_KEEP_TESTBED") and not reports:
+        shutil.rmtree(bed.dir, ignore_errors=True)
+    assert not reports, "sanitizer reports from ibsnmpd (kept %s):\n%s" % (bed.dir, reports)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,51 @@
+"""The MIB modules in mibs/ load in snmptranslate and are clean under smilint.
+
+Debian ships no IETF base modules; scripts/install-deps extracts the ones
+erlang-snmp carries (SNMPv2-SMI, -TC, -CONF) to IBSNMPD_BASE_MIBS, for tests
+only."""
+import glob
+import os
+import subprocess
+
+import pytest
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+MIBS = os.path.join(TOP, "mibs")
+BASE = os.environ.get("IBSNMPD_BASE_MIBS", "/var/cache/ibsnmpd-test/base-mibs")
+
+
+def base_dir():
+    found = glob.glob(os.path.join(BASE, "usr/lib/erlang/lib/snmp-*/mibs"))
+    if not found:
+        pytest.skip("base MIB modules not extracted to %s (run scripts/install-deps)" % BASE)
+    return found[0]
+
+
+@pytest.mark.parametrize("module", ["IB-TC-MIB", "SMA-MIB"])
+def test_smilint_level_3_is_clean(module):
+    env = dict(os.environ, SMIPATH=":%s:%s" % (base_dir(), MIBS))
+    out = subprocess.run(["smilint", "-l", "3", os.path.join(MIBS, module + ".txt")],
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and out.stdout + out.stderr == "", out.stdout + out.stderr
+
+
+def test_snmptranslate_resolves_sma_mib_objects():
+    out = subprocess.run(["snmptranslate", "-M", "%s:%s" % (base_dir(), MIBS), "-m", "SMA-MIB",
+                          "-On", "SMA-MIB::ibSmaNodeString", "SMA-MIB::ibSmaNodeVendorId",
+                          "SMA-MIB::ibSmaPortLinkStateChange", "IB-TC-MIB::ibTcMIB"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [".1.3.6.1.3.117.3.1.1.1", ".1.3.6.1.3.117.3.1.1.13",
+                                  ".1.3.6.1.3.117.3.2.1", ".1.3.6.1.3.117.1"]
+
+
+def test_sma_mib_is_the_rebuilt_seed():
+    """mibs/SMA-MIB.txt is what mibs/tools/rebuild-seed-mib.py makes of seed 000."""
+    seed = os.path.join(TOP, "..", "shared", "seeds", "000_482a3accf8b13ecd.txt")
+    if not os.path.exists(seed):
+        pytest.skip("seed 000 is not beside this checkout")
+    out = subprocess.run(["python3", os.path.join(MIBS, "tools", "rebuild-seed-mib.py"), "sma",
+                          seed], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    with open(os.path.join(MIBS, "SMA-MIB.txt")) as f:
+        assert f.read() == out.stdout
