@@ -67,6 +67,9 @@ void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 		if (g->last_failed)
 			snmp_log(LOG_INFO, "%s: refresh works again\n", g->name);
 		g->last_failed = false;
+		if (failure && !g->noted)
+			snmp_log(LOG_NOTICE, "%s: %s\n", g->name, failure);
+		g->noted = failure != NULL;
 		DEBUGMSGTL(("ibsnmpd:cache", "%s refreshed\n", g->name));
 		return;
 	}

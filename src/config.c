@@ -17,6 +17,35 @@ static unsigned config_errors;
 
 static const char *const cache_group_names[CACHE_GROUP_COUNT] = {
 	[CACHE_NODE_INFO] = "nodeInfo",
+	[CACHE_SWITCH_INFO] = "switchInfo",
+	[CACHE_PORT_INFO] = "portInfo",
+	[CACHE_GUID_INFO] = "guidInfo",
+	[CACHE_PKEY] = "pKeyTable",
+	[CACHE_SL2VL] = "slToVlTable",
+	[CACHE_VLARB] = "vlArbTable",
+	[CACHE_LFT] = "linearForwarding",
+	[CACHE_MFT] = "multicastForwarding",
+	[CACHE_RFT] = "randomForwarding",
+	[CACHE_SM_INFO] = "smInfo",
+	[CACHE_VENDOR_DIAG] = "vendorDiag",
+	[CACHE_LED_INFO] = "ledInfo",
+};
+
+/* Defaults: what changes often (port state, SM state) is read more often. */
+static const unsigned cache_default_lifetime[CACHE_GROUP_COUNT] = {
+	[CACHE_NODE_INFO] = 60,
+	[CACHE_SWITCH_INFO] = 60,
+	[CACHE_PORT_INFO] = 15,
+	[CACHE_GUID_INFO] = 300,
+	[CACHE_PKEY] = 60,
+	[CACHE_SL2VL] = 300,
+	[CACHE_VLARB] = 300,
+	[CACHE_LFT] = 60,
+	[CACHE_MFT] = 60,
+	[CACHE_RFT] = 300,
+	[CACHE_SM_INFO] = 30,
+	[CACHE_VENDOR_DIAG] = 300,
+	[CACHE_LED_INFO] = 300,
 };
 
 const char *cache_group_name(enum cache_group_id id)
@@ -30,7 +59,8 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	cfg->mad_timeout_ms = 1000; /* libibmad's and infiniband-diags' default */
 	cfg->mad_retries = 2;
 	cfg->mad_max_outstanding = 16;
-	cfg->cache_lifetime_s[CACHE_NODE_INFO] = 60;
+	for (int g = 0; g < CACHE_GROUP_COUNT; g++)
+		cfg->cache_lifetime_s[g] = cache_default_lifetime[g];
 	cfg->expose_keys = false;
 }
 

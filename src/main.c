@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ibsnmpd/agent_mib.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/sma.h"
@@ -263,15 +264,15 @@ int main(int argc, char **argv)
 	mad_portid_local(&self);
 	sma_node_init(&node, &self);
 	sma_node_start(&node);
-	while (!stop_requested && node.node_info.attempts == 0)
+	while (!stop_requested && !sma_node_first_fill_done(&node))
 		agent_check_and_process(1);
 	if (stop_requested)
 		fatal(0, "stopped during start-up");
-	if (!cache_snapshot(&node.node_info))
+	if (!cache_snapshot(&node.group[CACHE_NODE_INFO]))
 		snmp_log(LOG_WARNING, "the first read of the local node failed; serving nothing "
 			 "until a refresh succeeds\n");
-	if (sma_mib_register(&node))
-		fatal(3, "cannot register SMA-MIB");
+	if (sma_mib_register(&node) || agent_mib_register(node.group, CACHE_GROUP_COUNT))
+		fatal(3, "cannot register the MIB handlers");
 
 	write_pid_file(pid_file);
 	snmp_log(LOG_INFO, APP_NAME " started\n");
@@ -286,6 +287,7 @@ int main(int argc, char **argv)
 	}
 
 	snmp_log(LOG_INFO, APP_NAME " stopping\n");
+	agent_mib_unregister();
 	sma_mib_unregister();
 	sma_node_stop(&node);
 	mad_engine_close();

@@ -25,13 +25,16 @@ struct cache_group {
 	unsigned attempts;    /* refreshes finished, successful or not */
 	unsigned alarm;
 	bool last_failed;     /* to log a failure once, not at every lifetime */
+	bool noted;           /* likewise for a note on a published snapshot */
 };
 
 void cache_group_start(struct cache_group *g);
 void cache_group_stop(struct cache_group *g);
 void cache_group_set_lifetime(struct cache_group *g, unsigned lifetime_s);
 /* Ends a refresh: fresh (may be NULL on failure) replaces the snapshot when
- * not NULL; on failure the previous snapshot stays. */
+ * not NULL; on failure the previous snapshot stays. With both fresh and a
+ * message, fresh is published and the message logged once (e.g. "the node
+ * does not support this attribute: served empty"). */
 void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure);
 static inline const void *cache_snapshot(const struct cache_group *g)
 {

@@ -63,9 +63,14 @@ class TestBed:
         return parse_varbinds(out.stdout)
 
     def walk(self, oid):
+        """snmpbulkwalk; {} for an empty subtree (net-snmp then prints the
+        root's noSuchObject, which is not a row)."""
         out = self.snmp("snmpbulkwalk", oid)
         assert out.returncode == 0, out.stderr
-        return parse_varbinds(out.stdout)
+        rows = parse_varbinds(out.stdout)
+        if list(rows) == [oid] and rows[oid][1].startswith("No Such"):
+            return {}
+        return rows
 
     def log(self, name):
         with open(os.path.join(self.dir, name), errors="replace") as f:

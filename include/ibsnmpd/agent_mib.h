@@ -1,0 +1,11 @@
+/* IBSNMPD-MIB's statistics group: the MAD engine's counters and the state
+ * of every cache group. */
+#ifndef IBSNMPD_AGENT_MIB_H
+#define IBSNMPD_AGENT_MIB_H
+
+#include "ibsnmpd/cache.h"
+
+int agent_mib_register(struct cache_group *groups, unsigned count);
+void agent_mib_unregister(void);
+
+#endif

@@ -1,0 +1,76 @@
+/* MIB glue shared by every area: scalar groups and tables served from cache
+ * snapshots. A table snapshot is a sorted array of rows; GET and GETNEXT
+ * find a row by binary search, so a GETNEXT costs the same at row 40,000 as
+ * at row 1. Handlers never wait on the fabric. */
+#ifndef IBSNMPD_MIB_TABLE_H
+#define IBSNMPD_MIB_TABLE_H
+
+#include <stddef.h>
+#include "ibsnmpd/netsnmp.h"
+
+#define MIB_INDEX_MAX 4
+
+struct mib_row {
+	oid index[MIB_INDEX_MAX];
+	unsigned index_len;
+	const void *data; /* the area's own row structure, inside the snapshot */
+};
+
+struct mib_rows {
+	size_t count;
+	struct mib_row *rows; /* sorted by index (mib_rows_sort) */
+};
+
+/* Fills vb with column of row; returns 0, or -1 if the row has no value in
+ * that column (GET: noSuchInstance; GETNEXT: skipped). */
+typedef int (*mib_value_fn)(const void *row_data, unsigned column, netsnmp_variable_list *vb,
+			    const void *snapshot);
+/* The rows of the current snapshot of the table, or NULL (no rows). */
+typedef const struct mib_rows *(*mib_rows_fn)(const void *ctx, const void **snapshot);
+
+struct mib_table {
+	const char *name;
+	const oid *table_oid; /* the table; the entry is table.1, columns table.1.N */
+	size_t table_oid_len;
+	unsigned first_column, last_column;
+	mib_rows_fn rows;
+	mib_value_fn value;
+	const void *ctx;
+	netsnmp_handler_registration *reg;
+};
+
+int mib_table_register(struct mib_table *t);
+void mib_table_unregister(struct mib_table *t);
+
+/* Scalars ID.1 .. ID.last, all answered from one snapshot (NULL: none). */
+typedef int (*mib_scalar_fn)(unsigned column, netsnmp_variable_list *vb, const void *snapshot);
+typedef const void *(*mib_snapshot_fn)(const void *ctx);
+
+struct mib_scalars {
+	const char *name;
+	const oid *group_oid;
+	size_t group_oid_len;
+	unsigned first, last;
+	mib_snapshot_fn snapshot;
+	mib_scalar_fn value;
+	const void *ctx;
+	netsnmp_handler_registration *reg;
+};
+
+int mib_scalars_register(struct mib_scalars *s);
+void mib_scalars_unregister(struct mib_scalars *s);
+
+/* Row helpers for snapshot builders. */
+void mib_rows_sort(struct mib_rows *r);
+/* Index of the first row whose index is > (strict) or >= key; count if none. */
+size_t mib_rows_search(const struct mib_rows *r, const oid *key, size_t key_len, int strict);
+int mib_index_compare(const oid *a, size_t alen, const oid *b, size_t blen);
+
+/* Value setters. */
+void mib_set_int(netsnmp_variable_list *vb, long v);
+void mib_set_unsigned(netsnmp_variable_list *vb, u_char type, unsigned long v);
+void mib_set_octets(netsnmp_variable_list *vb, const void *p, size_t n);
+void mib_set_be_octets(netsnmp_variable_list *vb, uint64_t v, size_t n);
+static inline long mib_truth(int b) { return b ? 1 : 2; } /* TruthValue */
+
+#endif

@@ -1,0 +1,115 @@
+/* IBSNMPD-MIB ibsnmpdStats: counters that let an operator (and the tests)
+ * see what the agent costs the fabric, e.g. that a walk answered from the
+ * caches sent no MAD. */
+#include <time.h>
+
+#include "ibsnmpd/agent_mib.h"
+#include "ibsnmpd/config.h"
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/mib_table.h"
+
+#include <net-snmp/agent/agent_sysORTable.h>
+
+#define IBSNMPD_MIB 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117
+static oid ibsnmpd_mib_oid[] = {IBSNMPD_MIB};
+static const oid stats_oid[] = {IBSNMPD_MIB, 1, 1};
+static const oid cache_table_oid[] = {IBSNMPD_MIB, 1, 1, 6};
+
+static struct {
+	struct cache_group *groups;
+	unsigned count;
+	struct mib_rows rows;
+	struct mib_row row[CACHE_GROUP_COUNT];
+} stats;
+
+static int stats_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
+{
+	struct mad_engine_stats st;
+
+	(void)snap;
+	mad_engine_get_stats(&st);
+	switch (column) {
+	case 1: mib_set_unsigned(vb, ASN_COUNTER, st.sent); return 0;
+	case 2: mib_set_unsigned(vb, ASN_COUNTER, st.answered); return 0;
+	case 3: mib_set_unsigned(vb, ASN_COUNTER, st.timeouts); return 0;
+	case 4: mib_set_unsigned(vb, ASN_COUNTER, st.dropped); return 0;
+	case 5: mib_set_unsigned(vb, ASN_GAUGE, st.in_flight); return 0;
+	default: return -1;
+	}
+}
+
+static const void *stats_snapshot(const void *ctx)
+{
+	return ctx; /* always present */
+}
+
+static int cache_value(const void *row, unsigned column, netsnmp_variable_list *vb,
+		       const void *snap)
+{
+	const struct cache_group *g = row;
+	unsigned idx = (unsigned)(g - stats.groups);
+	struct timespec now;
+
+	(void)snap;
+	switch (column) {
+	case 2: {
+		const char *name = cache_group_name((enum cache_group_id)idx);
+
+		mib_set_octets(vb, name, strlen(name));
+		return 0;
+	}
+	case 3: mib_set_unsigned(vb, ASN_UNSIGNED, g->lifetime_s); return 0;
+	case 4:
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		mib_set_unsigned(vb, ASN_UNSIGNED,
+				 g->snapshot ? (unsigned long)(now.tv_sec - g->filled_at) : 4294967295UL);
+		return 0;
+	case 5: mib_set_unsigned(vb, ASN_COUNTER, g->attempts); return 0;
+	case 6: mib_set_int(vb, g->last_failed ? 2 : 1); return 0;
+	default: return -1;
+	}
+}
+
+static const struct mib_rows *cache_rows(const void *ctx, const void **snap)
+{
+	(void)ctx;
+	*snap = NULL;
+	return &stats.rows;
+}
+
+static struct mib_scalars stats_scalars = {
+	.name = "ibsnmpdStats", .group_oid = stats_oid, .group_oid_len = OID_LENGTH(stats_oid),
+	.first = 1, .last = 5, .snapshot = stats_snapshot, .value = stats_value,
+	.ctx = &stats,
+};
+
+static struct mib_table cache_table = {
+	.name = "ibsnmpdCacheTable", .table_oid = cache_table_oid,
+	.table_oid_len = OID_LENGTH(cache_table_oid), .first_column = 2, .last_column = 6,
+	.rows = cache_rows, .value = cache_value,
+};
+
+int agent_mib_register(struct cache_group *groups, unsigned count)
+{
+	stats.groups = groups;
+	stats.count = count < CACHE_GROUP_COUNT ? count : CACHE_GROUP_COUNT;
+	stats.rows.rows = stats.row;
+	stats.rows.count = stats.count;
+	for (unsigned i = 0; i < stats.count; i++) {
+		stats.row[i].index[0] = i + 1;
+		stats.row[i].index_len = 1;
+		stats.row[i].data = &groups[i];
+	}
+	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table))
+		return -1;
+	register_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid),
+			    "IBSNMPD-MIB: ibsnmpd statistics and InfiniBand MIB extensions");
+	return 0;
+}
+
+void agent_mib_unregister(void)
+{
+	mib_scalars_unregister(&stats_scalars);
+	mib_table_unregister(&cache_table);
+	unregister_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid));
+}

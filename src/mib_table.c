@@ -1,0 +1,240 @@
+/* Scalar groups and tables answered from snapshots (see mib_table.h).
+ * Written by hand rather than with table_container because the snapshot is
+ * replaced whole by the refresh: the handler only needs a sorted array and a
+ * binary search, and no container has to be kept in step row by row. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibsnmpd/mib_table.h"
+
+int mib_index_compare(const oid *a, size_t alen, const oid *b, size_t blen)
+{
+	size_t n = alen < blen ? alen : blen;
+
+	for (size_t i = 0; i < n; i++) {
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	}
+	return alen == blen ? 0 : (alen < blen ? -1 : 1);
+}
+
+static int row_cmp(const void *x, const void *y)
+{
+	const struct mib_row *a = x, *b = y;
+
+	return mib_index_compare(a->index, a->index_len, b->index, b->index_len);
+}
+
+void mib_rows_sort(struct mib_rows *r)
+{
+	if (r->count > 1)
+		qsort(r->rows, r->count, sizeof(r->rows[0]), row_cmp);
+}
+
+size_t mib_rows_search(const struct mib_rows *r, const oid *key, size_t key_len, int strict)
+{
+	size_t lo = 0, hi = r ? r->count : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = mib_index_compare(r->rows[mid].index, r->rows[mid].index_len, key, key_len);
+
+		if (c < 0 || (strict && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void mib_set_int(netsnmp_variable_list *vb, long v)
+{
+	snmp_set_var_typed_value(vb, ASN_INTEGER, &v, sizeof(v));
+}
+
+void mib_set_unsigned(netsnmp_variable_list *vb, u_char type, unsigned long v)
+{
+	snmp_set_var_typed_value(vb, type, &v, sizeof(v));
+}
+
+void mib_set_octets(netsnmp_variable_list *vb, const void *p, size_t n)
+{
+	snmp_set_var_typed_value(vb, ASN_OCTET_STR, p, n);
+}
+
+void mib_set_be_octets(netsnmp_variable_list *vb, uint64_t v, size_t n)
+{
+	uint8_t buf[8];
+
+	for (size_t i = 0; i < n && i < sizeof(buf); i++)
+		buf[n - 1 - i] = (uint8_t)(v >> (8 * i));
+	mib_set_octets(vb, buf, n);
+}
+
+/* ---- tables ------------------------------------------------------------ */
+
+/* GET: name must be table.1.column.index of an existing row. */
+static void table_get(const struct mib_table *t, const struct mib_rows *rows,
+		      const void *snap, netsnmp_agent_request_info *reqinfo,
+		      netsnmp_request_info *r)
+{
+	netsnmp_variable_list *vb = r->requestvb;
+	size_t base = t->table_oid_len;
+
+	if (vb->name_length < base + 3 || vb->name[base] != 1 ||
+	    vb->name[base + 1] < t->first_column || vb->name[base + 1] > t->last_column) {
+		netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHOBJECT);
+		return;
+	}
+	const oid *idx = vb->name + base + 2;
+	size_t idx_len = vb->name_length - base - 2;
+	size_t i = mib_rows_search(rows, idx, idx_len, 0);
+
+	if (!rows || i >= rows->count ||
+	    mib_index_compare(rows->rows[i].index, rows->rows[i].index_len, idx, idx_len) ||
+	    t->value(rows->rows[i].data, (unsigned)vb->name[base + 1], vb, snap))
+		netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHINSTANCE);
+}
+
+/* GETNEXT: the first (column, row) after name, column by column. When the
+ * table has nothing after name the varbind is left alone and the agent moves
+ * on to the next registered subtree. */
+static void table_getnext(const struct mib_table *t, const struct mib_rows *rows,
+			  const void *snap, netsnmp_request_info *r)
+{
+	netsnmp_variable_list *vb = r->requestvb;
+	size_t base = t->table_oid_len;
+	unsigned column = t->first_column;
+	size_t pos = 0;
+
+	if (!rows || rows->count == 0)
+		return;
+	if (snmp_oid_compare(vb->name, vb->name_length, t->table_oid, base) > 0 &&
+	    vb->name_length > base) {
+		if (vb->name[base] > 1)
+			return; /* past the entry */
+		if (vb->name[base] == 1 && vb->name_length > base + 1) {
+			if (vb->name[base + 1] > t->last_column)
+				return;
+			if (vb->name[base + 1] >= t->first_column) {
+				column = (unsigned)vb->name[base + 1];
+				pos = mib_rows_search(rows, vb->name + base + 2,
+						      vb->name_length - base - 2, 1);
+			}
+		}
+	}
+	for (; column <= t->last_column; column++, pos = 0) {
+		for (; pos < rows->count; pos++) {
+			const struct mib_row *row = &rows->rows[pos];
+			oid name[MAX_OID_LEN];
+
+			if (t->value(row->data, column, vb, snap))
+				continue;
+			memcpy(name, t->table_oid, base * sizeof(oid));
+			name[base] = 1;
+			name[base + 1] = column;
+			memcpy(name + base + 2, row->index, row->index_len * sizeof(oid));
+			snmp_set_var_objid(vb, name, base + 2 + row->index_len);
+			return;
+		}
+	}
+	/* nothing found: make sure a value set by a skipped column does not stick */
+	snmp_set_var_typed_value(vb, ASN_NULL, NULL, 0);
+}
+
+static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	const struct mib_table *t = handler->myvoid;
+	const void *snap = NULL;
+	const struct mib_rows *rows = t->rows(t->ctx, &snap);
+
+	(void)reg;
+	for (netsnmp_request_info *r = requests; r; r = r->next) {
+		if (r->processed)
+			continue;
+		switch (reqinfo->mode) {
+		case MODE_GET:
+			table_get(t, rows, snap, reqinfo, r);
+			break;
+		case MODE_GETNEXT:
+			table_getnext(t, rows, snap, r);
+			break;
+		default:
+			netsnmp_set_request_error(reqinfo, r, SNMP_ERR_NOTWRITABLE);
+			break;
+		}
+	}
+	return SNMP_ERR_NOERROR;
+}
+
+int mib_table_register(struct mib_table *t)
+{
+	netsnmp_mib_handler *h = netsnmp_create_handler(t->name, table_handler);
+
+	if (!h)
+		return -1;
+	h->myvoid = t;
+	t->reg = netsnmp_handler_registration_create(t->name, h, t->table_oid, t->table_oid_len,
+						     HANDLER_CAN_RONLY | HANDLER_CAN_GETBULK);
+	if (!t->reg || netsnmp_register_handler(t->reg) != MIB_REGISTERED_OK) {
+		snmp_log(LOG_ERR, "cannot register %s\n", t->name);
+		t->reg = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void mib_table_unregister(struct mib_table *t)
+{
+	if (t->reg)
+		netsnmp_unregister_handler(t->reg);
+	t->reg = NULL;
+}
+
+/* ---- scalars ----------------------------------------------------------- */
+
+static int scalars_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+			   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	const struct mib_scalars *s = handler->myvoid;
+	const void *snap = s->snapshot(s->ctx);
+
+	(void)reg;
+	if (reqinfo->mode != MODE_GET)
+		return SNMP_ERR_NOERROR;
+	for (netsnmp_request_info *r = requests; r; r = r->next) {
+		netsnmp_variable_list *vb = r->requestvb;
+
+		if (r->processed)
+			continue;
+		if (!snap || s->value((unsigned)vb->name[s->group_oid_len], vb, snap))
+			netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHINSTANCE);
+	}
+	return SNMP_ERR_NOERROR;
+}
+
+int mib_scalars_register(struct mib_scalars *s)
+{
+	netsnmp_mib_handler *h = netsnmp_create_handler(s->name, scalars_handler);
+
+	if (!h)
+		return -1;
+	h->myvoid = s;
+	s->reg = netsnmp_handler_registration_create(s->name, h, s->group_oid, s->group_oid_len,
+						     HANDLER_CAN_RONLY);
+	if (!s->reg || netsnmp_register_scalar_group(s->reg, s->first, s->last) !=
+			       MIB_REGISTERED_OK) {
+		snmp_log(LOG_ERR, "cannot register %s\n", s->name);
+		s->reg = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void mib_scalars_unregister(struct mib_scalars *s)
+{
+	if (s->reg)
+		netsnmp_unregister_handler(s->reg);
+	s->reg = NULL;
+}
