@@ -21,9 +21,10 @@ def base_dir():
     return found[0]
 
 
-@pytest.mark.parametrize("module", ["IB-TC-MIB", "SMA-MIB"])
+@pytest.mark.parametrize("module", ["IB-TC-MIB", "SMA-MIB", "IBSNMPD-MIB"])
 def test_smilint_level_3_is_clean(module):
-    env = dict(os.environ, SMIPATH=":%s:%s" % (base_dir(), MIBS))
+    # NET-SNMP-MIB (for IBSNMPD-MIB's arc) ships with Debian's libsnmp-base
+    env = dict(os.environ, SMIPATH=":%s:/usr/share/snmp/mibs:%s" % (base_dir(), MIBS))
     out = subprocess.run(["smilint", "-l", "3", os.path.join(MIBS, module + ".txt")],
                          capture_output=True, text=True, env=env)
     assert out.returncode == 0 and out.stdout + out.stderr == "", out.stdout + out.stderr
@@ -37,6 +38,15 @@ def test_snmptranslate_resolves_sma_mib_objects():
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [".1.3.6.1.3.117.3.1.1.1", ".1.3.6.1.3.117.3.1.1.13",
                                   ".1.3.6.1.3.117.3.2.1", ".1.3.6.1.3.117.1"]
+
+
+def test_snmptranslate_resolves_ibsnmpd_mib_objects():
+    out = subprocess.run(["snmptranslate", "-M", "%s:/usr/share/snmp/mibs:%s" % (base_dir(), MIBS),
+                          "-m", "IBSNMPD-MIB", "-On", "IBSNMPD-MIB::ibsnmpdMadsSent",
+                          "IBSNMPD-MIB::ibsnmpdPortExtRate"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [".1.3.6.1.4.1.8072.9999.9999.117.1.1.1",
+                                  ".1.3.6.1.4.1.8072.9999.9999.117.1.2.1.1.6"]
 
 
 def test_sma_mib_is_the_rebuilt_seed():

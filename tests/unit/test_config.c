@@ -54,7 +54,7 @@ static void cache_lifetime_lines(void **state)
 	assert_int_equal(g, CACHE_NODE_INFO);
 	assert_int_equal(s, 30);
 	assert_int_equal(config_parse_cache_lifetime("nodeinfo 5", &g, &s, &why), 0);
-	assert_int_equal(config_parse_cache_lifetime("portInfo 5", &g, &s, &why), -1);
+	assert_int_equal(config_parse_cache_lifetime("bogusGroup 5", &g, &s, &why), -1);
 	assert_string_equal(why, "unknown cache group");
 	assert_int_equal(config_parse_cache_lifetime("nodeInfo", &g, &s, &why), -1);
 	assert_int_equal(config_parse_cache_lifetime("nodeInfo 5 6", &g, &s, &why), -1);
