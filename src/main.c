@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 	mad_portid_local(&self);
 	sma_node_init(&node, &self);
 	sma_node_start(&node);
-	while (!stop_requested && !sma_node_first_fill_done(&node))
+	while (!stop_requested && !sma_node_start_step(&node))
 		agent_check_and_process(1);
 	if (stop_requested)
 		fatal(0, "stopped during start-up");

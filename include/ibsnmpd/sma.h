@@ -169,12 +169,14 @@ struct sma_node {
 };
 
 void sma_node_init(struct sma_node *node, const ib_portid_t *path);
-/* Starts node info first; the other groups once it has been read. */
+/* Starts node info; sma_node_start_step() starts the rest. */
 void sma_node_start(struct sma_node *node);
 void sma_node_stop(struct sma_node *node);
 void sma_node_apply_config(struct sma_node *node);
-/* True once every group has finished its first refresh (or given up). */
-bool sma_node_first_fill_done(const struct sma_node *node);
+/* Start-up: starts the next stage of groups once the previous stage has had
+ * its first refresh; true once every group has (successfully or not). Called
+ * from the main loop until it returns true. */
+bool sma_node_start_step(struct sma_node *node);
 
 /* Registers SMA-MIB's groups and its sysORTable entry. */
 int sma_mib_register(struct sma_node *node);

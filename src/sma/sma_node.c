@@ -948,7 +948,7 @@ void sma_node_apply_config(struct sma_node *node)
 
 /* Start-up order: NodeInfo; then SwitchInfo and PortInfo, which the others
  * plan from; then the rest. Each stage starts when the previous one has had
- * its first refresh (see sma_node_start_pending). */
+ * its first refresh (sma_node_start_step). */
 static void start_range(struct sma_node *node, int from, int to)
 {
 	for (int i = from; i <= to; i++)
@@ -969,12 +969,8 @@ void sma_node_start(struct sma_node *node)
 	start_range(node, CACHE_NODE_INFO, CACHE_NODE_INFO);
 }
 
-bool sma_node_first_fill_done(const struct sma_node *node)
+bool sma_node_start_step(struct sma_node *n)
 {
-	/* advances the start-up stages as a side effect of being polled from
-	 * the main loop */
-	struct sma_node *n = (struct sma_node *)node;
-
 	if (!tried(n, CACHE_NODE_INFO, CACHE_NODE_INFO))
 		return false;
 	if (!n->group[CACHE_SWITCH_INFO].alarm)

@@ -398,3 +398,31 @@ def test_mad_loss_keeps_the_last_snapshot_and_recovers(sw):
         sw.simfabric("sim", 'Error "sw1"[0] 0')
     assert wait_for(lambda: "SMA port info: refresh works again" in sw.log("ibsnmpd.log"))
     assert sw.get(key)[key] == lid
+
+
+def test_baselid_shows_after_the_lifetime():
+    """Baselid on an unlinked CA port (so that opensm cannot put the LID
+    back while the test looks): ibSmaPortLid follows smpquery."""
+    bed = start_testbed(node="hca3", extra_conf=["cacheLifetime portInfo 1"])
+    key = "%s.4.3.0" % SMA
+    try:
+        bed.simfabric("sim", 'Unlink "hca3"[1]')
+        bed.simfabric("sim", 'Baselid "hca3"[1] 33')
+        assert wait_for(lambda: num(bed.get(key)[key][1]) == 33)
+        assert int(dotted_fields(smp(bed, "portinfo", "0", "1"))["Lid"]) == 33
+        bed.simfabric("sim", 'ReLink "hca3"[1]')
+        # opensm assigns the LID again; ibsnmpd follows
+        assert wait_for(lambda: num(bed.get(key)[key][1]) ==
+                        int(dotted_fields(smp(bed, "portinfo", "0", "1"))["Lid"]) != 33, 60)
+    finally:
+        stop_testbed(bed)
+
+
+def test_expose_keys_yes_serves_the_sm_key():
+    bed = start_testbed(node="sw1", extra_conf=["exposeKeys yes"])
+    try:
+        key = "%s.12.1.1.1.3.0" % SMA
+        # opensm's default sm_key is 0x0000000000000001 (the test bed sets none)
+        assert octets(bed.get(key, hex_strings=True)[key][1]) == (1).to_bytes(8, "big")
+    finally:
+        stop_testbed(bed)
