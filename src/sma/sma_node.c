@@ -6,6 +6,7 @@
  * PortInfo the capabilities), sends them as one batch and builds a whole new
  * snapshot from the answers. What a node does not support is served empty;
  * what got lost keeps the previous snapshot. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,23 @@ static void table_add(struct sma_table_snapshot *t, int i, const void *entry, un
 static struct sma_table_snapshot *table_snapshot_new(void)
 {
 	return calloc(1, sizeof(struct sma_table_snapshot));
+}
+
+/* A builder's table snapshot with room for n entries of size sz (and n1 of
+ * sz1 in the second table, if n1); on failure the refresh ends here and the
+ * batch is freed. */
+static struct sma_table_snapshot *begin_table(struct smp_batch *b, size_t n, size_t sz,
+					      size_t n1, size_t sz1)
+{
+	struct sma_table_snapshot *t = table_snapshot_new();
+
+	if (!t || table_alloc(t, 0, n, sz) || (n1 && table_alloc(t, 1, n1, sz1))) {
+		table_snapshot_free(t);
+		cache_refresh_done(b->group, NULL, "out of memory");
+		free(b);
+		return NULL;
+	}
+	return t;
 }
 
 /* Runs a batch whose plan turned out empty: publishes an empty table. */
@@ -293,19 +311,16 @@ static void refresh_port_info(struct cache_group *g)
 
 static void build_guid_info(struct smp_batch *b)
 {
-	struct sma_table_snapshot *t = table_snapshot_new();
+	struct sma_table_snapshot *t;
 	const struct sma_node *n = b->arg;
 	unsigned port = is_switch(n) ? 0 : local_port(n);
 	const struct sma_port_snapshot *ps = port_info(n);
 	const struct sma_portinfo *pi = port_of(ps, port);
 	unsigned cap = pi ? pi->guid_cap : 0;
 
-	if (!t || table_alloc(t, 0, b->count * 8, sizeof(struct sma_guid_entry))) {
-		table_snapshot_free(t);
-		cache_refresh_done(b->group, NULL, "out of memory");
-		free(b);
+	t = begin_table(b, b->count * 8, sizeof(struct sma_guid_entry), 0, 0);
+	if (!t)
 		return;
-	}
 	for (size_t i = 0; i < b->count; i++) {
 		uint64_t guids[8];
 
@@ -356,14 +371,11 @@ static void refresh_guid_info(struct cache_group *g)
 
 static void build_pkey(struct smp_batch *b)
 {
-	struct sma_table_snapshot *t = table_snapshot_new();
+	struct sma_table_snapshot *t;
 
-	if (!t || table_alloc(t, 0, b->count * 32, sizeof(struct sma_pkey_entry))) {
-		table_snapshot_free(t);
-		cache_refresh_done(b->group, NULL, "out of memory");
-		free(b);
+	t = begin_table(b, b->count * 32, sizeof(struct sma_pkey_entry), 0, 0);
+	if (!t)
 		return;
-	}
 	for (size_t i = 0; i < b->count; i++) {
 		const struct smp_item *it = &b->items[i];
 		uint16_t pk[32];
@@ -431,14 +443,11 @@ static void refresh_pkey(struct cache_group *g)
 
 static void build_sl2vl(struct smp_batch *b)
 {
-	struct sma_table_snapshot *t = table_snapshot_new();
+	struct sma_table_snapshot *t;
 
-	if (!t || table_alloc(t, 0, b->count * 16, sizeof(struct sma_sl2vl_entry))) {
-		table_snapshot_free(t);
-		cache_refresh_done(b->group, NULL, "out of memory");
-		free(b);
+	t = begin_table(b, b->count * 16, sizeof(struct sma_sl2vl_entry), 0, 0);
+	if (!t)
 		return;
-	}
 	for (size_t i = 0; i < b->count; i++) {
 		const struct smp_item *it = &b->items[i];
 		uint8_t vl[16];
@@ -501,15 +510,11 @@ static void refresh_sl2vl(struct cache_group *g)
 
 static void build_vlarb(struct smp_batch *b)
 {
-	struct sma_table_snapshot *t = table_snapshot_new();
+	struct sma_table_snapshot *t;
 
-	if (!t || table_alloc(t, 0, b->count * 32, sizeof(struct sma_vlarb_entry)) ||
-	    table_alloc(t, 1, b->count * 32, sizeof(struct sma_vlarb_entry))) {
-		table_snapshot_free(t);
-		cache_refresh_done(b->group, NULL, "out of memory");
-		free(b);
+	t = begin_table(b, b->count * 32, sizeof(struct sma_vlarb_entry), b->count * 32, sizeof(struct sma_vlarb_entry));
+	if (!t)
 		return;
-	}
 	for (size_t i = 0; i < b->count; i++) {
 		const struct smp_item *it = &b->items[i];
 		unsigned block = it->key[1]; /* 1,2 low; 3,4 high */
@@ -589,15 +594,12 @@ static void refresh_vlarb(struct cache_group *g)
 
 static void build_lft(struct smp_batch *b)
 {
-	struct sma_table_snapshot *t = table_snapshot_new();
+	struct sma_table_snapshot *t;
 	unsigned top = b->items[0].key[2];
 
-	if (!t || table_alloc(t, 0, b->count * 64, sizeof(struct sma_lft_entry))) {
-		table_snapshot_free(t);
-		cache_refresh_done(b->group, NULL, "out of memory");
-		free(b);
+	t = begin_table(b, b->count * 64, sizeof(struct sma_lft_entry), 0, 0);
+	if (!t)
 		return;
-	}
 	for (size_t i = 0; i < b->count; i++) {
 		uint8_t port[64];
 
@@ -650,15 +652,12 @@ static void refresh_lft(struct cache_group *g)
 
 static void build_mft(struct smp_batch *b)
 {
-	struct sma_table_snapshot *t = table_snapshot_new();
+	struct sma_table_snapshot *t;
 	unsigned nblocks = b->items[0].key[2];
 
-	if (!t || table_alloc(t, 0, (size_t)nblocks * 32, sizeof(struct sma_mft_entry))) {
-		table_snapshot_free(t);
-		cache_refresh_done(b->group, NULL, "out of memory");
-		free(b);
+	t = begin_table(b, (size_t)nblocks * 32, sizeof(struct sma_mft_entry), 0, 0);
+	if (!t)
 		return;
-	}
 	struct sma_mft_entry *all = t->entries[0];
 
 	for (size_t i = 0; i < b->count; i++) {
@@ -731,15 +730,12 @@ static void refresh_mft(struct cache_group *g)
 
 static void build_rft(struct smp_batch *b)
 {
-	struct sma_table_snapshot *t = table_snapshot_new();
+	struct sma_table_snapshot *t;
 	unsigned cap = b->items[0].key[2];
 
-	if (!t || table_alloc(t, 0, b->count * 16, sizeof(struct sma_rft_row))) {
-		table_snapshot_free(t);
-		cache_refresh_done(b->group, NULL, "out of memory");
-		free(b);
+	t = begin_table(b, b->count * 16, sizeof(struct sma_rft_row), 0, 0);
+	if (!t)
 		return;
-	}
 	for (size_t i = 0; i < b->count; i++) {
 		struct sma_rft_entry e16[16];
 
@@ -806,103 +802,79 @@ static size_t plan_ports(const struct sma_node *n, bool mgmt_only, unsigned *por
 	return k;
 }
 
-typedef void (*per_port_decode)(const struct smp_item *it, struct sma_table_snapshot *t);
+/* Entries of the per-port tables start with the port: struct
+ * sma_sminfo_entry, sma_vdiag_entry, sma_led_entry. */
+struct per_port_attr {
+	unsigned attr_id;
+	bool mgmt_only;         /* only the management port (SMInfo) */
+	bool port_in_modifier;  /* a switch's port in bits 31-16 */
+	size_t entry_size, payload_offset;
+	int (*decode)(const uint8_t *data, size_t len, void *payload);
+};
 
-static void build_per_port(struct smp_batch *b, size_t entry_size, per_port_decode decode)
+static int decode_sminfo(const uint8_t *data, size_t len, void *payload)
 {
-	struct sma_table_snapshot *t = table_snapshot_new();
+	return sma_sminfo_decode(data, len, payload);
+}
 
-	if (!t || table_alloc(t, 0, b->count, entry_size)) {
-		table_snapshot_free(t);
-		cache_refresh_done(b->group, NULL, "out of memory");
-		free(b);
+static int decode_vdiag(const uint8_t *data, size_t len, void *payload)
+{
+	return sma_vendordiag_decode(data, len, payload);
+}
+
+static int decode_led(const uint8_t *data, size_t len, void *payload)
+{
+	return sma_ledinfo_decode(data, len, payload);
+}
+
+static const struct per_port_attr per_port_attrs[] = {
+	[CACHE_SM_INFO] = {IB_ATTR_SMINFO, true, false, sizeof(struct sma_sminfo_entry),
+			   offsetof(struct sma_sminfo_entry, sm), decode_sminfo},
+	[CACHE_VENDOR_DIAG] = {IB_ATTR_VENDOR_DIAG, false, true, sizeof(struct sma_vdiag_entry),
+			       offsetof(struct sma_vdiag_entry, d), decode_vdiag},
+	[CACHE_LED_INFO] = {IB_ATTR_LED_INFO, false, true, sizeof(struct sma_led_entry),
+			    offsetof(struct sma_led_entry, on), decode_led},
+};
+
+static void build_per_port(struct smp_batch *b)
+{
+	const struct per_port_attr *a = b->arg;
+	struct sma_table_snapshot *t = begin_table(b, b->count, a->entry_size, 0, 0);
+
+	if (!t)
 		return;
+	for (size_t i = 0; i < b->count; i++) {
+		uint8_t *entry = (uint8_t *)t->entries[0] + t->table[0].count * a->entry_size;
+
+		if (b->items[i].result != MAD_OK ||
+		    a->decode(b->items[i].data, IB_SMP_DATA_SIZE, entry + a->payload_offset))
+			continue;
+		*(unsigned *)entry = b->items[i].key[0];
+		table_add(t, 0, entry, 1, b->items[i].key[0], 0, 0);
 	}
-	for (size_t i = 0; i < b->count; i++)
-		if (b->items[i].result == MAD_OK)
-			decode(&b->items[i], t);
 	finish(b, t, table_snapshot_free);
 }
 
-static void refresh_per_port(struct cache_group *g, bool mgmt_only, unsigned attr,
-			     bool port_in_modifier, smp_build_fn build)
+static void refresh_per_port(struct cache_group *g)
 {
+	const struct per_port_attr *a = &per_port_attrs[g - node_of(g)->group];
 	struct sma_node *n = node_of(g);
 	unsigned ports[256];
-	size_t np = plan_ports(n, mgmt_only, ports, 256);
+	size_t np = plan_ports(n, a->mgmt_only, ports, 256);
 	struct smp_batch *b;
 
 	if (!np)
 		return fail_refresh(g, "NodeInfo not read yet");
-	b = smp_batch_new(g, np, build);
+	b = smp_batch_new(g, np, build_per_port);
 	if (!b)
 		return fail_refresh(g, "out of memory");
+	b->arg = a;
 	for (size_t i = 0; i < np; i++) {
-		b->items[i].attr_id = attr;
-		b->items[i].attr_mod = port_in_modifier && is_switch(n) ? ports[i] << 16 : 0;
+		b->items[i].attr_id = a->attr_id;
+		b->items[i].attr_mod = a->port_in_modifier && is_switch(n) ? ports[i] << 16 : 0;
 		b->items[i].key[0] = ports[i];
 	}
 	smp_batch_run(b, &n->path);
-}
-
-static void decode_sminfo(const struct smp_item *it, struct sma_table_snapshot *t)
-{
-	struct sma_sminfo_entry *e = (struct sma_sminfo_entry *)t->entries[0] + t->table[0].count;
-
-	if (sma_sminfo_decode(it->data, IB_SMP_DATA_SIZE, &e->sm))
-		return;
-	e->port = it->key[0];
-	table_add(t, 0, e, 1, e->port, 0, 0);
-}
-
-static void build_sminfo(struct smp_batch *b)
-{
-	build_per_port(b, sizeof(struct sma_sminfo_entry), decode_sminfo);
-}
-
-static void refresh_sminfo(struct cache_group *g)
-{
-	refresh_per_port(g, true, IB_ATTR_SMINFO, false, build_sminfo);
-}
-
-static void decode_vdiag(const struct smp_item *it, struct sma_table_snapshot *t)
-{
-	struct sma_vdiag_entry *e = (struct sma_vdiag_entry *)t->entries[0] + t->table[0].count;
-
-	if (sma_vendordiag_decode(it->data, IB_SMP_DATA_SIZE, &e->d))
-		return;
-	e->port = it->key[0];
-	table_add(t, 0, e, 1, e->port, 0, 0);
-}
-
-static void build_vdiag(struct smp_batch *b)
-{
-	build_per_port(b, sizeof(struct sma_vdiag_entry), decode_vdiag);
-}
-
-static void refresh_vdiag(struct cache_group *g)
-{
-	refresh_per_port(g, false, IB_ATTR_VENDOR_DIAG, true, build_vdiag);
-}
-
-static void decode_led(const struct smp_item *it, struct sma_table_snapshot *t)
-{
-	struct sma_led_entry *e = (struct sma_led_entry *)t->entries[0] + t->table[0].count;
-
-	if (sma_ledinfo_decode(it->data, IB_SMP_DATA_SIZE, &e->on))
-		return;
-	e->index = it->key[0];
-	table_add(t, 0, e, 1, e->index, 0, 0);
-}
-
-static void build_led(struct smp_batch *b)
-{
-	build_per_port(b, sizeof(struct sma_led_entry), decode_led);
-}
-
-static void refresh_led(struct cache_group *g)
-{
-	refresh_per_port(g, false, IB_ATTR_LED_INFO, true, build_led);
 }
 
 /* ---- the node -------------------------------------------------------------- */
@@ -922,9 +894,9 @@ static const struct {
 	[CACHE_LFT] = {"SMA linear forwarding", refresh_lft, table_snapshot_free},
 	[CACHE_MFT] = {"SMA multicast forwarding", refresh_mft, table_snapshot_free},
 	[CACHE_RFT] = {"SMA random forwarding", refresh_rft, table_snapshot_free},
-	[CACHE_SM_INFO] = {"SMA SM info", refresh_sminfo, table_snapshot_free},
-	[CACHE_VENDOR_DIAG] = {"SMA vendor diagnostics", refresh_vdiag, table_snapshot_free},
-	[CACHE_LED_INFO] = {"SMA LED info", refresh_led, table_snapshot_free},
+	[CACHE_SM_INFO] = {"SMA SM info", refresh_per_port, table_snapshot_free},
+	[CACHE_VENDOR_DIAG] = {"SMA vendor diagnostics", refresh_per_port, table_snapshot_free},
+	[CACHE_LED_INFO] = {"SMA LED info", refresh_per_port, table_snapshot_free},
 };
 
 void sma_node_init(struct sma_node *node, const ib_portid_t *path)
