@@ -15,11 +15,16 @@ static oid ibsnmpd_mib_oid[] = {IBSNMPD_MIB};
 static const oid stats_oid[] = {IBSNMPD_MIB, 1, 1};
 static const oid cache_table_oid[] = {IBSNMPD_MIB, 1, 1, 6};
 
+struct cache_entry {
+	enum cache_group_id id;
+	const struct cache_group *group;
+};
+
 static struct {
-	struct cache_group *groups;
 	unsigned count;
 	struct mib_rows rows;
 	struct mib_row row[CACHE_GROUP_COUNT];
+	struct cache_entry entry[CACHE_GROUP_COUNT];
 } stats;
 
 static int stats_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
@@ -46,14 +51,14 @@ static const void *stats_snapshot(const void *ctx)
 static int cache_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		       const void *snap)
 {
-	const struct cache_group *g = row;
-	unsigned idx = (unsigned)(g - stats.groups);
+	const struct cache_entry *e = row;
+	const struct cache_group *g = e->group;
 	struct timespec now;
 
 	(void)snap;
 	switch (column) {
 	case 2: {
-		const char *name = cache_group_name((enum cache_group_id)idx);
+		const char *name = cache_group_name(e->id);
 
 		mib_set_octets(vb, name, strlen(name));
 		return 0;
@@ -89,17 +94,21 @@ static struct mib_table cache_table = {
 	.rows = cache_rows, .value = cache_value,
 };
 
-int agent_mib_register(struct cache_group *groups, unsigned count)
+int agent_mib_register(struct cache_group *const *groups, unsigned count)
 {
-	stats.groups = groups;
-	stats.count = count < CACHE_GROUP_COUNT ? count : CACHE_GROUP_COUNT;
+	stats.count = 0;
+	for (unsigned i = 0; i < count && i < CACHE_GROUP_COUNT; i++) {
+		if (!groups[i])
+			continue;
+		stats.entry[stats.count].id = (enum cache_group_id)i;
+		stats.entry[stats.count].group = groups[i];
+		stats.row[stats.count].index[0] = i + 1;
+		stats.row[stats.count].index_len = 1;
+		stats.row[stats.count].data = &stats.entry[stats.count];
+		stats.count++;
+	}
 	stats.rows.rows = stats.row;
 	stats.rows.count = stats.count;
-	for (unsigned i = 0; i < stats.count; i++) {
-		stats.row[i].index[0] = i + 1;
-		stats.row[i].index_len = 1;
-		stats.row[i].data = &groups[i];
-	}
 	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table))
 		return -1;
 	register_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid),

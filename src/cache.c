@@ -32,6 +32,11 @@ void cache_group_start(struct cache_group *g)
 	kick(0, g);
 }
 
+void cache_group_refresh_now(struct cache_group *g)
+{
+	kick(0, g);
+}
+
 void cache_group_stop(struct cache_group *g)
 {
 	if (g->alarm)

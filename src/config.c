@@ -29,6 +29,7 @@ static const char *const cache_group_names[CACHE_GROUP_COUNT] = {
 	[CACHE_SM_INFO] = "smInfo",
 	[CACHE_VENDOR_DIAG] = "vendorDiag",
 	[CACHE_LED_INFO] = "ledInfo",
+	[CACHE_PM_COUNTERS] = "pmCounters",
 };
 
 /* Defaults: what changes often (port state, SM state) is read more often. */
@@ -46,6 +47,7 @@ static const unsigned cache_default_lifetime[CACHE_GROUP_COUNT] = {
 	[CACHE_SM_INFO] = 30,
 	[CACHE_VENDOR_DIAG] = 300,
 	[CACHE_LED_INFO] = 300,
+	[CACHE_PM_COUNTERS] = 15,
 };
 
 const char *cache_group_name(enum cache_group_id id)
@@ -62,6 +64,8 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	for (int g = 0; g < CACHE_GROUP_COUNT; g++)
 		cfg->cache_lifetime_s[g] = cache_default_lifetime[g];
 	cfg->expose_keys = false;
+	cfg->pm_enabled = true;
+	cfg->pm_discovery_interval_s = 300;
 }
 
 int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out,
@@ -208,6 +212,19 @@ static void parse_cache_lifetime(const char *token, char *line)
 	ibsnmpd_cfg.cache_lifetime_s[g] = s;
 }
 
+static void parse_pm_enable(const char *token, char *line)
+{
+	const char *why;
+
+	if (config_parse_bool(line, &ibsnmpd_cfg.pm_enabled, &why))
+		report(token, line, why);
+}
+
+static void parse_pm_discovery_interval(const char *token, char *line)
+{
+	parse_uint_token(token, line, 10, 86400, &ibsnmpd_cfg.pm_discovery_interval_s);
+}
+
 static void parse_expose_keys(const char *token, char *line)
 {
 	const char *why;
@@ -248,6 +265,9 @@ void config_register_tokens(void)
 	register_config_handler(NULL, "cacheLifetime", parse_cache_lifetime, NULL,
 				"GROUP SECONDS");
 	register_config_handler(NULL, "exposeKeys", parse_expose_keys, NULL, "yes|no");
+	register_config_handler(NULL, "pmEnable", parse_pm_enable, NULL, "yes|no");
+	register_config_handler(NULL, "pmDiscoveryInterval", parse_pm_discovery_interval, NULL,
+				"SECONDS");
 
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING,

@@ -30,8 +30,10 @@
 struct mad_request {
 	struct mad_request *next;
 	ib_portid_t target;
-	int mgmt_class;
+	int mgmt_class, method;
 	unsigned attr_id, attr_mod;
+	size_t data_len;
+	uint8_t data[IB_PC_DATA_SZ];
 	uint32_t tid;
 	unsigned tries_left;
 	struct timespec deadline;
@@ -71,6 +73,20 @@ void mad_portid_local(ib_portid_t *p)
 	p->drpath.cnt = 0;
 	p->drpath.drslid = 0xffff;
 	p->drpath.drdlid = 0xffff;
+}
+
+void mad_portid_gs(ib_portid_t *p, unsigned lid)
+{
+	memset(p, 0, sizeof(*p));
+	p->lid = (int)lid;
+	p->qp = 1;
+	p->qkey = IB_DEFAULT_QP1_QKEY;
+}
+
+size_t mad_class_data_size(int mgmt_class)
+{
+	return mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS ? IB_SMP_DATA_SIZE
+									       : IB_PC_DATA_SZ;
 }
 
 void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding)
@@ -239,14 +255,14 @@ static int send_one(struct mad_request *r)
 	memset(umad, 0, sizeof(umad));
 	memset(&rpc, 0, sizeof(rpc));
 	rpc.mgtclass = r->mgmt_class;
-	rpc.method = IB_MAD_METHOD_GET;
+	rpc.method = r->method;
 	rpc.attr.id = r->attr_id;
 	rpc.attr.mod = r->attr_mod;
-	rpc.datasz = IB_SMP_DATA_SIZE;
-	rpc.dataoffs = IB_SMP_DATA_OFFS;
+	rpc.datasz = (int)mad_class_data_size(r->mgmt_class);
+	rpc.dataoffs = IB_SMP_DATA_OFFS; /* = IB_PC_DATA_OFFS: 64 for every class used */
 	r->tid = ++eng.next_tid ? eng.next_tid : ++eng.next_tid;
 	rpc.trid = r->tid;
-	if (mad_build_pkt(umad, &rpc, &r->target, NULL, NULL) < 0)
+	if (mad_build_pkt(umad, &rpc, &r->target, NULL, r->data_len ? r->data : NULL) < 0)
 		return -1;
 	/* The kernel times the request out and reports it as a status; retries
 	 * are ours, so that every transport behaves alike. */
@@ -326,7 +342,7 @@ int mad_check_response(const uint8_t *mad, size_t len, int mgmt_class, unsigned 
 {
 	uint8_t *m = (uint8_t *)mad; /* libibmad's getters take non-const */
 
-	if (len < IB_SMP_DATA_OFFS + IB_SMP_DATA_SIZE)
+	if (len < IB_SMP_DATA_OFFS + mad_class_data_size(mgmt_class))
 		return MAD_MALFORMED;
 	if ((int)mad_get_field(m, 0, IB_MAD_MGMTCLASS_F) != mgmt_class ||
 	    !mad_get_field(m, 0, IB_MAD_RESPONSE_F) ||
@@ -372,7 +388,7 @@ static void handle_rx(struct rx_item *it)
 	}
 	unlink_in_flight(r);
 	eng.stats.answered++;
-	finish(r, st, it->mad + IB_SMP_DATA_OFFS, IB_SMP_DATA_SIZE);
+	finish(r, st, it->mad + IB_SMP_DATA_OFFS, mad_class_data_size(r->mgmt_class));
 }
 
 static void on_pipe_readable(int fd, void *arg)
@@ -430,20 +446,26 @@ static void arm_timer(void)
 	eng.timer = snmp_alarm_register_hr(tv, 0, on_timer, NULL);
 }
 
-int mad_engine_smp_get(const ib_portid_t *target, unsigned attr_id, unsigned attr_mod,
-		       mad_done_fn done, void *ctx)
+int mad_engine_call(const ib_portid_t *target, const struct mad_call *call, mad_done_fn done,
+		    void *ctx)
 {
 	struct mad_request *r;
 
-	if (!eng.open)
+	if (!eng.open || eng.agent[call->mgmt_class & 0xff] < 0 ||
+	    call->data_len > sizeof(r->data))
 		return -1;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -1;
 	r->target = *target;
-	r->mgmt_class = target->lid ? IB_SMI_CLASS : IB_SMI_DIRECT_CLASS;
-	r->attr_id = attr_id;
-	r->attr_mod = attr_mod;
+	r->mgmt_class = call->mgmt_class;
+	r->method = call->method;
+	r->attr_id = call->attr_id;
+	r->attr_mod = call->attr_mod;
+	if (call->data && call->data_len) {
+		memcpy(r->data, call->data, call->data_len);
+		r->data_len = sizeof(r->data); /* mad_build_pkt copies the class's size */
+	}
 	r->tries_left = eng.retries;
 	r->done = done;
 	r->ctx = ctx;
@@ -457,13 +479,26 @@ int mad_engine_smp_get(const ib_portid_t *target, unsigned attr_id, unsigned att
 	return 0;
 }
 
+int mad_engine_smp_get(const ib_portid_t *target, unsigned attr_id, unsigned attr_mod,
+		       mad_done_fn done, void *ctx)
+{
+	struct mad_call c = {
+		.mgmt_class = target->lid ? IB_SMI_CLASS : IB_SMI_DIRECT_CLASS,
+		.method = IB_MAD_METHOD_GET,
+		.attr_id = attr_id,
+		.attr_mod = attr_mod,
+	};
+
+	return mad_engine_call(target, &c, done, ctx);
+}
+
 int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *out,
 		    char *err, size_t errlen, int *exit_code)
 {
 	char ca[UMAD_CA_NAME_LEN];
 	int port = 0, fds[2];
 	umad_port_t pinfo;
-	static const int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
+	static const int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS};
 
 	*exit_code = 2;
 	if (umad_init() < 0) {

@@ -15,6 +15,7 @@
 #include "ibsnmpd/agent_mib.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/pm.h"
 #include "ibsnmpd/sma.h"
 
 #ifndef IBSNMPD_VERSION
@@ -139,7 +140,7 @@ static void write_pid_file(const char *path)
 	fclose(f);
 }
 
-static void reload_config(struct sma_node *node)
+static void reload_config(struct sma_node *node, struct pm_subnet *pm)
 {
 	char ca[IBSNMPD_CA_NAME_MAX];
 	int port = ibsnmpd_cfg.port_num;
@@ -160,6 +161,8 @@ static void reload_config(struct sma_node *node)
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding);
 	sma_node_apply_config(node);
+	if (pm->sweep.owner)
+		pm_subnet_apply_config(pm);
 }
 
 int main(int argc, char **argv)
@@ -169,6 +172,8 @@ int main(int argc, char **argv)
 	char err[768];
 	struct mad_local_port local;
 	struct sma_node node;
+	struct pm_subnet pm;
+	struct cache_group *groups[CACHE_GROUP_COUNT] = {0};
 	ib_portid_t self;
 
 	while ((c = getopt(argc, argv, "fx:c:L:D::p:vhH")) != -1) {
@@ -271,7 +276,17 @@ int main(int argc, char **argv)
 	if (!cache_snapshot(&node.group[CACHE_NODE_INFO]))
 		snmp_log(LOG_WARNING, "the first read of the local node failed; serving nothing "
 			 "until a refresh succeeds\n");
-	if (sma_mib_register(&node) || agent_mib_register(node.group, CACHE_GROUP_COUNT))
+	/* The subnet's counters: discovery and sweeps run in the background;
+	 * their table fills when the first sweep is done. */
+	memset(&pm, 0, sizeof(pm));
+	if (ibsnmpd_cfg.pm_enabled && pm_subnet_start(&pm, local.ca_name, local.port_num))
+		fatal(3, "cannot start the subnet's performance sweeps");
+	for (int i = 0; i < CACHE_SMA_COUNT; i++)
+		groups[i] = &node.group[i];
+	if (ibsnmpd_cfg.pm_enabled)
+		groups[CACHE_PM_COUNTERS] = &pm.sweep;
+	if (sma_mib_register(&node) || agent_mib_register(groups, CACHE_GROUP_COUNT) ||
+	    (ibsnmpd_cfg.pm_enabled && pm_mib_register(&pm)))
 		fatal(3, "cannot register the MIB handlers");
 
 	write_pid_file(pid_file);
@@ -282,12 +297,16 @@ int main(int argc, char **argv)
 		agent_check_and_process(1);
 		if (reload_requested) {
 			reload_requested = 0;
-			reload_config(&node);
+			reload_config(&node, &pm);
 		}
 	}
 
 	snmp_log(LOG_INFO, APP_NAME " stopping\n");
 	agent_mib_unregister();
+	if (ibsnmpd_cfg.pm_enabled) {
+		pm_mib_unregister();
+		pm_subnet_stop(&pm);
+	}
 	sma_mib_unregister();
 	sma_node_stop(&node);
 	mad_engine_close();

@@ -5,7 +5,8 @@
 
 #include "ibsnmpd/cache.h"
 
-int agent_mib_register(struct cache_group *groups, unsigned count);
+/* groups[i] is the cache group named cache_group_name(i); NULL if absent. */
+int agent_mib_register(struct cache_group *const *groups, unsigned count);
 void agent_mib_unregister(void);
 
 #endif

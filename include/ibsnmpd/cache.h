@@ -30,6 +30,8 @@ struct cache_group {
 
 void cache_group_start(struct cache_group *g);
 void cache_group_stop(struct cache_group *g);
+/* Refreshes now (if no refresh is running), besides the periodic ones. */
+void cache_group_refresh_now(struct cache_group *g);
 void cache_group_set_lifetime(struct cache_group *g, unsigned lifetime_s);
 /* Ends a refresh: fresh (may be NULL on failure) replaces the snapshot when
  * not NULL; on failure the previous snapshot stays. With both fresh and a

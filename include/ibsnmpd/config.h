@@ -20,6 +20,8 @@ enum cache_group_id {
 	CACHE_SM_INFO,
 	CACHE_VENDOR_DIAG,
 	CACHE_LED_INFO,
+	CACHE_SMA_COUNT, /* the groups above are SMA-MIB's, one node's */
+	CACHE_PM_COUNTERS = CACHE_SMA_COUNT,
 	CACHE_GROUP_COUNT
 };
 
@@ -31,6 +33,8 @@ struct ibsnmpd_config {
 	unsigned mad_max_outstanding;
 	unsigned cache_lifetime_s[CACHE_GROUP_COUNT];
 	bool expose_keys;
+	bool pm_enabled;                   /* sweep the subnet's counters */
+	unsigned pm_discovery_interval_s;
 };
 
 extern struct ibsnmpd_config ibsnmpd_cfg;

@@ -36,9 +36,25 @@ int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *ou
 void mad_engine_close(void);
 void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding);
 
+/* One request. data (may be NULL) is the attribute data of the request,
+ * e.g. PortCounters' PortSelect. */
+struct mad_call {
+	int mgmt_class;   /* IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS */
+	int method;       /* IB_MAD_METHOD_GET or IB_MAD_METHOD_SET */
+	unsigned attr_id, attr_mod;
+	const uint8_t *data;
+	size_t data_len;
+};
+
+/* Queues a request; done() gets the answer's attribute data (SMP: 64
+ * octets at offset 64; GS classes: 192 octets at offset 64). */
+int mad_engine_call(const ib_portid_t *target, const struct mad_call *call, mad_done_fn done,
+		    void *ctx);
 /* Queues a SubnGet(attr, mod) to target (directed route or LID). */
 int mad_engine_smp_get(const ib_portid_t *target, unsigned attr_id, unsigned attr_mod,
 		       mad_done_fn done, void *ctx);
+/* A LID-routed GS destination (QP1, the well-known Q_Key). */
+void mad_portid_gs(ib_portid_t *p, unsigned lid);
 
 /* A directed route of zero hops: the local node's SMA. */
 void mad_portid_local(ib_portid_t *p);
@@ -53,6 +69,8 @@ struct mad_engine_stats {
 };
 void mad_engine_get_stats(struct mad_engine_stats *st);
 
+/* Attribute data size of a class's MADs (SMP 64, GS 192). */
+size_t mad_class_data_size(int mgmt_class);
 /* Pure helper, unit-tested: checks a received MAD against the request it
  * claims to answer; returns the MAD status (0 ok) or MAD_MALFORMED. */
 int mad_check_response(const uint8_t *mad, size_t len, int mgmt_class, unsigned attr_id,

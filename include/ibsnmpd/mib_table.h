@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include "ibsnmpd/netsnmp.h"
 
-#define MIB_INDEX_MAX 4
+#define MIB_INDEX_MAX 10 /* 8 octets of a GUID, a port, one spare */
 
 struct mib_row {
 	oid index[MIB_INDEX_MAX];

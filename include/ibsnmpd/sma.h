@@ -165,7 +165,7 @@ struct sma_led_entry { unsigned index, on; };
 
 struct sma_node {
 	ib_portid_t path;
-	struct cache_group group[CACHE_GROUP_COUNT];
+	struct cache_group group[CACHE_SMA_COUNT];
 };
 
 void sma_node_init(struct sma_node *node, const ib_portid_t *path);

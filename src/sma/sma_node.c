@@ -883,7 +883,7 @@ static const struct {
 	const char *name;
 	cache_refresh_fn refresh;
 	cache_free_fn free_snapshot;
-} group_def[CACHE_GROUP_COUNT] = {
+} group_def[CACHE_SMA_COUNT] = {
 	[CACHE_NODE_INFO] = {"SMA node info", refresh_node_info, free},
 	[CACHE_SWITCH_INFO] = {"SMA switch info", refresh_switch_info, free},
 	[CACHE_PORT_INFO] = {"SMA port info", refresh_port_info, port_snapshot_free},
@@ -903,7 +903,7 @@ void sma_node_init(struct sma_node *node, const ib_portid_t *path)
 {
 	memset(node, 0, sizeof(*node));
 	node->path = *path;
-	for (int i = 0; i < CACHE_GROUP_COUNT; i++) {
+	for (int i = 0; i < CACHE_SMA_COUNT; i++) {
 		node->group[i].name = group_def[i].name;
 		node->group[i].refresh = group_def[i].refresh;
 		node->group[i].free_snapshot = group_def[i].free_snapshot;
@@ -914,7 +914,7 @@ void sma_node_init(struct sma_node *node, const ib_portid_t *path)
 
 void sma_node_apply_config(struct sma_node *node)
 {
-	for (int i = 0; i < CACHE_GROUP_COUNT; i++)
+	for (int i = 0; i < CACHE_SMA_COUNT; i++)
 		cache_group_set_lifetime(&node->group[i], ibsnmpd_cfg.cache_lifetime_s[i]);
 }
 
@@ -950,12 +950,12 @@ bool sma_node_start_step(struct sma_node *n)
 	if (!tried(n, CACHE_SWITCH_INFO, CACHE_PORT_INFO))
 		return false;
 	if (!n->group[CACHE_GUID_INFO].alarm)
-		start_range(n, CACHE_GUID_INFO, CACHE_GROUP_COUNT - 1);
-	return tried(n, CACHE_GUID_INFO, CACHE_GROUP_COUNT - 1);
+		start_range(n, CACHE_GUID_INFO, CACHE_SMA_COUNT - 1);
+	return tried(n, CACHE_GUID_INFO, CACHE_SMA_COUNT - 1);
 }
 
 void sma_node_stop(struct sma_node *node)
 {
-	for (int i = 0; i < CACHE_GROUP_COUNT; i++)
+	for (int i = 0; i < CACHE_SMA_COUNT; i++)
 		cache_group_stop(&node->group[i]);
 }

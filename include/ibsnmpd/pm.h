@@ -1,0 +1,124 @@
+/* Performance management for the whole subnet: discovery (libibnetdisc),
+ * pipelined PerfMgt sweeps, and the counters they produce. */
+#ifndef IBSNMPD_PM_H
+#define IBSNMPD_PM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ibsnmpd/cache.h"
+#include "ibsnmpd/mib_table.h"
+
+/* ClassPortInfo CapabilityMask bits (IBA 16.1.3.5, PMA) */
+#define PM_CAP_ALL_PORT_SELECT (1u << 8)
+#define PM_CAP_EXT_WIDTH (1u << 9)          /* PortCountersExtended, IETF-style */
+#define PM_CAP_EXT_WIDTH_NOIETF (1u << 10)  /* PortCountersExtended, data/pkts only */
+#define PM_CAP_XMIT_WAIT (1u << 12)
+
+/* PortCounters (IBA 16.1.3.5): 32-bit data/packet counters, error counters. */
+struct pm_counters {
+	uint32_t symbol_errors, link_error_recovery, link_downed, rcv_errors;
+	uint32_t rcv_remote_phys_errors, rcv_switch_relay_errors, xmit_discards;
+	uint32_t xmit_constraint_errors, rcv_constraint_errors;
+	uint32_t local_link_integrity_errors, excessive_buffer_overruns, vl15_dropped;
+	uint32_t xmit_wait;
+	uint32_t xmit_data, rcv_data, xmit_pkts, rcv_pkts; /* data in 4-octet words */
+};
+
+/* PortCountersExtended: 64-bit data (4-octet words) and packet counters. */
+struct pm_counters_ext {
+	uint64_t xmit_data, rcv_data, xmit_pkts, rcv_pkts;
+	uint64_t xmit_ucast_pkts, rcv_ucast_pkts, xmit_mcast_pkts, rcv_mcast_pkts;
+};
+
+int pm_counters_decode(const uint8_t *data, size_t len, struct pm_counters *out);
+int pm_counters_ext_decode(const uint8_t *data, size_t len, struct pm_counters_ext *out);
+int pm_classportinfo_capmask(const uint8_t *data, size_t len, unsigned *capmask);
+/* Request data selecting a port (PortSelect) for PortCounters[Extended]. */
+void pm_port_select(uint8_t *data, size_t len, unsigned attr_id, unsigned port);
+
+/* ---- the fabric as discovered ---- */
+
+struct pm_node {
+	uint64_t guid;
+	unsigned type;        /* 1 CA, 2 switch, 3 router */
+	unsigned lid;         /* where its PMA answers: a switch's port 0, a CA port's LID */
+	unsigned num_ports;
+	char desc[65];
+};
+
+struct pm_port_ref {
+	size_t node;          /* index into nodes */
+	unsigned port;
+	unsigned lid;         /* LID to send PerfMgt MADs to for this port */
+};
+
+struct pm_fabric {
+	unsigned refs;
+	size_t n_nodes, n_ports;
+	struct pm_node *nodes;
+	struct pm_port_ref *ports; /* sorted by (node GUID, port) */
+	double seconds;            /* how long the discovery took */
+};
+
+void pm_fabric_free(struct pm_fabric *f);
+void pm_fabric_put(struct pm_fabric *f);
+
+/* ---- counters of one port, kept across sweeps ---- */
+
+struct pm_port_state {
+	uint64_t guid;
+	unsigned port, lid;
+	const struct pm_node *node;   /* in the snapshot's fabric */
+	bool extended;                /* 64-bit counters read from the node */
+	bool stale;                   /* the last sweep got no answer */
+	bool have_raw;
+	struct pm_counters raw;       /* last PortCounters read */
+	struct pm_counters_ext raw_ext;
+	uint64_t xmit_data, rcv_data, xmit_pkts, rcv_pkts; /* 64-bit totals, 4-octet words */
+	time_t discontinuity;         /* when counting (re)started or counters were cleared */
+	time_t last_read;             /* last successful read, 0 never */
+};
+
+/* Folds one reading into a port's state: 64-bit totals (read, or
+ * accumulated from the 32-bit counters), and a discontinuity when any
+ * counter went down (someone cleared it). Pure; unit-tested. */
+void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
+		    const struct pm_counters_ext *ext, time_t now);
+
+/* Snapshot of the pm group: the fabric and every port's state, sorted. */
+struct pm_snapshot {
+	struct pm_fabric *fabric;
+	size_t n;
+	struct pm_port_state *ports;
+	struct mib_rows rows; /* index: 8 octets of node GUID, port */
+	double sweep_seconds;
+	size_t stale_ports;
+};
+
+void pm_snapshot_free(void *p);
+
+/* The subsystem: discovery thread + sweeps, on the main loop. */
+struct pm_subnet {
+	struct cache_group sweep;     /* snapshot: struct pm_snapshot */
+	struct pm_fabric *fabric;     /* latest discovery */
+	char ca_name[64];
+	int port_num;
+	unsigned discovery_interval_s;
+	unsigned discovery_alarm;
+	bool discovering;
+	int pipe_r, pipe_w;
+};
+
+int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num);
+void pm_subnet_stop(struct pm_subnet *pm);
+void pm_subnet_apply_config(struct pm_subnet *pm);
+/* Asks for a new discovery now (e.g. after a link-state trap or SM change). */
+void pm_subnet_rediscover(struct pm_subnet *pm);
+
+int pm_mib_register(struct pm_subnet *pm);
+void pm_mib_unregister(void);
+
+#endif

@@ -1,0 +1,137 @@
+/* PerfMgt attribute decoders and the per-port counter bookkeeping. Pure;
+ * layouts from libibmad's IB_PC_*, IB_PC_EXT_* and IB_CPI_* fields. */
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "ibsnmpd/pm.h"
+
+static int load(const uint8_t *data, size_t len, uint8_t buf[IB_PC_DATA_SZ])
+{
+	if (!data || len < 64)
+		return -1;
+	memset(buf, 0, IB_PC_DATA_SZ);
+	memcpy(buf, data, len < IB_PC_DATA_SZ ? len : IB_PC_DATA_SZ);
+	return 0;
+}
+
+int pm_counters_decode(const uint8_t *data, size_t len, struct pm_counters *o)
+{
+	uint8_t b[IB_PC_DATA_SZ];
+
+	if (load(data, len, b))
+		return -1;
+	o->symbol_errors = mad_get_field(b, 0, IB_PC_ERR_SYM_F);
+	o->link_error_recovery = mad_get_field(b, 0, IB_PC_LINK_RECOVERS_F);
+	o->link_downed = mad_get_field(b, 0, IB_PC_LINK_DOWNED_F);
+	o->rcv_errors = mad_get_field(b, 0, IB_PC_ERR_RCV_F);
+	o->rcv_remote_phys_errors = mad_get_field(b, 0, IB_PC_ERR_PHYSRCV_F);
+	o->rcv_switch_relay_errors = mad_get_field(b, 0, IB_PC_ERR_SWITCH_REL_F);
+	o->xmit_discards = mad_get_field(b, 0, IB_PC_XMT_DISCARDS_F);
+	o->xmit_constraint_errors = mad_get_field(b, 0, IB_PC_ERR_XMTCONSTR_F);
+	o->rcv_constraint_errors = mad_get_field(b, 0, IB_PC_ERR_RCVCONSTR_F);
+	o->local_link_integrity_errors = mad_get_field(b, 0, IB_PC_ERR_LOCALINTEG_F);
+	o->excessive_buffer_overruns = mad_get_field(b, 0, IB_PC_ERR_EXCESS_OVR_F);
+	o->vl15_dropped = mad_get_field(b, 0, IB_PC_VL15_DROPPED_F);
+	o->xmit_wait = mad_get_field(b, 0, IB_PC_XMT_WAIT_F);
+	o->xmit_data = mad_get_field(b, 0, IB_PC_XMT_BYTES_F);
+	o->rcv_data = mad_get_field(b, 0, IB_PC_RCV_BYTES_F);
+	o->xmit_pkts = mad_get_field(b, 0, IB_PC_XMT_PKTS_F);
+	o->rcv_pkts = mad_get_field(b, 0, IB_PC_RCV_PKTS_F);
+	return 0;
+}
+
+int pm_counters_ext_decode(const uint8_t *data, size_t len, struct pm_counters_ext *o)
+{
+	uint8_t b[IB_PC_DATA_SZ];
+
+	if (load(data, len, b))
+		return -1;
+	o->xmit_data = mad_get_field64(b, 0, IB_PC_EXT_XMT_BYTES_F);
+	o->rcv_data = mad_get_field64(b, 0, IB_PC_EXT_RCV_BYTES_F);
+	o->xmit_pkts = mad_get_field64(b, 0, IB_PC_EXT_XMT_PKTS_F);
+	o->rcv_pkts = mad_get_field64(b, 0, IB_PC_EXT_RCV_PKTS_F);
+	o->xmit_ucast_pkts = mad_get_field64(b, 0, IB_PC_EXT_XMT_UPKTS_F);
+	o->rcv_ucast_pkts = mad_get_field64(b, 0, IB_PC_EXT_RCV_UPKTS_F);
+	o->xmit_mcast_pkts = mad_get_field64(b, 0, IB_PC_EXT_XMT_MPKTS_F);
+	o->rcv_mcast_pkts = mad_get_field64(b, 0, IB_PC_EXT_RCV_MPKTS_F);
+	return 0;
+}
+
+int pm_classportinfo_capmask(const uint8_t *data, size_t len, unsigned *capmask)
+{
+	uint8_t b[IB_PC_DATA_SZ];
+
+	if (load(data, len, b))
+		return -1;
+	*capmask = mad_get_field(b, 0, IB_CPI_CAPMASK_F);
+	return 0;
+}
+
+void pm_port_select(uint8_t *data, size_t len, unsigned attr_id, unsigned port)
+{
+	memset(data, 0, len);
+	if (len >= 64)
+		mad_set_field(data, 0, attr_id == IB_GSI_PORT_COUNTERS_EXT ? IB_PC_EXT_PORT_SELECT_F
+									   : IB_PC_PORT_SELECT_F, port);
+}
+
+/* Counters went down: cleared by someone since the last reading. */
+static bool went_down(const struct pm_counters *a, const struct pm_counters *b)
+{
+	const uint32_t *x = (const uint32_t *)a, *y = (const uint32_t *)b;
+
+	for (size_t i = 0; i < sizeof(*a) / sizeof(uint32_t); i++)
+		if (y[i] < x[i])
+			return true;
+	return false;
+}
+
+static uint64_t delta32(uint32_t before, uint32_t now)
+{
+	/* IB's 32-bit counters stop at their maximum instead of wrapping; a
+	 * smaller value means they were cleared, and all of it is new. */
+	return now >= before ? (uint64_t)(now - before) : now;
+}
+
+void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
+		    const struct pm_counters_ext *ext, time_t now)
+{
+	bool cleared = st->have_raw && (went_down(&st->raw, pc) ||
+					(ext && st->extended &&
+					 (ext->xmit_data < st->raw_ext.xmit_data ||
+					  ext->rcv_data < st->raw_ext.rcv_data ||
+					  ext->xmit_pkts < st->raw_ext.xmit_pkts ||
+					  ext->rcv_pkts < st->raw_ext.rcv_pkts)));
+
+	if (!st->have_raw || cleared)
+		st->discontinuity = now;
+	if (ext) {
+		st->xmit_data = ext->xmit_data;
+		st->rcv_data = ext->rcv_data;
+		st->xmit_pkts = ext->xmit_pkts;
+		st->rcv_pkts = ext->rcv_pkts;
+		st->raw_ext = *ext;
+		st->extended = true;
+	} else if (!st->have_raw) {
+		/* accumulating starts from what the node shows now */
+		st->xmit_data = pc->xmit_data;
+		st->rcv_data = pc->rcv_data;
+		st->xmit_pkts = pc->xmit_pkts;
+		st->rcv_pkts = pc->rcv_pkts;
+		st->extended = false;
+	} else {
+		if (st->extended) { /* the node stopped offering 64-bit counters */
+			st->extended = false;
+			st->discontinuity = now;
+		}
+		st->xmit_data += delta32(st->raw.xmit_data, pc->xmit_data);
+		st->rcv_data += delta32(st->raw.rcv_data, pc->rcv_data);
+		st->xmit_pkts += delta32(st->raw.xmit_pkts, pc->xmit_pkts);
+		st->rcv_pkts += delta32(st->raw.rcv_pkts, pc->rcv_pkts);
+	}
+	st->raw = *pc;
+	st->have_raw = true;
+	st->stale = false;
+	st->last_read = now;
+}

@@ -1,0 +1,158 @@
+"""64-bit counters of every port of the subnet (IBSNMPD-MIB ibsnmpdPmPortTable),
+compared with perfquery, ibqueryerrors and ibnetdiscover on the same fabric.
+The simulator counts its own MAD traffic, so data counters move between two
+reads: they are compared against values set with PerformanceSet."""
+import re
+import time
+
+import pytest
+
+from conftest import start_testbed, stop_testbed
+
+PM = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1"
+QUICK = ["cacheLifetime pmCounters 2"]
+
+
+@pytest.fixture(scope="module")
+def bed():
+    b = start_testbed(node="hca2", extra_conf=QUICK)
+    yield b
+    stop_testbed(b)
+
+
+def pm_table(bed):
+    """{(guid, port): {column: value}}"""
+    rows = {}
+    for name, (typ, val) in bed.walk(PM).items():
+        sub = [int(x) for x in name[len(PM) + 1:].split(".")]
+        col, guid, port = sub[0], int.from_bytes(bytes(sub[1:9]), "big"), sub[9]
+        rows.setdefault((guid, port), {})[col] = val
+    return rows
+
+
+def wait_for(predicate, seconds=60):
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        if predicate():
+            return True
+        time.sleep(0.5)
+    return predicate()
+
+
+def fields(text):
+    res = {}
+    for line in text.splitlines():
+        m = re.match(r"^([A-Za-z0-9]+):\.+(.*)$", line)
+        if m:
+            res[m.group(1)] = m.group(2).strip()
+    return res
+
+
+def node_guids(bed):
+    """{node description: (node GUID, LID)} from ibnetdiscover: a switch's LID
+    is on its header line, a CA's on its (first) port line."""
+    text = bed.run_on_node("ibnetdiscover")
+    res, pending = {}, None
+    for line in text.splitlines():
+        m = re.match(r'^(Switch|Ca)\s+\d+\s+"[HS]-([0-9a-f]+)"\s+# "([^"]+)"(.*)$', line)
+        if m:
+            lid = re.search(r"\blid (\d+)", m.group(4))
+            res[m.group(3)] = (int(m.group(2), 16), int(lid.group(1)) if lid else None)
+            pending = None if lid else m.group(3)
+            continue
+        lid = re.search(r"# lid (\d+)", line)
+        if pending and line.startswith("[") and lid:
+            res[pending] = (res[pending][0], int(lid.group(1)))
+            pending = None
+    return res
+
+
+def read_after(bed, moment):
+    """The table once a sweep that started after `moment` has been served."""
+    def fresh():
+        rows = pm_table(bed)
+        return rows and all(int(r.get(24, "0")) > moment for r in rows.values()
+                            if r.get(25) == "2")
+    assert wait_for(fresh)
+    return pm_table(bed)
+
+
+def test_every_discovered_port_has_a_row(bed):
+    text = bed.run_on_node("ibnetdiscover", "-p")
+    expect = set()
+    for line in text.splitlines():
+        # "SW     1     1 0x0000000000200000 4x SDR - CA     2    1 0x0000000000100003 ( 'sw1' - 'hca1' )"
+        m = re.match(r"^(SW|CA)\s+(\d+)\s+(\d+)\s+(0x[0-9a-f]+)", line)
+        if m:
+            expect.add((m.group(1), int(m.group(3))))
+    rows = pm_table(bed)
+    assert wait_for(lambda: len(pm_table(bed)) >= len(expect))
+    rows = pm_table(bed)
+    descs = {r[3].strip('"') for r in rows.values()}
+    assert {"sw1", "hca1", "hca2", "hca3"} <= descs
+    # switch: every port 1..8; CAs: their linked ports
+    sw_ports = sorted(p for (g, p), r in rows.items() if r[3] == '"sw1"')
+    assert sw_ports == list(range(1, 9))
+
+
+def test_counters_set_in_the_simulator_show_for_the_right_port(bed):
+    guids = node_guids(bed)
+    hca1_guid, hca1_lid = guids["hca1"]
+    sw_guid, sw_lid = guids["sw1"]
+    bed.simfabric("sim", 'PerformanceSet "hca1"[1] PortCounters.SymbolErrorCounter=7')
+    bed.simfabric("sim", 'PerformanceSet "hca1"[1] PortCounters.LinkDownedCounter=3')
+    bed.simfabric("sim", 'PerformanceSet "sw1"[2] PortCountersExtended.PortXmitData=123456789012')
+    moment = int(time.time())
+    rows = read_after(bed, moment)
+    ref = fields(bed.run_on_node("perfquery", str(hca1_lid), "1"))
+    assert int(ref["SymbolErrorCounter"]) == 7
+    row = rows[(hca1_guid, 1)]
+    assert int(row[9]) == 7 and int(row[11]) == 3
+    assert int(row[11]) == int(ref["LinkDownedCounter"])
+    # every error counter of that port as perfquery shows it
+    for col, name in ((10, "LinkErrorRecoveryCounter"), (12, "PortRcvErrors"),
+                      (13, "PortRcvRemotePhysicalErrors"), (14, "PortRcvSwitchRelayErrors"),
+                      (15, "PortXmitDiscards"), (16, "PortXmitConstraintErrors"),
+                      (17, "PortRcvConstraintErrors"), (18, "LocalLinkIntegrityErrors"),
+                      (19, "ExcessiveBufferOverrunErrors"), (20, "VL15Dropped")):
+        assert int(row[col]) == int(ref[name]), name
+    # 64-bit data counter in octets, read from PortCountersExtended
+    sw_row = rows[(sw_guid, 2)]
+    octets = int(sw_row[5])
+    assert octets % 4 == 0
+    assert 123456789012 * 4 <= octets < (123456789012 + 10 ** 6) * 4
+    assert sw_row[22] == "1"  # extended
+    ext = fields(bed.run_on_node("perfquery", "-x", str(sw_lid), "2"))
+    assert octets <= int(ext["PortXmitData"]) * 4  # perfquery read later
+
+
+def test_clearing_counters_moves_the_discontinuity_time(bed):
+    guids = node_guids(bed)
+    guid, lid = guids["hca3"]
+    bed.simfabric("sim", 'PerformanceSet "hca3"[1] PortCounters.SymbolErrorCounter=9')
+    rows = read_after(bed, int(time.time()))
+    before = int(rows[(guid, 1)][23])
+    assert int(rows[(guid, 1)][9]) == 9
+    time.sleep(1.1)
+    bed.run_on_node("perfquery", "-R", str(lid), "1")  # someone else clears them
+    moment = int(time.time())
+    rows = read_after(bed, moment)
+    assert int(rows[(guid, 1)][9]) == 0
+    assert int(rows[(guid, 1)][23]) >= moment > before
+
+
+def test_a_node_dropping_mads_goes_stale_and_the_others_stay_fresh(bed):
+    guids = node_guids(bed)
+    hca3, _ = guids["hca3"]
+    hca1, _ = guids["hca1"]
+    bed.simfabric("sim", 'Error "hca3"[1] 100')
+    try:
+        assert wait_for(lambda: pm_table(bed)[(hca3, 1)][25] == "1")
+        moment = int(time.time())
+        assert wait_for(lambda: int(pm_table(bed)[(hca1, 1)][24]) > moment)
+        rows = pm_table(bed)
+        assert rows[(hca1, 1)][25] == "2"
+        assert int(rows[(hca3, 1)][24]) <= moment  # last values kept, with their time
+    finally:
+        bed.simfabric("sim", 'Error "hca3"[1] 0')
+    assert wait_for(lambda: pm_table(bed)[(hca3, 1)][25] == "2")

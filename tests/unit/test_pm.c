@@ -1,0 +1,145 @@
+/* PerfMgt decoders and the 64-bit bookkeeping of pm_port_update(). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <infiniband/mad.h>
+
+#include "ibsnmpd/pm.h"
+
+/* PortCounters (IBA table 247), octet by octet: PortSelect 3, SymbolError
+ * 0x0102, LinkErrorRecovery 4, LinkDowned 5, RcvErrors 6, RcvRemotePhys 7,
+ * SwitchRelay 8, XmitDiscards 9, XmitConstraint 10, RcvConstraint 11,
+ * LocalLinkIntegrity 12 / ExcessiveBufferOverrun 13, VL15Dropped 14,
+ * XmitData 0x01020304, RcvData 0xfffffffe, XmitPkts 17, RcvPkts 18,
+ * XmitWait 19. */
+static const uint8_t port_counters[64] = {
+	0, 3, 0, 0, 0x01, 0x02, 4, 5, 0, 6, 0, 7, 0, 8, 0, 9,
+	10, 11, 0, 0xcd, 0, 0, 0, 14,
+	0x01, 0x02, 0x03, 0x04, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 17, 0, 0, 0, 18,
+	0, 0, 0, 19,
+};
+
+static void decodes_port_counters(void **state)
+{
+	struct pm_counters pc;
+
+	(void)state;
+	assert_int_equal(pm_counters_decode(port_counters, sizeof(port_counters), &pc), 0);
+	assert_int_equal(pc.symbol_errors, 0x0102);
+	assert_int_equal(pc.link_error_recovery, 4);
+	assert_int_equal(pc.link_downed, 5);
+	assert_int_equal(pc.rcv_errors, 6);
+	assert_int_equal(pc.rcv_remote_phys_errors, 7);
+	assert_int_equal(pc.rcv_switch_relay_errors, 8);
+	assert_int_equal(pc.xmit_discards, 9);
+	assert_int_equal(pc.xmit_constraint_errors, 10);
+	assert_int_equal(pc.rcv_constraint_errors, 11);
+	assert_int_equal(pc.local_link_integrity_errors, 12);
+	assert_int_equal(pc.excessive_buffer_overruns, 13);
+	assert_int_equal(pc.vl15_dropped, 14);
+	assert_int_equal(pc.xmit_data, 0x01020304);
+	assert_int_equal(pc.rcv_data, 0xfffffffeu);
+	assert_int_equal(pc.xmit_pkts, 17);
+	assert_int_equal(pc.rcv_pkts, 18);
+	assert_int_equal(pc.xmit_wait, 19);
+	assert_int_equal(pm_counters_decode(port_counters, 63, &pc), -1);
+}
+
+static void port_select_lands_in_octet_1(void **state)
+{
+	uint8_t d[IB_PC_DATA_SZ];
+
+	(void)state;
+	pm_port_select(d, sizeof(d), IB_GSI_PORT_COUNTERS, 7);
+	assert_int_equal(d[1], 7);
+	pm_port_select(d, sizeof(d), IB_GSI_PORT_COUNTERS_EXT, 9);
+	assert_int_equal(d[1], 9);
+}
+
+static struct pm_counters counters(uint32_t xmit_data, uint32_t symbol_errors)
+{
+	struct pm_counters pc;
+
+	memset(&pc, 0, sizeof(pc));
+	pc.xmit_data = xmit_data;
+	pc.symbol_errors = symbol_errors;
+	return pc;
+}
+
+static void accumulates_32_bit_counters(void **state)
+{
+	struct pm_port_state st;
+	struct pm_counters pc;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	pc = counters(100, 0);
+	pm_port_update(&st, &pc, NULL, 1000);
+	assert_int_equal(st.xmit_data, 100);
+	assert_int_equal(st.discontinuity, 1000);
+	assert_false(st.extended);
+	pc = counters(0xffffffffu, 0); /* filled up and stopped */
+	pm_port_update(&st, &pc, NULL, 1010);
+	assert_true(st.xmit_data == 0xffffffffull);
+	assert_int_equal(st.discontinuity, 1000);
+	pc = counters(50, 0); /* cleared by someone, then 50 more */
+	pm_port_update(&st, &pc, NULL, 1020);
+	assert_true(st.xmit_data == 0xffffffffull + 50);
+	assert_int_equal(st.discontinuity, 1020);
+	assert_int_equal(st.last_read, 1020);
+}
+
+static void error_counter_going_down_is_a_discontinuity(void **state)
+{
+	struct pm_port_state st;
+	struct pm_counters pc;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	pc = counters(10, 5);
+	pm_port_update(&st, &pc, NULL, 1);
+	pc = counters(20, 5);
+	pm_port_update(&st, &pc, NULL, 2);
+	assert_int_equal(st.discontinuity, 1);
+	pc = counters(30, 0);
+	pm_port_update(&st, &pc, NULL, 3);
+	assert_int_equal(st.discontinuity, 3);
+	assert_int_equal(st.xmit_data, 30);
+}
+
+static void extended_counters_are_taken_as_read(void **state)
+{
+	struct pm_port_state st;
+	struct pm_counters pc = counters(1, 0);
+	struct pm_counters_ext ext;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	memset(&ext, 0, sizeof(ext));
+	ext.xmit_data = 123456789012ull;
+	ext.rcv_pkts = 7;
+	pm_port_update(&st, &pc, &ext, 5);
+	assert_true(st.extended);
+	assert_true(st.xmit_data == 123456789012ull);
+	assert_int_equal(st.rcv_pkts, 7);
+	ext.xmit_data = 10; /* cleared */
+	pm_port_update(&st, &pc, &ext, 6);
+	assert_int_equal(st.discontinuity, 6);
+	assert_int_equal(st.xmit_data, 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(decodes_port_counters),
+		cmocka_unit_test(port_select_lands_in_octet_1),
+		cmocka_unit_test(accumulates_32_bit_counters),
+		cmocka_unit_test(error_counter_going_down_is_a_discontinuity),
+		cmocka_unit_test(extended_counters_are_taken_as_read),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
