@@ -71,6 +71,9 @@ static int cache_value(const void *row, unsigned column, netsnmp_variable_list *
 		return 0;
 	case 5: mib_set_unsigned(vb, ASN_COUNTER, g->attempts); return 0;
 	case 6: mib_set_int(vb, g->last_failed ? 2 : 1); return 0;
+	case 7:
+		mib_set_unsigned(vb, ASN_UNSIGNED, (unsigned long)(g->last_duration * 1000 + 0.5));
+		return 0;
 	default: return -1;
 	}
 }
@@ -90,7 +93,7 @@ static struct mib_scalars stats_scalars = {
 
 static struct mib_table cache_table = {
 	.name = "ibsnmpdCacheTable", .table_oid = cache_table_oid,
-	.table_oid_len = OID_LENGTH(cache_table_oid), .first_column = 2, .last_column = 6,
+	.table_oid_len = OID_LENGTH(cache_table_oid), .first_column = 2, .last_column = 7,
 	.rows = cache_rows, .value = cache_value,
 };
 

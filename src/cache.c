@@ -13,6 +13,14 @@ static time_t now_s(void)
 	return t.tv_sec;
 }
 
+static double now_frac(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
 static void kick(unsigned reg, void *arg)
 {
 	struct cache_group *g = arg;
@@ -21,6 +29,7 @@ static void kick(unsigned reg, void *arg)
 	if (g->refreshing)
 		return;
 	g->refreshing = true;
+	g->started_at = now_frac();
 	DEBUGMSGTL(("ibsnmpd:cache", "refreshing %s\n", g->name));
 	g->refresh(g);
 }
@@ -62,6 +71,7 @@ void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 {
 	g->refreshing = false;
 	g->attempts++;
+	g->last_duration = now_frac() - g->started_at;
 	if (fresh) {
 		void *old = g->snapshot;
 

@@ -26,6 +26,8 @@ struct cache_group {
 	unsigned alarm;
 	bool last_failed;     /* to log a failure once, not at every lifetime */
 	bool noted;           /* likewise for a note on a published snapshot */
+	double started_at;    /* monotonic seconds when the running refresh began */
+	double last_duration; /* seconds the last finished refresh took */
 };
 
 void cache_group_start(struct cache_group *g);

@@ -156,3 +156,57 @@ def test_a_node_dropping_mads_goes_stale_and_the_others_stay_fresh(bed):
     finally:
         bed.simfabric("sim", 'Error "hca3"[1] 0')
     assert wait_for(lambda: pm_table(bed)[(hca3, 1)][25] == "2")
+
+
+IQE_NAMES = {9: "SymbolErrorCounter", 10: "LinkErrorRecoveryCounter", 11: "LinkDownedCounter",
+             12: "PortRcvErrors", 13: "PortRcvRemotePhysicalErrors",
+             14: "PortRcvSwitchRelayErrors", 15: "PortXmitDiscards",
+             16: "PortXmitConstraintErrors", 17: "PortRcvConstraintErrors",
+             18: "LocalLinkIntegrityErrors", 19: "ExcessiveBufferOverrunErrors",
+             20: "VL15Dropped"}
+
+
+def ibqueryerrors(bed):
+    """{(node description, port): {counter: value}} and the ports checked."""
+    # ibqueryerrors exits 1 when it found errors, which is what this test makes
+    text = bed.run_on_node("ibqueryerrors", ok_codes=(0, 1))
+    res, node = {}, None
+    for line in text.splitlines():
+        m = re.match(r'^Errors for .*"([^"]+)"$', line)
+        if m:
+            node = m.group(1)
+            continue
+        m = re.match(r"^\s+GUID 0x[0-9a-f]+ port (\d+): \[(.*)\]$", line)
+        if m and node:
+            res[(node, int(m.group(1)))] = {
+                k: int(v) for k, v in re.findall(r"(\w+) == (\d+)", m.group(2))}
+    checked = int(re.search(r"(\d+) ports checked", text).group(1))
+    return res, checked
+
+
+def test_fat_tree_every_port_against_ibqueryerrors():
+    """612 nodes, 1,872 ports: every port has a row, and the error counters
+    set on ports all over the fabric read as ibqueryerrors reads them."""
+    bed = start_testbed(topology="fattree-612.net", node="h1-1", extra_conf=QUICK)
+    try:
+        settings = [("leaf3", 7, "SymbolErrorCounter", 111), ("spine2", 24, "PortRcvErrors", 222),
+                    ("h2-5", 1, "LinkDownedCounter", 200), ("leaf24", 36, "PortXmitDiscards", 333),
+                    ("h24-24", 1, "SymbolErrorCounter", 4444), ("spine12", 1,
+                                                                "LinkErrorRecoveryCounter", 250)]
+        for node, port, counter, value in settings:
+            bed.simfabric("sim", 'PerformanceSet "%s"[%d] PortCounters.%s=%d'
+                          % (node, port, counter, value))
+        rows = read_after(bed, int(time.time()))
+        theirs, checked = ibqueryerrors(bed)
+        assert len(rows) == checked == 1872
+        ours = {}
+        for (guid, port), r in rows.items():
+            ours[(r[3].strip('"'), port)] = {IQE_NAMES[c]: int(r[c]) for c in IQE_NAMES}
+        for node, port, counter, value in settings:
+            assert theirs[(node, port)][counter] == value
+        for key, counters in theirs.items():
+            for name, value in counters.items():
+                if name in ours[key]:
+                    assert ours[key][name] == value, (key, name)
+    finally:
+        stop_testbed(bed)

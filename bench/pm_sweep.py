@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Benchmark: one sweep of every port's counters, ibsnmpd against its peers.
+
+All in one run on tests/topologies/fattree-612.net (612 nodes, 1,872 ports):
+- ibsnmpd's sweep time (ibsnmpdCacheLastDuration of the pmCounters group,
+  from the first MAD to the last answer), for several sweeps;
+- `ibqueryerrors` over all ports, timed as a process, same fabric;
+- a loop of `perfquery LID PORT` processes over the first N ports;
+- then an snmpbulkwalk of ibsnmpdPmPortTable through snmpd: varbinds/s,
+  MADs sent during the walk, ibsnmpd's resident memory.
+Prints the ratios; the aim is a sweep in at most half of ibqueryerrors' time.
+
+Usage: bench/pm_sweep.py [--sweeps 5] [--perfquery-ports 100] [--outstanding 16]
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SIMFABRIC = os.path.join(TOP, "scripts", "simfabric")
+TOPOLOGY = os.path.join(TOP, "tests", "topologies", "fattree-612.net")
+STATS = ".1.3.6.1.4.1.8072.9999.9999.117.1.1"
+PM_GROUP_INDEX = 14  # cache_group_name order: pmCounters
+PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"
+
+
+def env():
+    return dict(os.environ, MIBS="")
+
+
+def snmpget(target, oid):
+    out = subprocess.run(["snmpget", "-v2c", "-c", "public", "-Oqv", target, oid],
+                         capture_output=True, text=True, env=env())
+    return int(out.stdout.split()[-1])
+
+
+def timed(cmd):
+    started = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env())
+    return time.perf_counter() - started, out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sweeps", type=int, default=5)
+    ap.add_argument("--perfquery-ports", type=int, default=100)
+    ap.add_argument("--outstanding", type=int, default=16)
+    args = ap.parse_args()
+
+    directory = tempfile.mkdtemp(prefix="ibsnmpd-bench.")
+    conf = ["madMaxOutstanding %d" % args.outstanding, "cacheLifetime pmCounters 2"]
+    conf += ["cacheLifetime %s 3600" % g for g in (
+        "nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "slToVlTable",
+        "vlArbTable", "linearForwarding", "multicastForwarding", "randomForwarding", "smInfo",
+        "vendorDiag", "ledInfo")]
+    cmd = [SIMFABRIC, "up", "--dir", directory, "--topology", TOPOLOGY, "--node", "h1-1"]
+    for line in conf:
+        cmd += ["--conf-extra", line]
+    up = subprocess.run(cmd, capture_output=True, text=True, env=env())
+    if up.returncode != 0:
+        subprocess.run([SIMFABRIC, "down", "--dir", directory])
+        sys.exit("simfabric up failed:\n" + up.stdout + up.stderr)
+    target = dict(l.split("=", 1) for l in up.stdout.splitlines() if "=" in l)["SNMP_TARGET"]
+    run = [SIMFABRIC, "run", "--dir", directory, "--"]
+    duration = "%s.6.1.7.%d" % (STATS, PM_GROUP_INDEX)
+    refreshes = "%s.6.1.5.%d" % (STATS, PM_GROUP_INDEX)
+    try:
+        # ibsnmpd: wait for the sweeps that follow discovery, record each
+        sweeps = []
+        seen = snmpget(target, refreshes)
+        while len(sweeps) < args.sweeps:
+            time.sleep(0.2)
+            n = snmpget(target, refreshes)
+            if n > seen:
+                seen = n
+                sweeps.append(snmpget(target, duration) / 1000.0)
+        walk_rows = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", target,
+                                    PM_TABLE + ".1.9"], capture_output=True, text=True,
+                                   env=env()).stdout.count("\n")
+
+        # ibqueryerrors over all ports, same fabric, same run
+        iqe = []
+        for _ in range(3):
+            t, out = timed(run + ["ibqueryerrors"])
+            iqe.append(t)
+        m = re.search(r"(\d+) ports checked", out.stdout + out.stderr)
+        iqe_ports = int(m.group(1)) if m else -1
+
+        # perfquery, one process per port
+        lids = []
+        disc = subprocess.run(run + ["ibnetdiscover", "-p"], capture_output=True, text=True,
+                              env=env()).stdout
+        for line in disc.splitlines():
+            f = line.split()
+            if len(f) > 3 and f[0] in ("SW", "CA"):
+                lids.append((f[1], f[2]))
+            if len(lids) >= args.perfquery_ports:
+                break
+        started = time.perf_counter()
+        for lid, port in lids:
+            subprocess.run(run + ["perfquery", lid, port], capture_output=True, env=env())
+        pq = time.perf_counter() - started
+
+        # the 64-bit table through snmpd, cached: stop the 2 s sweeps first
+        # (SIGHUP re-reads the configuration)
+        with open(os.path.join(directory, "ibsnmpd.pid")) as f:
+            pid = f.read().strip()
+        conf_path = os.path.join(directory, "ibsnmpd.conf")
+        with open(conf_path) as f:
+            text = f.read().replace("cacheLifetime pmCounters 2", "cacheLifetime pmCounters 3600")
+        with open(conf_path, "w") as f:
+            f.write(text)
+        os.kill(int(pid), 1)
+        time.sleep(1)
+        before = snmpget(target, STATS + ".1.0")
+        t, out = timed(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-Cr50", target,
+                        PM_TABLE])
+        after = snmpget(target, STATS + ".1.0")
+        varbinds = out.stdout.count("\n")
+        rss = 0
+        with open("/proc/%s/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    rss = int(line.split()[1])
+    finally:
+        subprocess.run([SIMFABRIC, "down", "--dir", directory], capture_output=True)
+
+    sweep = statistics.median(sweeps)
+    iq = statistics.median(iqe)
+    print("fabric: %s; ports in ibsnmpd's table: %d; ibqueryerrors checked %d ports"
+          % (os.path.basename(TOPOLOGY), walk_rows, iqe_ports))
+    print("ibsnmpd sweep (PortCounters/Extended of every port, %d MADs in flight): "
+          "median %.3f s of %d sweeps (%s)" % (args.outstanding, sweep, len(sweeps),
+                                               ", ".join("%.3f" % s for s in sweeps)))
+    print("ibqueryerrors, all ports: median %.3f s of 3 runs" % iq)
+    print("perfquery loop: %d ports in %.3f s = %.1f ms/port; extrapolated to %d ports: %.1f s"
+          % (len(lids), pq, pq / max(len(lids), 1) * 1000, walk_rows,
+             pq / max(len(lids), 1) * walk_rows))
+    print("ratio ibsnmpd sweep / ibqueryerrors: %.2f (aim <= 0.5)" % (sweep / iq))
+    print("ratio ibsnmpd sweep / perfquery loop (extrapolated): %.3f"
+          % (sweep / (pq / max(len(lids), 1) * walk_rows)))
+    print("snmpbulkwalk of ibsnmpdPmPortTable: %d varbinds in %.3f s = %.0f varbinds/s; "
+          "MADs sent during the cached walk: %d (aim 0); ibsnmpd RSS %d KiB"
+          % (varbinds, t, varbinds / t, after - before, rss))
+
+
+if __name__ == "__main__":
+    main()
