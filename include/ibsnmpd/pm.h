@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "ibsnmpd/cache.h"
@@ -64,6 +65,9 @@ struct pm_fabric {
 };
 
 void pm_fabric_free(struct pm_fabric *f);
+/* Parses ibsnmpd-discover's output; NULL (reason in err) if it is not whole
+ * and well-formed. Pure; unit-tested. */
+struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_t errlen);
 void pm_fabric_put(struct pm_fabric *f);
 
 /* ---- counters of one port, kept across sweeps ---- */
@@ -108,8 +112,12 @@ struct pm_subnet {
 	int port_num;
 	unsigned discovery_interval_s;
 	unsigned discovery_alarm;
-	bool discovering;
-	int pipe_r, pipe_w;
+	/* the running discovery: helper process, its stdout, what it said so far */
+	pid_t discover_pid;
+	int discover_fd;
+	char *discover_out;
+	size_t discover_len, discover_cap;
+	char helper[4096];
 };
 
 int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num);

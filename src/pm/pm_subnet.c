@@ -1,9 +1,8 @@
 /* The subnet's performance counters: discovery and sweeps.
  *
- * Discovery uses libibnetdisc, whose ibnd_discover_fabric() blocks for as
- * long as the fabric takes to answer; it runs in a worker thread that calls
- * no net-snmp function and hands a plain copy of the fabric back through a
- * pipe watched by the main loop.
+ * Discovery uses libibnetdisc, in the helper process ibsnmpd-discover
+ * (discover_main.c, which says why); its output is read from a pipe watched
+ * by the main loop and parsed by pm_fabric_parse().
  *
  * A sweep sends ClassPortInfo (once per node, to learn whether the node has
  * 64-bit counters) and PortCounters / PortCountersExtended for every port,
@@ -12,14 +11,14 @@
  * stale and keep their last values. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <infiniband/ibnetdisc.h>
 
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
@@ -32,15 +31,6 @@ static double now_mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
-void pm_fabric_free(struct pm_fabric *f)
-{
-	if (!f)
-		return;
-	free(f->nodes);
-	free(f->ports);
-	free(f);
 }
 
 /* A fabric is shared by pm_subnet (the latest discovery) and by every
@@ -59,161 +49,44 @@ void pm_fabric_put(struct pm_fabric *f)
 		pm_fabric_free(f);
 }
 
-/* ---- discovery (worker thread) --------------------------------------------- */
+/* ---- discovery (helper process) ------------------------------------------- */
 
-struct discovery_job {
-	char ca_name[64];
-	int port_num;
-	unsigned timeout_ms, retries;
-	int pipe_w;
-};
-
-static int port_ref_cmp_guid(const void *a, const void *b, const struct pm_node *nodes)
-{
-	const struct pm_port_ref *x = a, *y = b;
-	uint64_t gx = nodes[x->node].guid, gy = nodes[y->node].guid;
-
-	if (gx != gy)
-		return gx < gy ? -1 : 1;
-	return x->port < y->port ? -1 : x->port > y->port;
-}
-
-static const struct pm_node *sort_nodes; /* qsort has no context argument */
-
-static int port_ref_cmp(const void *a, const void *b)
-{
-	return port_ref_cmp_guid(a, b, sort_nodes);
-}
-
-struct copy_ctx {
-	struct pm_fabric *f;
-	size_t cap_nodes, cap_ports;
-	int failed;
-};
-
-static void copy_node(ibnd_node_t *n, void *user)
-{
-	struct copy_ctx *c = user;
-	struct pm_fabric *f = c->f;
-	struct pm_node *pn;
-	unsigned node_lid = 0;
-
-	if (c->failed)
-		return;
-	if (f->n_nodes == c->cap_nodes) {
-		size_t cap = c->cap_nodes ? 2 * c->cap_nodes : 256;
-		void *p = realloc(f->nodes, cap * sizeof(*f->nodes));
-
-		if (!p) {
-			c->failed = 1;
-			return;
-		}
-		f->nodes = p;
-		c->cap_nodes = cap;
-	}
-	pn = &f->nodes[f->n_nodes];
-	memset(pn, 0, sizeof(*pn));
-	pn->guid = n->guid;
-	pn->type = (unsigned)n->type;
-	pn->num_ports = (unsigned)n->numports;
-	snprintf(pn->desc, sizeof(pn->desc), "%.64s", n->nodedesc);
-	if (n->type == IB_NODE_SWITCH && n->ports && n->ports[0])
-		node_lid = n->ports[0]->base_lid;
-	for (int p = 1; p <= n->numports; p++) {
-		ibnd_port_t *port = n->ports ? n->ports[p] : NULL;
-		struct pm_port_ref *r;
-
-		if (!port)
-			continue;
-		if (f->n_ports == c->cap_ports) {
-			size_t cap = c->cap_ports ? 2 * c->cap_ports : 1024;
-			void *q = realloc(f->ports, cap * sizeof(*f->ports));
-
-			if (!q) {
-				c->failed = 1;
-				return;
-			}
-			f->ports = q;
-			c->cap_ports = cap;
-		}
-		r = &f->ports[f->n_ports];
-		r->node = f->n_nodes;
-		r->port = (unsigned)p;
-		/* a switch's PMA answers at the switch's LID (port 0) for every port;
-		 * a CA port's at its own LID */
-		r->lid = n->type == IB_NODE_SWITCH ? node_lid : port->base_lid;
-		if (!r->lid)
-			continue; /* no LID: not reachable by PerfMgt MADs */
-		if (!node_lid)
-			node_lid = r->lid;
-		f->n_ports++;
-	}
-	pn->lid = node_lid;
-	f->n_nodes++;
-}
-
-static void *discovery_main(void *arg)
-{
-	struct discovery_job *job = arg;
-	ibnd_config_t cfg;
-	ibnd_fabric_t *fabric;
-	struct pm_fabric *f = calloc(1, sizeof(*f));
-	double started = now_mono();
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.max_smps = 16;
-	cfg.timeout_ms = job->timeout_ms;
-	cfg.retries = job->retries;
-	fabric = f ? ibnd_discover_fabric(job->ca_name, job->port_num, NULL, &cfg) : NULL;
-	if (fabric) {
-		struct copy_ctx c = {.f = f};
-
-		ibnd_iter_nodes(fabric, copy_node, &c);
-		ibnd_destroy_fabric(fabric);
-		if (c.failed) {
-			pm_fabric_free(f);
-			f = NULL;
-		} else {
-			sort_nodes = f->nodes;
-			qsort(f->ports, f->n_ports, sizeof(*f->ports), port_ref_cmp);
-			sort_nodes = NULL;
-		}
-	} else {
-		pm_fabric_free(f);
-		f = NULL;
-	}
-	if (f)
-		f->seconds = now_mono() - started;
-	/* the pointer itself goes through the pipe; NULL means failure */
-	if (write(job->pipe_w, &f, sizeof(f)) != (ssize_t)sizeof(f))
-		pm_fabric_free(f);
-	free(job);
-	return NULL;
-}
+static void discovery_output(int fd, void *arg);
 
 static void start_discovery(struct pm_subnet *pm)
 {
-	struct discovery_job *job;
-	pthread_t t;
+	char port[16], timeout[16], retries[16];
+	char *argv[] = {pm->helper, pm->ca_name, port, timeout, retries, NULL};
+	posix_spawn_file_actions_t fa;
+	int fds[2];
+	pid_t pid;
 
-	if (pm->discovering)
-		return;
-	job = calloc(1, sizeof(*job));
-	if (!job)
-		return;
-	snprintf(job->ca_name, sizeof(job->ca_name), "%s", pm->ca_name);
-	job->port_num = pm->port_num;
-	job->timeout_ms = ibsnmpd_cfg.mad_timeout_ms;
-	job->retries = ibsnmpd_cfg.mad_retries;
-	job->pipe_w = pm->pipe_w;
-	if (pthread_create(&t, NULL, discovery_main, job)) {
-		free(job);
-		snmp_log(LOG_ERR, "cannot start the discovery thread\n");
+	if (pm->discover_pid)
+		return; /* one at a time */
+	snprintf(port, sizeof(port), "%d", pm->port_num);
+	snprintf(timeout, sizeof(timeout), "%u", ibsnmpd_cfg.mad_timeout_ms);
+	snprintf(retries, sizeof(retries), "%u", ibsnmpd_cfg.mad_retries);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snmp_log(LOG_ERR, "discovery: pipe: %s\n", strerror(errno));
 		return;
 	}
-	pthread_detach(t);
-	pm->discovering = true;
-	DEBUGMSGTL(("ibsnmpd:pm", "discovery started\n"));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	if (posix_spawn(&pid, pm->helper, &fa, NULL, argv, environ)) {
+		snmp_log(LOG_ERR, "discovery: cannot run %s: %s\n", pm->helper, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		posix_spawn_file_actions_destroy(&fa);
+		return;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	pm->discover_pid = pid;
+	pm->discover_fd = fds[0];
+	pm->discover_len = 0;
+	register_readfd(fds[0], discovery_output, pm);
+	DEBUGMSGTL(("ibsnmpd:pm", "discovery started (pid %ld)\n", (long)pid));
 }
 
 static void on_discovery_alarm(unsigned reg, void *arg)
@@ -227,16 +100,45 @@ void pm_subnet_rediscover(struct pm_subnet *pm)
 	start_discovery(pm);
 }
 
-static void on_discovery_done(int fd, void *arg)
+/* Collects the helper's output; at its end, parses it and starts a sweep. */
+static void discovery_output(int fd, void *arg)
 {
 	struct pm_subnet *pm = arg;
-	struct pm_fabric *f = NULL;
+	struct pm_fabric *f;
+	char err[160];
+	int status = 0;
 
-	if (read(fd, &f, sizeof(f)) != (ssize_t)sizeof(f))
-		return;
-	pm->discovering = false;
-	if (!f) {
-		snmp_log(LOG_WARNING, "subnet discovery failed; keeping the previous node list\n");
+	for (;;) {
+		ssize_t n;
+
+		if (pm->discover_cap - pm->discover_len < 4096) {
+			size_t cap = pm->discover_cap ? pm->discover_cap * 2 : 65536;
+			char *p = realloc(pm->discover_out, cap);
+
+			if (!p)
+				break;
+			pm->discover_out = p;
+			pm->discover_cap = cap;
+		}
+		n = read(fd, pm->discover_out + pm->discover_len, pm->discover_cap - pm->discover_len);
+		if (n > 0) {
+			pm->discover_len += (size_t)n;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return; /* more later */
+		break;  /* end of output (or an error): the helper is done */
+	}
+	unregister_readfd(fd);
+	close(fd);
+	/* it closed its output at exit: reaping it does not wait */
+	waitpid(pm->discover_pid, &status, 0);
+	pm->discover_pid = 0;
+	f = pm_fabric_parse(pm->discover_out, pm->discover_len, err, sizeof(err));
+	if (!f || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snmp_log(LOG_WARNING, "subnet discovery failed (%s); keeping the previous node list\n",
+			 f ? "the helper failed" : err);
+		pm_fabric_free(f);
 		return;
 	}
 	DEBUGMSGTL(("ibsnmpd:pm", "discovered %zu nodes, %zu ports in %.3f s\n", f->n_nodes,
@@ -525,20 +427,40 @@ void pm_subnet_apply_config(struct pm_subnet *pm)
 	}
 }
 
+/* The helper lives beside the daemon's binary (build tree, or the install's
+ * sbin), else in IBSNMPD_LIBEXECDIR. */
+static void find_helper(struct pm_subnet *pm)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(pm->helper, sizeof(pm->helper), "%.4000s/ibsnmpd-discover", self);
+			if (access(pm->helper, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(pm->helper, sizeof(pm->helper), "%s/ibsnmpd-discover", IBSNMPD_LIBEXECDIR);
+}
+
 int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num)
 {
-	int fds[2];
-
 	memset(pm, 0, sizeof(*pm));
 	snprintf(pm->ca_name, sizeof(pm->ca_name), "%s", ca_name);
 	pm->port_num = port_num;
-	if (pipe(fds) < 0)
+	pm->discover_fd = -1;
+	find_helper(pm);
+	if (access(pm->helper, X_OK)) {
+		snmp_log(LOG_ERR, "cannot run the discovery helper %s: %s\n", pm->helper,
+			 strerror(errno));
 		return -1;
-	pm->pipe_r = fds[0];
-	pm->pipe_w = fds[1];
-	fcntl(pm->pipe_r, F_SETFD, FD_CLOEXEC);
-	fcntl(pm->pipe_w, F_SETFD, FD_CLOEXEC);
-	register_readfd(pm->pipe_r, on_discovery_done, pm);
+	}
 	pm->sweep.name = "PM counters sweep";
 	pm->sweep.refresh = sweep_start;
 	pm->sweep.free_snapshot = pm_snapshot_free;
@@ -555,11 +477,15 @@ void pm_subnet_stop(struct pm_subnet *pm)
 		snmp_alarm_unregister(pm->discovery_alarm);
 	pm->discovery_alarm = 0;
 	cache_group_stop(&pm->sweep);
-	unregister_readfd(pm->pipe_r);
-	/* a discovery still running writes into a pipe nobody reads: it ends
-	 * with the process; the write end stays open so that it never fails on
-	 * a closed descriptor number reused by something else */
-	close(pm->pipe_r);
+	if (pm->discover_pid) {
+		unregister_readfd(pm->discover_fd);
+		close(pm->discover_fd);
+		kill(pm->discover_pid, SIGTERM);
+		waitpid(pm->discover_pid, NULL, 0);
+		pm->discover_pid = 0;
+	}
+	free(pm->discover_out);
+	pm->discover_out = NULL;
 	pm_fabric_put(pm->fabric);
 	pm->fabric = NULL;
 }

@@ -132,6 +132,55 @@ static void extended_counters_are_taken_as_read(void **state)
 	assert_int_equal(st.xmit_data, 10);
 }
 
+static void parses_discovery_output(void **state)
+{
+	static const char out[] =
+		"port 0000000000200000 2 1\n"
+		"port 0000000000200000 1 1\n"
+		"node 0000000000200000 2 8 1 sw1 spine, rack 4\n"
+		"port 0000000000100002 1 3\n"
+		"node 0000000000100002 1 1 3 hca2\n"
+		"done 0.012\n";
+	char err[160];
+	struct pm_fabric *f = pm_fabric_parse(out, sizeof(out) - 1, err, sizeof(err));
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(f->n_nodes, 2);
+	assert_int_equal(f->n_ports, 3);
+	/* sorted by node GUID, then port */
+	assert_true(f->nodes[f->ports[0].node].guid == 0x100002);
+	assert_int_equal(f->ports[1].port, 1);
+	assert_int_equal(f->ports[2].port, 2);
+	assert_int_equal(f->ports[2].lid, 1);
+	assert_string_equal(f->nodes[1].desc, "sw1 spine, rack 4");
+	assert_int_equal(f->nodes[1].type, 2);
+	pm_fabric_free(f);
+}
+
+static void refuses_bad_discovery_output(void **state)
+{
+	static const char *const bad[] = {
+		"node 0000000000200000 2 8 1 sw1\n",                       /* no done line */
+		"node 0000000000200000 2 8 1 sw1\ndone 1",                 /* cut mid-line */
+		"port 0000000000200000 1 1\ndone 0.1\n",                  /* unknown node */
+		"node 00000000002 2 8 1 a\nnode 00000000002 2 8 1 b\ndone 1\n", /* twice */
+		"node zz 2 8 1 a\ndone 1\n",                             /* not a GUID */
+		"node 0000000000200000 9 8 1 a\ndone 1\n",                /* bad node type */
+		"port 0000000000200000 0 1\nnode 0000000000200000 2 8 1 a\ndone 1\n", /* port 0 */
+		"port 0000000000200000 1 1 extra\nnode 0000000000200000 2 8 1 a\ndone 1\n",
+		"hello\ndone 1\n",
+	};
+	char err[160];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_null(pm_fabric_parse(bad[i], strlen(bad[i]), err, sizeof(err)));
+		assert_true(err[0] != '\0');
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +189,8 @@ int main(void)
 		cmocka_unit_test(accumulates_32_bit_counters),
 		cmocka_unit_test(error_counter_going_down_is_a_discontinuity),
 		cmocka_unit_test(extended_counters_are_taken_as_read),
+		cmocka_unit_test(parses_discovery_output),
+		cmocka_unit_test(refuses_bad_discovery_output),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,79 @@
+/* ibsnmpd-discover: the subnet discovery ibsnmpd runs as a helper process.
+ *
+ * libibnetdisc's ibnd_discover_fabric() blocks while the fabric answers and
+ * opens a umad port of its own; in a process of its own it neither holds up
+ * the daemon's event loop nor shares a umad device with the daemon's MAD
+ * engine (which libumad2sim, used by the tests, cannot do), and a crash here
+ * costs one discovery, not the daemon.
+ *
+ * Usage: ibsnmpd-discover CA PORT TIMEOUT_MS RETRIES
+ * Output (stdout), read by pm_fabric_parse():
+ *   node GUID TYPE NUMPORTS LID DESCRIPTION...
+ *   port GUID PORTNUM LID
+ *   done SECONDS
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/ibnetdisc.h>
+
+static void print_node(ibnd_node_t *n, void *user)
+{
+	unsigned node_lid = 0;
+	char desc[IB_SMP_DATA_SIZE + 1];
+
+	(void)user;
+	if (n->type == IB_NODE_SWITCH && n->ports && n->ports[0])
+		node_lid = n->ports[0]->base_lid;
+	/* one line per field set: the description may hold any byte but NUL */
+	snprintf(desc, sizeof(desc), "%s", n->nodedesc);
+	for (char *c = desc; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	for (int p = 1; p <= n->numports; p++) {
+		ibnd_port_t *port = n->ports ? n->ports[p] : NULL;
+		unsigned lid;
+
+		if (!port)
+			continue;
+		/* a switch's PMA answers at the switch's LID for every port */
+		lid = n->type == IB_NODE_SWITCH ? node_lid : port->base_lid;
+		if (!lid)
+			continue;
+		if (!node_lid)
+			node_lid = lid;
+		printf("port %016llx %d %u\n", (unsigned long long)n->guid, p, lid);
+	}
+	printf("node %016llx %d %d %u %s\n", (unsigned long long)n->guid, n->type, n->numports,
+	       node_lid, desc);
+}
+
+int main(int argc, char **argv)
+{
+	ibnd_config_t cfg;
+	ibnd_fabric_t *fabric;
+	struct timespec a, b;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: %s CA PORT TIMEOUT_MS RETRIES\n", argv[0]);
+		return 2;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.max_smps = 16;
+	cfg.timeout_ms = (unsigned)atoi(argv[3]);
+	cfg.retries = (unsigned)atoi(argv[4]);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	fabric = ibnd_discover_fabric(argv[1], atoi(argv[2]), NULL, &cfg);
+	if (!fabric) {
+		fprintf(stderr, "ibsnmpd-discover: discovery from %s port %s failed\n", argv[1],
+			argv[2]);
+		return 1;
+	}
+	ibnd_iter_nodes(fabric, print_node, NULL);
+	ibnd_destroy_fabric(fabric);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("done %.6f\n", (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
