@@ -115,7 +115,8 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 		snprintf(err, errlen, "output ends without its 'done' line");
 		goto bad;
 	}
-	qsort(f->nodes, f->n_nodes, sizeof(*f->nodes), node_cmp);
+	if (f->n_nodes > 1)
+		qsort(f->nodes, f->n_nodes, sizeof(*f->nodes), node_cmp);
 	for (size_t i = 1; i < f->n_nodes; i++) {
 		if (f->nodes[i].guid == f->nodes[i - 1].guid) {
 			snprintf(err, errlen, "node %016llx listed twice",
@@ -123,13 +124,15 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 			goto bad;
 		}
 	}
-	qsort(pl, n_pl, sizeof(*pl), port_line_cmp);
+	if (n_pl > 1)
+		qsort(pl, n_pl, sizeof(*pl), port_line_cmp);
 	f->ports = calloc(n_pl ? n_pl : 1, sizeof(*f->ports));
 	if (!f->ports)
 		goto oom;
 	for (size_t i = 0; i < n_pl; i++) {
 		struct pm_node key = {.guid = pl[i].guid};
-		struct pm_node *nd = bsearch(&key, f->nodes, f->n_nodes, sizeof(key), node_cmp);
+		struct pm_node *nd = f->n_nodes ? bsearch(&key, f->nodes, f->n_nodes, sizeof(key),
+							  node_cmp) : NULL;
 
 		if (!nd) {
 			snprintf(err, errlen, "port %u of unknown node %016llx", pl[i].port,
