@@ -142,14 +142,32 @@ static void table_getnext(const struct mib_table *t, const struct mib_rows *rows
 	snmp_set_var_typed_value(vb, ASN_NULL, NULL, 0);
 }
 
+const struct mib_row *mib_table_find_row(const struct mib_table *t, const struct mib_rows *rows,
+					 const oid *name, size_t name_len, unsigned *column)
+{
+	size_t base = t->table_oid_len, i;
+
+	if (!rows || name_len < base + 3 || name[base] != 1)
+		return NULL;
+	*column = (unsigned)name[base + 1];
+	i = mib_rows_search(rows, name + base + 2, name_len - base - 2, 0);
+	if (i >= rows->count ||
+	    mib_index_compare(rows->rows[i].index, rows->rows[i].index_len, name + base + 2,
+			      name_len - base - 2))
+		return NULL;
+	return &rows->rows[i];
+}
+
 static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
 			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
-	const struct mib_table *t = handler->myvoid;
+	struct mib_table *t = handler->myvoid;
 	const void *snap = NULL;
-	const struct mib_rows *rows = t->rows(t->ctx, &snap);
+	const struct mib_rows *rows;
 
-	(void)reg;
+	if (reqinfo->mode != MODE_GET && reqinfo->mode != MODE_GETNEXT && t->set)
+		return t->set(t, handler, reg, reqinfo, requests);
+	rows = t->rows(t->ctx, &snap);
 	for (netsnmp_request_info *r = requests; r; r = r->next) {
 		if (r->processed)
 			continue;
@@ -176,7 +194,8 @@ int mib_table_register(struct mib_table *t)
 		return -1;
 	h->myvoid = t;
 	t->reg = netsnmp_handler_registration_create(t->name, h, t->table_oid, t->table_oid_len,
-						     HANDLER_CAN_RONLY | HANDLER_CAN_GETBULK);
+						     (t->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY) |
+							     HANDLER_CAN_GETBULK);
 	if (!t->reg || netsnmp_register_handler(t->reg) != MIB_REGISTERED_OK) {
 		snmp_log(LOG_ERR, "cannot register %s\n", t->name);
 		t->reg = NULL;

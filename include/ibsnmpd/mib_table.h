@@ -28,6 +28,12 @@ typedef int (*mib_value_fn)(const void *row_data, unsigned column, netsnmp_varia
 /* The rows of the current snapshot of the table, or NULL (no rows). */
 typedef const struct mib_rows *(*mib_rows_fn)(const void *ctx, const void **snapshot);
 
+struct mib_table;
+/* SET modes (RESERVE1 .. FREE) of a writable table; NULL: read-only. */
+typedef int (*mib_set_fn)(struct mib_table *t, netsnmp_mib_handler *handler,
+			  netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
+			  netsnmp_request_info *requests);
+
 struct mib_table {
 	const char *name;
 	const oid *table_oid; /* the table; the entry is table.1, columns table.1.N */
@@ -35,11 +41,15 @@ struct mib_table {
 	unsigned first_column, last_column;
 	mib_rows_fn rows;
 	mib_value_fn value;
+	mib_set_fn set;
 	const void *ctx;
 	netsnmp_handler_registration *reg;
 };
 
 int mib_table_register(struct mib_table *t);
+/* The row a table OID names (table.1.column.index), or NULL; *column set. */
+const struct mib_row *mib_table_find_row(const struct mib_table *t, const struct mib_rows *rows,
+					 const oid *name, size_t name_len, unsigned *column);
 void mib_table_unregister(struct mib_table *t);
 
 /* Scalars ID.1 .. ID.last, all answered from one snapshot (NULL: none). */

@@ -92,12 +92,22 @@ struct pm_port_state {
 void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 		    const struct pm_counters_ext *ext, time_t now);
 
+/* One node of a snapshot, for IB-PM-MIB's per-node tables. */
+struct pm_node_row {
+	const struct pm_node *node;
+	unsigned capmask;      /* ClassPortInfo CapabilityMask */
+	bool capmask_known;    /* ClassPortInfo answered */
+	size_t first_port, n_ports; /* its ports in pm_snapshot.ports */
+};
+
 /* Snapshot of the pm group: the fabric and every port's state, sorted. */
 struct pm_snapshot {
 	struct pm_fabric *fabric;
 	size_t n;
 	struct pm_port_state *ports;
 	struct mib_rows rows; /* index: 8 octets of node GUID, port */
+	struct pm_node_row *nodes;
+	struct mib_rows node_rows; /* index: 8 octets of node GUID */
 	double sweep_seconds;
 	size_t stale_ports;
 };
@@ -118,7 +128,16 @@ struct pm_subnet {
 	char *discover_out;
 	size_t discover_len, discover_cap;
 	char helper[4096];
+	/* IB-PM-MIB PortSelect chosen by managers, per node GUID (sorted) */
+	struct pm_port_select { uint64_t guid; unsigned port; } *select;
+	size_t n_select, cap_select;
 };
+
+/* The port pmPortCountersTable shows for a node: what a manager set, else
+ * the node's first port. */
+unsigned pm_port_select_get(const struct pm_subnet *pm, const struct pm_node_row *row,
+			    const struct pm_snapshot *snap);
+int pm_port_select_set(struct pm_subnet *pm, uint64_t guid, unsigned port);
 
 int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num);
 void pm_subnet_stop(struct pm_subnet *pm);

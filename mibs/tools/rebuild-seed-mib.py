@@ -24,6 +24,12 @@ SEEDS = {
     "sma": {
         "module": "SMA-MIB",
         "page_break": r"\s*Expires December 2003 \[Page \d+\] Internet-Draft IPOVERIB SMA MIB June 2003\s*",
+        "year": "2003",
+    },
+    "pm": {
+        "module": "IB-PM-MIB",
+        "page_break": r"\s*Yang/Tsang Internet Draft- Expires May 2002 \d+ Infiniband Performance Management MIB Nov 2001\s*",
+        "year": "2001",
     },
 }
 
@@ -202,7 +208,7 @@ COPYRIGHT = """\
 -- {module}: rebuilt by ibsnmpd's mibs/tools/rebuild-seed-mib.py from the IETF
 -- Internet-Draft it was published in (see mibs/README.md for every change).
 --
--- Copyright (C) The Internet Society (2003). All Rights Reserved.
+-- Copyright (C) The Internet Society ({year}). All Rights Reserved.
 --
 -- This document and translations of it may be copied and furnished to
 -- others, and derivative works that comment on or otherwise explain it or
@@ -218,6 +224,9 @@ def main():
     cfg = SEEDS[which]
     text = open(path, encoding="utf-8", errors="replace").read()
     text = re.sub(cfg["page_break"], " ", text)
+    # Two characters mangled by the draft's conversion (non-ASCII is illegal
+    # in SMI strings): an apostrophe and a dash.
+    text = text.replace("\u00c6", "'").replace("\u00fb", "-")
     start = text.index(cfg["module"] + " DEFINITIONS ::= BEGIN")
     end = re.compile(r"\sEND\s").search(text, start).end()
     module = text[start:end]
@@ -232,7 +241,7 @@ def main():
         if old not in body:
             sys.exit("fix-up no longer applies: %r" % old)
         body = body.replace(old, new)
-    sys.stdout.write(COPYRIGHT.format(module=cfg["module"]) + "\n" + body)
+    sys.stdout.write(COPYRIGHT.format(module=cfg["module"], year=cfg["year"]) + "\n" + body)
 
 
 if __name__ == "__main__":

@@ -314,6 +314,8 @@ void pm_snapshot_free(void *p)
 		return;
 	free(s->ports);
 	free(s->rows.rows);
+	free(s->nodes);
+	free(s->node_rows.rows);
 	pm_fabric_put(s->fabric);
 	free(s);
 }
@@ -333,6 +335,33 @@ static void sweep_finish(struct sweep *sw)
 		r->data = &s->ports[i];
 		if (s->ports[i].stale)
 			s->stale_ports++;
+	}
+	/* per-node rows: fabric nodes and ports are both sorted by GUID */
+	s->nodes = calloc(s->fabric->n_nodes ? s->fabric->n_nodes : 1, sizeof(*s->nodes));
+	s->node_rows.rows = calloc(s->fabric->n_nodes ? s->fabric->n_nodes : 1,
+				   sizeof(struct mib_row));
+	if (s->nodes && s->node_rows.rows) {
+		size_t pi = 0;
+
+		for (size_t k = 0; k < s->fabric->n_nodes; k++) {
+			const struct pm_node *nd = &s->fabric->nodes[k];
+			struct pm_node_row *nr = &s->nodes[k];
+			struct mib_row *r = &s->node_rows.rows[s->node_rows.count++];
+
+			nr->node = nd;
+			nr->capmask = sw->node_capmask[k] & 0xffffu;
+			nr->capmask_known = sw->node_capmask[k] != 0;
+			while (pi < s->n && s->ports[pi].guid < nd->guid)
+				pi++;
+			nr->first_port = pi;
+			while (pi < s->n && s->ports[pi].guid == nd->guid)
+				pi++;
+			nr->n_ports = pi - nr->first_port;
+			for (int b = 0; b < 8; b++)
+				r->index[b] = (oid)(nd->guid >> (56 - 8 * b) & 0xff);
+			r->index_len = 8;
+			r->data = nr;
+		}
 	}
 	DEBUGMSGTL(("ibsnmpd:pm", "sweep of %zu ports done in %.3f s, %zu stale\n", s->n,
 		    s->sweep_seconds, s->stale_ports));
@@ -486,6 +515,52 @@ void pm_subnet_stop(struct pm_subnet *pm)
 	}
 	free(pm->discover_out);
 	pm->discover_out = NULL;
+	free(pm->select);
+	pm->select = NULL;
 	pm_fabric_put(pm->fabric);
 	pm->fabric = NULL;
+}
+
+static int select_cmp(const void *a, const void *b)
+{
+	const struct pm_port_select *x = a, *y = b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+unsigned pm_port_select_get(const struct pm_subnet *pm, const struct pm_node_row *row,
+			    const struct pm_snapshot *snap)
+{
+	struct pm_port_select key = {.guid = row->node->guid};
+	const struct pm_port_select *hit = pm->n_select ?
+		bsearch(&key, pm->select, pm->n_select, sizeof(key), select_cmp) : NULL;
+
+	if (hit)
+		return hit->port;
+	return row->n_ports ? snap->ports[row->first_port].port : 1;
+}
+
+int pm_port_select_set(struct pm_subnet *pm, uint64_t guid, unsigned port)
+{
+	struct pm_port_select key = {.guid = guid, .port = port};
+	struct pm_port_select *hit = pm->n_select ?
+		bsearch(&key, pm->select, pm->n_select, sizeof(key), select_cmp) : NULL;
+
+	if (hit) {
+		hit->port = port;
+		return 0;
+	}
+	if (pm->n_select == pm->cap_select) {
+		size_t cap = pm->cap_select ? 2 * pm->cap_select : 64;
+		void *p = realloc(pm->select, cap * sizeof(*pm->select));
+
+		if (!p)
+			return -1;
+		pm->select = p;
+		pm->cap_select = cap;
+	}
+	pm->select[pm->n_select++] = key;
+	if (pm->n_select > 1)
+		qsort(pm->select, pm->n_select, sizeof(key), select_cmp);
+	return 0;
 }

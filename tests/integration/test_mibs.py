@@ -21,7 +21,7 @@ def base_dir():
     return found[0]
 
 
-@pytest.mark.parametrize("module", ["IB-TC-MIB", "SMA-MIB", "IBSNMPD-MIB"])
+@pytest.mark.parametrize("module", ["IB-TC-MIB", "SMA-MIB", "IB-PM-MIB", "IBSNMPD-MIB"])
 def test_smilint_level_3_is_clean(module):
     # NET-SNMP-MIB (for IBSNMPD-MIB's arc) ships with Debian's libsnmp-base
     env = dict(os.environ, SMIPATH=":%s:/usr/share/snmp/mibs:%s" % (base_dir(), MIBS))
@@ -49,13 +49,25 @@ def test_snmptranslate_resolves_ibsnmpd_mib_objects():
                                   ".1.3.6.1.4.1.8072.9999.9999.117.1.2.1.1.6"]
 
 
-def test_sma_mib_is_the_rebuilt_seed():
-    """mibs/SMA-MIB.txt is what mibs/tools/rebuild-seed-mib.py makes of seed 000."""
-    seed = os.path.join(TOP, "..", "shared", "seeds", "000_482a3accf8b13ecd.txt")
+@pytest.mark.parametrize("which,seed,module", [
+    ("sma", "000_482a3accf8b13ecd.txt", "SMA-MIB"),
+    ("pm", "001_b31ca1058c403b60.txt", "IB-PM-MIB")])
+def test_mib_is_the_rebuilt_seed(which, seed, module):
+    """mibs/X.txt is what mibs/tools/rebuild-seed-mib.py makes of the seed."""
+    seed = os.path.join(TOP, "..", "shared", "seeds", seed)
     if not os.path.exists(seed):
-        pytest.skip("seed 000 is not beside this checkout")
-    out = subprocess.run(["python3", os.path.join(MIBS, "tools", "rebuild-seed-mib.py"), "sma",
+        pytest.skip("the seeds are not beside this checkout")
+    out = subprocess.run(["python3", os.path.join(MIBS, "tools", "rebuild-seed-mib.py"), which,
                           seed], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    with open(os.path.join(MIBS, "SMA-MIB.txt")) as f:
+    with open(os.path.join(MIBS, module + ".txt")) as f:
         assert f.read() == out.stdout
+
+
+def test_snmptranslate_resolves_ib_pm_mib_objects():
+    out = subprocess.run(["snmptranslate", "-M", "%s:%s" % (base_dir(), MIBS), "-m", "IB-PM-MIB",
+                          "-On", "IB-PM-MIB::pmPortCountersSymbolErrors",
+                          "IB-PM-MIB::pmClassPortInfoAllPortSelect"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [".1.3.6.1.3.117.1.4.1.3", ".1.3.6.1.3.117.1.1.1.2"]

@@ -210,3 +210,92 @@ def test_fat_tree_every_port_against_ibqueryerrors():
                     assert ours[key][name] == value, (key, name)
     finally:
         stop_testbed(bed)
+
+
+# ---- IB-PM-MIB (the draft's tables) ------------------------------------------
+
+DRAFT_COUNTERS = ".1.3.6.1.3.117.1.4.1"
+DRAFT_CPI = ".1.3.6.1.3.117.1.1.1"
+
+
+def guid_index(guid):
+    return ".".join(str(b) for b in guid.to_bytes(8, "big"))
+
+
+def snmpset(bed, *args):
+    return bed.snmp("snmpset", *args, community=bed.env["SNMP_RW_COMMUNITY"])
+
+
+def test_draft_counters_follow_port_select_and_match_perfquery(bed):
+    guids = node_guids(bed)
+    sw, sw_lid = guids["sw1"]
+    bed.simfabric("sim", 'PerformanceSet "sw1"[2] PortCounters.SymbolErrorCounter=21')
+    bed.simfabric("sim", 'PerformanceSet "sw1"[3] PortCounters.SymbolErrorCounter=31')
+    read_after(bed, int(time.time()))
+    idx = guid_index(sw)
+    for port, value in ((2, 21), (3, 31)):
+        out = snmpset(bed, "%s.2.%s" % (DRAFT_COUNTERS, idx), "i", str(port))
+        assert out.returncode == 0, out.stderr
+        got = bed.get("%s.3.%s" % (DRAFT_COUNTERS, idx), "%s.5.%s" % (DRAFT_COUNTERS, idx))
+        ref = fields(bed.run_on_node("perfquery", str(sw_lid), str(port)))
+        assert int(got["%s.3.%s" % (DRAFT_COUNTERS, idx)][1]) == int(ref["SymbolErrorCounter"]) \
+            == value
+        assert int(got["%s.5.%s" % (DRAFT_COUNTERS, idx)][1]) == int(ref["LinkDownedCounter"])
+    cpi = bed.get("%s.1.%s" % (DRAFT_CPI, idx), "%s.2.%s" % (DRAFT_CPI, idx), hex_strings=True)
+    assert cpi["%s.1.%s" % (DRAFT_CPI, idx)][1].replace(" ", "") == "%016X" % sw
+
+
+def test_set_to_zero_clears_the_counter_on_the_node(bed):
+    guids = node_guids(bed)
+    guid, lid = guids["hca1"]
+    bed.simfabric("sim", 'PerformanceSet "hca1"[1] PortCounters.PortRcvErrors=77')
+    rows = read_after(bed, int(time.time()))
+    before = int(rows[(guid, 1)][23])
+    assert int(rows[(guid, 1)][12]) == 77
+    time.sleep(1.1)
+    out = snmpset(bed, "%s.6.%s" % (DRAFT_COUNTERS, guid_index(guid)), "i", "0")
+    assert out.returncode == 0, out.stderr
+    assert int(fields(bed.run_on_node("perfquery", str(lid), "1"))["PortRcvErrors"]) == 0
+    moment = int(time.time())
+    rows = read_after(bed, moment)
+    assert int(rows[(guid, 1)][12]) == 0
+    assert int(rows[(guid, 1)][23]) > before
+
+
+def test_bad_sets_are_refused_and_send_nothing():
+    """A bed whose groups never refresh during the test: ibsnmpdMadsSent
+    must not move across refused SETs."""
+    bed = start_testbed(node="hca2", extra_conf=["cacheLifetime %s 3600" % g for g in (
+        "pmCounters", "portInfo", "smInfo", "nodeInfo", "switchInfo", "pKeyTable",
+        "linearForwarding", "multicastForwarding")])
+    try:
+        guids = node_guids(bed)
+        guid, lid = guids["hca3"]
+        bed.simfabric("sim", 'PerformanceSet "hca3"[1] PortCounters.SymbolErrorCounter=5')
+        bed.simfabric("sim", 'PerformanceSet "hca3"[1] PortCounters.PortXmitDiscards=6')
+        idx = guid_index(guid)
+        assert wait_for(lambda: bed.walk(DRAFT_COUNTERS + ".3"))
+        sent = STATS_SENT
+        before = bed.get(sent)[sent][1]
+        cases = [
+            (("%s.3.%s" % (DRAFT_COUNTERS, idx), "i", "5"), "wrongValue"),
+            (("%s.3.%s" % (DRAFT_COUNTERS, idx), "s", "0"), "wrongType"),
+            (("%s.2.%s" % (DRAFT_COUNTERS, idx), "i", "9"), "inconsistentValue"),
+            (("%s.2.%s" % (DRAFT_COUNTERS, idx), "i", "300"), "wrongValue"),
+            (("%s.1.%s" % (DRAFT_COUNTERS, idx), "i", "0"), "notWritable"),
+            (("%s.3.0.0.0.0.0.0.0.1" % DRAFT_COUNTERS, "i", "0"), "noCreation"),
+            # all or nothing: a good clear with a bad one clears nothing
+            (("%s.9.%s" % (DRAFT_COUNTERS, idx), "i", "0",
+              "%s.3.%s" % (DRAFT_COUNTERS, idx), "i", "1"), "wrongValue"),
+        ]
+        for args, error in cases:
+            out = snmpset(bed, *args)
+            assert out.returncode != 0 and error in out.stderr, (args, out.stderr)
+        assert bed.get(sent)[sent][1] == before
+        ref = fields(bed.run_on_node("perfquery", str(lid), "1"))
+        assert int(ref["SymbolErrorCounter"]) == 5 and int(ref["PortXmitDiscards"]) == 6
+    finally:
+        stop_testbed(bed)
+
+
+STATS_SENT = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.1.0"
