@@ -158,6 +158,10 @@ static void reload_config(struct sma_node *node, struct pm_subnet *pm)
 	}
 	if (strcmp(ca, ibsnmpd_cfg.ca_name) || port != ibsnmpd_cfg.port_num)
 		snmp_log(LOG_WARNING, "a change of 'ca' or 'port' takes effect at the next start\n");
+	if (before.pm_enabled != ibsnmpd_cfg.pm_enabled) {
+		snmp_log(LOG_WARNING, "a change of 'pmEnable' takes effect at the next start\n");
+		ibsnmpd_cfg.pm_enabled = before.pm_enabled;
+	}
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding);
 	sma_node_apply_config(node);
