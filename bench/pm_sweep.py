@@ -17,26 +17,13 @@ import os
 import re
 import statistics
 import subprocess
-import sys
-import tempfile
 import time
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-SIMFABRIC = os.path.join(TOP, "scripts", "simfabric")
-TOPOLOGY = os.path.join(TOP, "tests", "topologies", "fattree-612.net")
-STATS = ".1.3.6.1.4.1.8072.9999.9999.117.1.1"
+from benchlib import MADS_SENT, SMA_GROUPS, STATS, TestBed, env, snmpget
+
+TOPOLOGY = "fattree-612.net"
 PM_GROUP_INDEX = 14  # cache_group_name order: pmCounters
 PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"
-
-
-def env():
-    return dict(os.environ, MIBS="")
-
-
-def snmpget(target, oid):
-    out = subprocess.run(["snmpget", "-v2c", "-c", "public", "-Oqv", target, oid],
-                         capture_output=True, text=True, env=env())
-    return int(out.stdout.split()[-1])
 
 
 def timed(cmd):
@@ -52,24 +39,12 @@ def main():
     ap.add_argument("--outstanding", type=int, default=16)
     args = ap.parse_args()
 
-    directory = tempfile.mkdtemp(prefix="ibsnmpd-bench.")
     conf = ["madMaxOutstanding %d" % args.outstanding, "cacheLifetime pmCounters 2"]
-    conf += ["cacheLifetime %s 3600" % g for g in (
-        "nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "slToVlTable",
-        "vlArbTable", "linearForwarding", "multicastForwarding", "randomForwarding", "smInfo",
-        "vendorDiag", "ledInfo")]
-    cmd = [SIMFABRIC, "up", "--dir", directory, "--topology", TOPOLOGY, "--node", "h1-1"]
-    for line in conf:
-        cmd += ["--conf-extra", line]
-    up = subprocess.run(cmd, capture_output=True, text=True, env=env())
-    if up.returncode != 0:
-        subprocess.run([SIMFABRIC, "down", "--dir", directory])
-        sys.exit("simfabric up failed:\n" + up.stdout + up.stderr)
-    target = dict(l.split("=", 1) for l in up.stdout.splitlines() if "=" in l)["SNMP_TARGET"]
-    run = [SIMFABRIC, "run", "--dir", directory, "--"]
-    duration = "%s.6.1.7.%d" % (STATS, PM_GROUP_INDEX)
-    refreshes = "%s.6.1.5.%d" % (STATS, PM_GROUP_INDEX)
-    try:
+    conf += ["cacheLifetime %s 3600" % g for g in SMA_GROUPS]
+    with TestBed(TOPOLOGY, "h1-1", conf=conf) as bed:
+        target = bed.target
+        duration = "%s.6.1.7.%d" % (STATS, PM_GROUP_INDEX)
+        refreshes = "%s.6.1.5.%d" % (STATS, PM_GROUP_INDEX)
         # ibsnmpd: wait for the sweeps that follow discovery, record each
         sweeps = []
         seen = snmpget(target, refreshes)
@@ -86,14 +61,14 @@ def main():
         # ibqueryerrors over all ports, same fabric, same run
         iqe = []
         for _ in range(3):
-            t, out = timed(run + ["ibqueryerrors"])
+            t, out = timed(bed.run("ibqueryerrors"))
             iqe.append(t)
         m = re.search(r"(\d+) ports checked", out.stdout + out.stderr)
         iqe_ports = int(m.group(1)) if m else -1
 
         # perfquery, one process per port
         lids = []
-        disc = subprocess.run(run + ["ibnetdiscover", "-p"], capture_output=True, text=True,
+        disc = subprocess.run(bed.run("ibnetdiscover", "-p"), capture_output=True, text=True,
                               env=env()).stdout
         for line in disc.splitlines():
             f = line.split()
@@ -103,37 +78,29 @@ def main():
                 break
         started = time.perf_counter()
         for lid, port in lids:
-            subprocess.run(run + ["perfquery", lid, port], capture_output=True, env=env())
+            subprocess.run(bed.run("perfquery", lid, port), capture_output=True, env=env())
         pq = time.perf_counter() - started
 
         # the 64-bit table through snmpd, cached: stop the 2 s sweeps first
         # (SIGHUP re-reads the configuration)
-        with open(os.path.join(directory, "ibsnmpd.pid")) as f:
-            pid = f.read().strip()
-        conf_path = os.path.join(directory, "ibsnmpd.conf")
+        conf_path = os.path.join(bed.dir, "ibsnmpd.conf")
         with open(conf_path) as f:
             text = f.read().replace("cacheLifetime pmCounters 2", "cacheLifetime pmCounters 3600")
         with open(conf_path, "w") as f:
             f.write(text)
-        os.kill(int(pid), 1)
+        os.kill(bed.pid, 1)
         time.sleep(1)
-        before = snmpget(target, STATS + ".1.0")
+        before = snmpget(target, MADS_SENT)
         t, out = timed(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-Cr50", target,
                         PM_TABLE])
-        after = snmpget(target, STATS + ".1.0")
+        after = snmpget(target, MADS_SENT)
         varbinds = out.stdout.count("\n")
-        rss = 0
-        with open("/proc/%s/status" % pid) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    rss = int(line.split()[1])
-    finally:
-        subprocess.run([SIMFABRIC, "down", "--dir", directory], capture_output=True)
+        rss = bed.rss_kib()
 
     sweep = statistics.median(sweeps)
     iq = statistics.median(iqe)
     print("fabric: %s; ports in ibsnmpd's table: %d; ibqueryerrors checked %d ports"
-          % (os.path.basename(TOPOLOGY), walk_rows, iqe_ports))
+          % (TOPOLOGY, walk_rows, iqe_ports))
     print("ibsnmpd sweep (PortCounters/Extended of every port, %d MADs in flight): "
           "median %.3f s of %d sweeps (%s)" % (args.outstanding, sweep, len(sweeps),
                                                ", ".join("%.3f" % s for s in sweeps)))

@@ -19,24 +19,15 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-SIMFABRIC = os.path.join(TOP, "scripts", "simfabric")
-TOPOLOGY = os.path.join(TOP, "tests", "topologies", "fattree-1122.net")
+from benchlib import MADS_SENT, SMA_GROUPS, TestBed, env, snmpget as get
+
+TOPOLOGY = "fattree-1122.net"
 SMA = ".1.3.6.1.3.117.3"
-MADS_SENT = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.1.0"
 EXTEND_LINES = ".1.3.6.1.4.1.8072.1.3.2.4.1.2"  # nsExtendOutLine
 NATIVE_CAP = 10000
-LONG = ["cacheLifetime %s 3600" % g for g in (
-    "nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "slToVlTable", "vlArbTable",
-    "linearForwarding", "multicastForwarding", "randomForwarding", "smInfo", "vendorDiag",
-    "ledInfo")]
-
-
-def env():
-    return dict(os.environ, MIBS="")
+LONG = ["cacheLifetime %s 3600" % g for g in SMA_GROUPS + ("pmCounters",)]
 
 
 def walk(target, oid, reps):
@@ -49,10 +40,6 @@ def walk(target, oid, reps):
     return out.stdout.count("\n"), took
 
 
-def get(target, oid):
-    out = subprocess.run(["snmpget", "-v2c", "-c", "public", "-Oqv", target, oid],
-                         capture_output=True, text=True, env=env())
-    return int(out.stdout.split()[-1])
 
 
 def getnext_latency(target, oid, count):
@@ -73,21 +60,13 @@ def main():
     ap.add_argument("--max-repetitions", type=int, default=50)
     args = ap.parse_args()
 
-    directory = tempfile.mkdtemp(prefix="ibsnmpd-bench.")
-    rows_file = os.path.join(directory, "rows.txt")
+    rows_file = os.path.join(os.environ.get("TMPDIR", "/tmp"), "ibsnmpd-bench-rows.%d" % os.getpid())
     # the native table's size is fixed before snmpd starts: first a count
     with open(rows_file, "w") as f:
         f.write("")
-    cmd = [SIMFABRIC, "up", "--dir", directory, "--topology", TOPOLOGY, "--node", args.node,
-           "--snmpd-extra", "extend benchrows /bin/cat %s" % rows_file]
-    for line in LONG:
-        cmd += ["--conf-extra", line]
-    up = subprocess.run(cmd, capture_output=True, text=True, env=env())
-    if up.returncode != 0:
-        subprocess.run([SIMFABRIC, "down", "--dir", directory])
-        sys.exit("simfabric up failed:\n" + up.stdout + up.stderr)
-    target = dict(l.split("=", 1) for l in up.stdout.splitlines() if "=" in l)["SNMP_TARGET"]
-    try:
+    with TestBed(TOPOLOGY, args.node, conf=LONG,
+                 snmpd_conf=["extend benchrows /bin/cat %s" % rows_file]) as bed:
+        target = bed.target
         lft_top = get(target, SMA + ".1.2.4.0")
         n, _ = walk(target, SMA, args.max_repetitions)  # warm-up and count
         with open(rows_file, "w") as f:
@@ -107,15 +86,8 @@ def main():
         ours = [walk(target, SMA, args.max_repetitions) for _ in range(args.repeat)]
         mads_after = get(target, MADS_SENT)
         native = [walk(target, EXTEND_LINES, args.max_repetitions) for _ in range(args.repeat)]
-        rss_kib = 0
-        with open(os.path.join(directory, "ibsnmpd.pid")) as f:
-            pid = f.read().strip()
-        with open("/proc/%s/status" % pid) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    rss_kib = int(line.split()[1])
-    finally:
-        subprocess.run([SIMFABRIC, "down", "--dir", directory], capture_output=True)
+        rss_kib = bed.rss_kib()
+    os.unlink(rows_file)
 
     ours_n = ours[0][0]
     ours_t = statistics.median(t for _, t in ours)
@@ -123,7 +95,7 @@ def main():
     nat_t = statistics.median(t for _, t in native)
     ours_rate = ours_n / ours_t
     nat_rate = nat_n / nat_t
-    print("topology: %s, ibsnmpd on %s (LinearFDBTop %d)" % (os.path.basename(TOPOLOGY),
+    print("topology: %s, ibsnmpd on %s (LinearFDBTop %d)" % (TOPOLOGY,
                                                            args.node, lft_top))
     print("ibsnmpd SMA-MIB walk: %d varbinds in %.3f s (median of %d) = %.0f varbinds/s"
           % (ours_n, ours_t, args.repeat, ours_rate))

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -92,6 +93,16 @@ def parse_varbinds(text):
             t, v = res[last]
             res[last] = (t, v + " " + line.strip())
     return res
+
+
+def wait_for(predicate, seconds=60, step=0.5):
+    """Polls predicate until it is true or `seconds` have passed; returns it."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
 
 
 def start_testbed(topology="switch-3ca.net", node=None, extra_conf=()):

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from conftest import ibsnmpd_bin, snmp_env
+from conftest import ibsnmpd_bin, snmp_env, wait_for
 
 NODE_TYPE = ".1.3.6.1.3.117.3.1.1.4.0"
 
@@ -108,31 +108,24 @@ def test_version_and_help():
     assert out.returncode == 1
 
 
-def wait_until(predicate, seconds=60, step=0.5):
-    started = time.monotonic()
-    while time.monotonic() - started < seconds:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 def test_starts_before_snmpd_and_registers_when_it_comes(fresh_bed):
     fresh_bed.simfabric("stop", "ibsnmpd")
     fresh_bed.simfabric("stop", "snmpd")
     fresh_bed.simfabric("start", "ibsnmpd")
-    assert wait_until(lambda: "Failed to connect to the agentx master agent"
+    assert wait_for(lambda: "Failed to connect to the agentx master agent"
                       in fresh_bed.log("ibsnmpd.log"))
     pid = int(open(os.path.join(fresh_bed.dir, "ibsnmpd.pid")).read())
     os.kill(pid, 0)  # still running, retrying
     fresh_bed.simfabric("start", "snmpd")
-    assert wait_until(lambda: served(fresh_bed))
+    assert wait_for(lambda: served(fresh_bed))
 
 
 def test_trap_receiver_gets_snmpds_notifications(ca_bed):
     """The notification path later issues use: snmpd -> snmptrapd -> TRAP_LOG."""
     cold_start = ".1.3.6.1.6.3.1.1.5.1"
-    assert wait_until(lambda: cold_start in open(ca_bed.env["TRAP_LOG"]).read())
+    assert wait_for(lambda: cold_start in open(ca_bed.env["TRAP_LOG"]).read())
 
 
 def test_daemon_mode_reports_start_up_and_writes_pid_file(ca_bed, tmp_path):
@@ -154,7 +147,7 @@ def test_daemon_mode_reports_start_up_and_writes_pid_file(ca_bed, tmp_path):
         assert "ibsnmpd started" in log_file.read_text()
     finally:
         os.kill(pid, 15)
-    assert wait_until(lambda: not os.path.exists("/proc/%d" % pid) or
+    assert wait_for(lambda: not os.path.exists("/proc/%d" % pid) or
                       open("/proc/%d/stat" % pid).read().split()[2] == "Z", 30)
     assert "ibsnmpd stopping" in log_file.read_text()
     assert not pid_file.exists()

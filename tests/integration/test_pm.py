@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import start_testbed, stop_testbed
+from conftest import start_testbed, stop_testbed, wait_for
 
 PM = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1"
 QUICK = ["cacheLifetime pmCounters 2"]
@@ -30,13 +30,6 @@ def pm_table(bed):
     return rows
 
 
-def wait_for(predicate, seconds=60):
-    started = time.monotonic()
-    while time.monotonic() - started < seconds:
-        if predicate():
-            return True
-        time.sleep(0.5)
-    return predicate()
 
 
 def fields(text):

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import start_testbed, stop_testbed
+from conftest import start_testbed, stop_testbed, wait_for
 
 SMA = ".1.3.6.1.3.117.3.1"
 EXT_PORT = ".1.3.6.1.4.1.8072.9999.9999.117.1.2.1"
@@ -366,13 +366,6 @@ def port_state(bed, port):
     return num(bed.get(key)[key][1])
 
 
-def wait_for(predicate, seconds=30):
-    started = time.monotonic()
-    while time.monotonic() - started < seconds:
-        if predicate():
-            return True
-        time.sleep(0.5)
-    return predicate()
 
 
 def test_unlinked_port_goes_down_after_the_lifetime(sw):

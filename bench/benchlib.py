@@ -1,0 +1,65 @@
+"""What the benchmarks share: a simulated test bed, snmpget, process memory."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SIMFABRIC = os.path.join(TOP, "scripts", "simfabric")
+TOPOLOGIES = os.path.join(TOP, "tests", "topologies")
+STATS = ".1.3.6.1.4.1.8072.9999.9999.117.1.1"
+MADS_SENT = STATS + ".1.0"
+SMA_GROUPS = ("nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "slToVlTable",
+              "vlArbTable", "linearForwarding", "multicastForwarding", "randomForwarding",
+              "smInfo", "vendorDiag", "ledInfo")
+
+
+def env():
+    return dict(os.environ, MIBS="")
+
+
+def snmpget(target, oid):
+    out = subprocess.run(["snmpget", "-v2c", "-c", "public", "-Oqv", target, oid],
+                         capture_output=True, text=True, env=env())
+    return int(out.stdout.split()[-1])
+
+
+class TestBed:
+    """scripts/simfabric up ... down, as a context manager."""
+
+    def __init__(self, topology, node, conf=(), snmpd_conf=()):
+        self.dir = tempfile.mkdtemp(prefix="ibsnmpd-bench.")
+        cmd = [SIMFABRIC, "up", "--dir", self.dir, "--topology",
+               os.path.join(TOPOLOGIES, topology), "--node", node]
+        for line in conf:
+            cmd += ["--conf-extra", line]
+        for line in snmpd_conf:
+            cmd += ["--snmpd-extra", line]
+        self.cmd = cmd
+
+    def __enter__(self):
+        up = subprocess.run(self.cmd, capture_output=True, text=True, env=env())
+        if up.returncode != 0:
+            subprocess.run([SIMFABRIC, "down", "--dir", self.dir], capture_output=True)
+            sys.exit("simfabric up failed:\n" + up.stdout + up.stderr)
+        self.env = dict(l.split("=", 1) for l in up.stdout.splitlines() if "=" in l)
+        self.target = self.env["SNMP_TARGET"]
+        with open(os.path.join(self.dir, "ibsnmpd.pid")) as f:
+            self.pid = int(f.read())
+        return self
+
+    def __exit__(self, *exc):
+        subprocess.run([SIMFABRIC, "down", "--dir", self.dir], capture_output=True)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def run(self, *cmd):
+        """A command attached to the fabric (infiniband-diags)."""
+        return [SIMFABRIC, "run", "--dir", self.dir, "--"] + list(cmd)
+
+    def rss_kib(self):
+        with open("/proc/%d/status" % self.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
