@@ -140,6 +140,17 @@ static void write_pid_file(const char *path)
 	fclose(f);
 }
 
+/* A new master SM: rediscover, the SM may have changed LIDs and routes. */
+static void sm_changed(void *arg, unsigned old_lid, unsigned new_lid)
+{
+	struct pm_subnet *pm = arg;
+
+	snmp_log(LOG_NOTICE, "master SM moved from LID %u to LID %u%s\n", old_lid, new_lid,
+		 pm->sweep.owner ? ": rediscovering the subnet" : "");
+	if (pm->sweep.owner)
+		pm_subnet_rediscover(pm);
+}
+
 static void reload_config(struct sma_node *node, struct pm_subnet *pm)
 {
 	char ca[IBSNMPD_CA_NAME_MAX];
@@ -285,6 +296,8 @@ int main(int argc, char **argv)
 	memset(&pm, 0, sizeof(pm));
 	if (ibsnmpd_cfg.pm_enabled && pm_subnet_start(&pm, local.ca_name, local.port_num))
 		fatal(3, "cannot start the subnet's performance sweeps");
+	node.on_sm_change = sm_changed;
+	node.on_sm_change_arg = &pm;
 	for (int i = 0; i < CACHE_SMA_COUNT; i++)
 		groups[i] = &node.group[i];
 	if (ibsnmpd_cfg.pm_enabled)

@@ -166,6 +166,10 @@ struct sma_led_entry { unsigned index, on; };
 struct sma_node {
 	ib_portid_t path;
 	struct cache_group group[CACHE_SMA_COUNT];
+	/* called when the management port's MasterSMLID changes (a new master
+	 * SM): the subnet may have changed under it */
+	void (*on_sm_change)(void *arg, unsigned old_lid, unsigned new_lid);
+	void *on_sm_change_arg;
 };
 
 void sma_node_init(struct sma_node *node, const ib_portid_t *path);

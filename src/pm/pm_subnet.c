@@ -97,6 +97,8 @@ static void on_discovery_alarm(unsigned reg, void *arg)
 
 void pm_subnet_rediscover(struct pm_subnet *pm)
 {
+	if (!pm->discover_pid)
+		snmp_log(LOG_INFO, "rediscovering the subnet\n");
 	start_discovery(pm);
 }
 
@@ -141,8 +143,8 @@ static void discovery_output(int fd, void *arg)
 		pm_fabric_free(f);
 		return;
 	}
-	DEBUGMSGTL(("ibsnmpd:pm", "discovered %zu nodes, %zu ports in %.3f s\n", f->n_nodes,
-		    f->n_ports, f->seconds));
+	snmp_log(LOG_INFO, "subnet discovered: %zu nodes, %zu ports in %.3f s\n", f->n_nodes,
+		 f->n_ports, f->seconds);
 	pm_fabric_put(pm->fabric);
 	pm->fabric = pm_fabric_get(f);
 	/* sweep the new node list now; then every lifetime */

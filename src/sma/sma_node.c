@@ -244,7 +244,7 @@ static void port_snapshot_free(void *p)
 static void build_port_info(struct smp_batch *b)
 {
 	struct sma_port_snapshot *s = calloc(1, sizeof(*s));
-	const struct sma_node *n = b->arg;
+	struct sma_node *n = (struct sma_node *)b->arg;
 
 	if (!s || !(s->ports = calloc(b->count, sizeof(*s->ports))) ||
 	    !(s->data_ports.rows = calloc(b->count, sizeof(struct mib_row))) ||
@@ -264,6 +264,7 @@ static void build_port_info(struct smp_batch *b)
 		e->num = b->items[i].attr_mod;
 		s->count++;
 	}
+	const struct sma_port_snapshot *old = port_info(n);
 	for (size_t i = 0; i < s->count; i++) {
 		struct sma_port_entry *e = &s->ports[i];
 
@@ -282,6 +283,9 @@ static void build_port_info(struct smp_batch *b)
 			r->data = e;
 		}
 	}
+	if (old && old->mgmt && s->mgmt && old->mgmt->pi.sm_lid != s->mgmt->pi.sm_lid &&
+	    n->on_sm_change)
+		n->on_sm_change(n->on_sm_change_arg, old->mgmt->pi.sm_lid, s->mgmt->pi.sm_lid);
 	finish(b, s, port_snapshot_free);
 }
 

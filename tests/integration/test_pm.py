@@ -292,3 +292,24 @@ def test_bad_sets_are_refused_and_send_nothing():
 
 
 STATS_SENT = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.1.0"
+
+
+def test_a_new_master_sm_triggers_a_rediscovery():
+    """opensm stopped and started on another node: the local port's
+    MasterSMLID changes (as smpquery shows), ibsnmpd rediscovers the subnet
+    and keeps serving every port."""
+    bed = start_testbed(node="hca1", extra_conf=["cacheLifetime portInfo 2"])
+    try:
+        guids = node_guids(bed)
+        assert wait_for(lambda: bed.log("ibsnmpd.log").count("subnet discovered") == 1)
+        bed.simfabric("stop", "opensm")
+        bed.simfabric("start", "opensm", "--node", "hca2")
+        new_lid = guids["hca2"][1]
+        assert wait_for(lambda: int(fields(bed.run_on_node("smpquery", "-D", "portinfo", "0",
+                                                           "1"))["SMLid"]) == new_lid)
+        assert wait_for(lambda: "master SM moved from LID %d to LID %d: rediscovering the subnet"
+                        % (guids["sw1"][1], new_lid) in bed.log("ibsnmpd.log"))
+        assert wait_for(lambda: bed.log("ibsnmpd.log").count("subnet discovered") == 2)
+        assert wait_for(lambda: len(pm_table(bed)) == 11)  # 8 switch ports, 3 CA ports
+    finally:
+        stop_testbed(bed)
