@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/pm.h"
 #include "ibsnmpd/sma.h"
 
 static uint32_t rng = 0x1bad5eed;
@@ -61,6 +62,47 @@ static void every_decoder_survives_random_input(void **state)
 		sma_vendordiag_decode(buf, len, &out.vd);
 		sma_ledinfo_decode(buf, len, &led);
 		mad_check_response(buf, len, 0x81, 0x11, 0, 1);
+		mad_check_response(buf, len, 0x04, 0x12, 0, 1);
+		{
+			struct pm_counters pc;
+			struct pm_counters_ext ext;
+			unsigned cap;
+
+			pm_counters_decode(buf, len, &pc);
+			pm_counters_ext_decode(buf, len, &ext);
+			pm_classportinfo_capmask(buf, len, &cap);
+		}
+		free(buf);
+	}
+}
+
+/* ibsnmpd-discover's output, mangled: random bytes, and valid lines with
+ * random bytes spliced in. The parser must refuse or accept whole. */
+static void discovery_parser_survives_mangled_output(void **state)
+{
+	static const char good[] = "port 0000000000200000 1 1\n"
+				   "node 0000000000200000 2 8 1 sw1\n"
+				   "done 0.1\n";
+	char err[160];
+
+	(void)state;
+	for (int round = 0; round < 3000; round++) {
+		size_t len = (size_t)(next_byte() % 96);
+		char *buf = malloc(len ? len : 1);
+		struct pm_fabric *f;
+
+		assert_non_null(buf);
+		for (size_t i = 0; i < len; i++) {
+			buf[i] = round % 2 && i < sizeof(good) - 1 ? good[i] : (char)next_byte();
+			if (round % 2 && next_byte() < 8)
+				buf[i] = (char)next_byte(); /* a few mangled octets */
+		}
+		f = pm_fabric_parse(buf, len, err, sizeof(err));
+		if (f) {
+			for (size_t i = 0; i < f->n_ports; i++)
+				assert_true(f->ports[i].node < f->n_nodes);
+			pm_fabric_free(f);
+		}
 		free(buf);
 	}
 }
@@ -84,6 +126,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_decoder_survives_random_input),
+		cmocka_unit_test(discovery_parser_survives_mangled_output),
 		cmocka_unit_test(random_mads_are_dropped_not_accepted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
