@@ -553,8 +553,6 @@ int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *ou
 	}
 	register_readfd(eng.pipe_r, on_pipe_readable, NULL);
 	eng.open = true;
-	if (!eng.timeout_ms)
-		mad_engine_set_limits(1000, 2, 16);
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->ca_name, sizeof(out->ca_name), "%s", ca);

@@ -108,7 +108,6 @@ struct pm_snapshot {
 	struct mib_rows rows; /* index: 8 octets of node GUID, port */
 	struct pm_node_row *nodes;
 	struct mib_rows node_rows; /* index: 8 octets of node GUID */
-	double sweep_seconds;
 	size_t stale_ports;
 };
 

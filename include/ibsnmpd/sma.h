@@ -101,8 +101,6 @@ int sma_nodedesc_decode(const uint8_t *data, size_t len, char *out, size_t outle
 
 /* ibSmaNodeType from NodeInfo's NodeType (reserved values: other(4)). */
 int sma_node_type_to_mib(unsigned node_type);
-/* Big-endian octets of a value, as the MIB's fixed-size OCTET STRINGs want. */
-void sma_be_octets(uint64_t v, uint8_t *out, size_t n);
 
 /* IBA codes -> SMA-MIB enumerations and extension values (sma_enums.c). */
 int sma_mib_width_enabled(unsigned v);

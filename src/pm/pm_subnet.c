@@ -25,14 +25,6 @@
 #include "ibsnmpd/netsnmp.h"
 #include "ibsnmpd/pm.h"
 
-static double now_mono(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* A fabric is shared by pm_subnet (the latest discovery) and by every
  * snapshot built from it; the last one to let go frees it. All on the main
  * thread. */
@@ -162,7 +154,6 @@ struct sweep {
 	const struct pm_snapshot *prev;
 	unsigned *node_capmask;     /* per node of snap->fabric; 0 unknown */
 	size_t pending;
-	double started;
 	time_t now;
 };
 
@@ -326,7 +317,6 @@ static void sweep_finish(struct sweep *sw)
 {
 	struct pm_snapshot *s = sw->snap;
 
-	s->sweep_seconds = now_mono() - sw->started;
 	for (size_t i = 0; i < s->n; i++) {
 		struct mib_row *r = &s->rows.rows[s->rows.count++];
 
@@ -365,8 +355,7 @@ static void sweep_finish(struct sweep *sw)
 			r->data = nr;
 		}
 	}
-	DEBUGMSGTL(("ibsnmpd:pm", "sweep of %zu ports done in %.3f s, %zu stale\n", s->n,
-		    s->sweep_seconds, s->stale_ports));
+	DEBUGMSGTL(("ibsnmpd:pm", "sweep of %zu ports done, %zu stale\n", s->n, s->stale_ports));
 	cache_refresh_done(&sw->pm->sweep, s, NULL);
 	free(sw->node_capmask);
 	free(sw);
@@ -402,7 +391,6 @@ static void sweep_start(struct cache_group *g)
 	sw->pm = pm;
 	sw->snap = s;
 	sw->prev = cache_snapshot(g);
-	sw->started = now_mono();
 	sw->now = time(NULL);
 	s->fabric = pm_fabric_get(f);
 	s->n = f->n_ports;
@@ -530,12 +518,18 @@ static int select_cmp(const void *a, const void *b)
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
+static struct pm_port_select *select_find(const struct pm_subnet *pm, uint64_t guid)
+{
+	struct pm_port_select key = {.guid = guid};
+
+	return pm->n_select ? bsearch(&key, pm->select, pm->n_select, sizeof(key), select_cmp)
+			    : NULL;
+}
+
 unsigned pm_port_select_get(const struct pm_subnet *pm, const struct pm_node_row *row,
 			    const struct pm_snapshot *snap)
 {
-	struct pm_port_select key = {.guid = row->node->guid};
-	const struct pm_port_select *hit = pm->n_select ?
-		bsearch(&key, pm->select, pm->n_select, sizeof(key), select_cmp) : NULL;
+	const struct pm_port_select *hit = select_find(pm, row->node->guid);
 
 	if (hit)
 		return hit->port;
@@ -545,8 +539,7 @@ unsigned pm_port_select_get(const struct pm_subnet *pm, const struct pm_node_row
 int pm_port_select_set(struct pm_subnet *pm, uint64_t guid, unsigned port)
 {
 	struct pm_port_select key = {.guid = guid, .port = port};
-	struct pm_port_select *hit = pm->n_select ?
-		bsearch(&key, pm->select, pm->n_select, sizeof(key), select_cmp) : NULL;
+	struct pm_port_select *hit = select_find(pm, guid);
 
 	if (hit) {
 		hit->port = port;

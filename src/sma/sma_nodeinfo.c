@@ -52,9 +52,3 @@ int sma_node_type_to_mib(unsigned node_type)
 {
 	return node_type >= 1 && node_type <= 3 ? (int)node_type : 4;
 }
-
-void sma_be_octets(uint64_t v, uint8_t *out, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		out[n - 1 - i] = (uint8_t)(v >> (8 * i));
-}

@@ -315,8 +315,10 @@ def test_multicast_forwarding_matches_ibroute(sw):
         if m:
             expect[int(m.group(1), 16)] = m.group(2)
     rows = table(sw, "%s.11.1" % SMA, 1)
+    # nothing in the test bed joins a multicast group, so both are empty here:
+    # this catches rows made up from empty port masks, not the mask layout
+    # (that is unit-tested)
     assert sorted(k[0] for k in rows) == sorted(expect)
-    assert sw.walk("%s.1.1" % SMA)  # the node is still served
 
 
 def test_ca_has_no_forwarding_tables(ca):

@@ -101,9 +101,9 @@ static void octets_are_big_endian(void **state)
 	static const uint8_t guid[8] = {0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc4};
 
 	(void)state;
-	sma_be_octets(0x0002c9, out, 3);
+	mib_be_octets(0x0002c9, out, 3);
 	assert_memory_equal(out, vendor, 3);
-	sma_be_octets(0x0002c90300a1b2c4ULL, out, 8);
+	mib_be_octets(0x0002c90300a1b2c4ULL, out, 8);
 	assert_memory_equal(out, guid, 8);
 }
 
