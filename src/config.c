@@ -30,6 +30,7 @@ static const char *const cache_group_names[CACHE_GROUP_COUNT] = {
 	[CACHE_VENDOR_DIAG] = "vendorDiag",
 	[CACHE_LED_INFO] = "ledInfo",
 	[CACHE_PM_COUNTERS] = "pmCounters",
+	[CACHE_PM_SAMPLES] = "pmSamples",
 };
 
 /* Defaults: what changes often (port state, SM state) is read more often. */
@@ -48,6 +49,7 @@ static const unsigned cache_default_lifetime[CACHE_GROUP_COUNT] = {
 	[CACHE_VENDOR_DIAG] = 300,
 	[CACHE_LED_INFO] = 300,
 	[CACHE_PM_COUNTERS] = 15,
+	[CACHE_PM_SAMPLES] = 5,
 };
 
 const char *cache_group_name(enum cache_group_id id)
@@ -116,6 +118,28 @@ int config_parse_bool(const char *text, bool *out, const char **why)
 	}
 	*why = "expected yes or no";
 	return -1;
+}
+
+int config_parse_guid(const char *text, uint64_t *out, const char **why)
+{
+	char word[24], extra[2], *end;
+	const char *digits = word;
+	unsigned long long v;
+	int n = text ? sscanf(text, "%23s %1s", word, extra) : 0;
+
+	if (n != 1) {
+		*why = n == 2 ? "one GUID per line" : "GUID is missing";
+		return -1;
+	}
+	if (!strncasecmp(word, "0x", 2))
+		digits = word + 2;
+	if (!*digits || strlen(digits) > 16 || strspn(digits, "0123456789abcdefABCDEF") != strlen(digits)) {
+		*why = "expected a GUID of up to 16 hexadecimal digits (0x0002c90300a1b2c3)";
+		return -1;
+	}
+	v = strtoull(digits, &end, 16);
+	*out = v;
+	return 0;
 }
 
 int config_parse_cache_lifetime(const char *line, enum cache_group_id *group,
@@ -225,6 +249,22 @@ static void parse_pm_discovery_interval(const char *token, char *line)
 	parse_uint_token(token, line, 10, 86400, &ibsnmpd_cfg.pm_discovery_interval_s);
 }
 
+static void parse_pm_sample_node(const char *token, char *line)
+{
+	const char *why;
+	uint64_t guid;
+
+	if (config_parse_guid(line, &guid, &why)) {
+		report(token, line, why);
+		return;
+	}
+	if (ibsnmpd_cfg.n_pm_sample_nodes == IBSNMPD_SAMPLE_NODES_MAX) {
+		report(token, line, "too many pmSampleNode lines (at most 256)");
+		return;
+	}
+	ibsnmpd_cfg.pm_sample_nodes[ibsnmpd_cfg.n_pm_sample_nodes++] = guid;
+}
+
 static void parse_expose_keys(const char *token, char *line)
 {
 	const char *why;
@@ -268,6 +308,7 @@ void config_register_tokens(void)
 	register_config_handler(NULL, "pmEnable", parse_pm_enable, NULL, "yes|no");
 	register_config_handler(NULL, "pmDiscoveryInterval", parse_pm_discovery_interval, NULL,
 				"SECONDS");
+	register_config_handler(NULL, "pmSampleNode", parse_pm_sample_node, NULL, "NODEGUID");
 
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING,

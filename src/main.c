@@ -300,8 +300,10 @@ int main(int argc, char **argv)
 	node.on_sm_change_arg = &pm;
 	for (int i = 0; i < CACHE_SMA_COUNT; i++)
 		groups[i] = &node.group[i];
-	if (ibsnmpd_cfg.pm_enabled)
+	if (ibsnmpd_cfg.pm_enabled) {
 		groups[CACHE_PM_COUNTERS] = &pm.sweep;
+		groups[CACHE_PM_SAMPLES] = &pm.samples;
+	}
 	if (sma_mib_register(&node) || agent_mib_register(groups, CACHE_GROUP_COUNT) ||
 	    (ibsnmpd_cfg.pm_enabled && pm_mib_register(&pm)))
 		fatal(3, "cannot register the MIB handlers");

@@ -4,7 +4,11 @@
 
 #include <stdbool.h>
 
+#include <stddef.h>
+#include <stdint.h>
+
 #define IBSNMPD_CA_NAME_MAX 64
+#define IBSNMPD_SAMPLE_NODES_MAX 256
 
 enum cache_group_id {
 	CACHE_NODE_INFO,
@@ -22,6 +26,7 @@ enum cache_group_id {
 	CACHE_LED_INFO,
 	CACHE_SMA_COUNT, /* the groups above are SMA-MIB's, one node's */
 	CACHE_PM_COUNTERS = CACHE_SMA_COUNT,
+	CACHE_PM_SAMPLES,
 	CACHE_GROUP_COUNT
 };
 
@@ -35,6 +40,8 @@ struct ibsnmpd_config {
 	bool expose_keys;
 	bool pm_enabled;                   /* sweep the subnet's counters */
 	unsigned pm_discovery_interval_s;
+	uint64_t pm_sample_nodes[IBSNMPD_SAMPLE_NODES_MAX]; /* node GUIDs read for sampling */
+	size_t n_pm_sample_nodes;
 };
 
 extern struct ibsnmpd_config ibsnmpd_cfg;
@@ -47,6 +54,8 @@ const char *cache_group_name(enum cache_group_id id);
 int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out,
 		      const char **why);
 int config_parse_bool(const char *text, bool *out, const char **why);
+/* A GUID as 0x-prefixed or plain hex, 1..16 digits. */
+int config_parse_guid(const char *text, uint64_t *out, const char **why);
 int config_parse_cache_lifetime(const char *line, enum cache_group_id *group,
 				unsigned *seconds, const char **why);
 

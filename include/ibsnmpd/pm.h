@@ -40,6 +40,31 @@ int pm_classportinfo_capmask(const uint8_t *data, size_t len, unsigned *capmask)
 /* Request data selecting a port (PortSelect) for PortCounters[Extended]. */
 void pm_port_select(uint8_t *data, size_t len, unsigned attr_id, unsigned port);
 
+/* PortSamplesControl (IBA 16.1.3.2): one sampling mechanism of a node. */
+#define PM_SAMPLE_COUNTERS 15
+struct pm_sample_ctl {
+	unsigned opcode, port_select, tick, counter_width;
+	unsigned counter_mask[PM_SAMPLE_COUNTERS]; /* 3 bits each */
+	unsigned sample_mechanisms, sample_status;
+	uint64_t option_mask, vendor_mask;
+	uint32_t sample_start, sample_interval;
+	unsigned tag;                                /* 16 bits */
+	unsigned counter_select[PM_SAMPLE_COUNTERS]; /* 16 bits each */
+};
+
+/* PortSamplesResult (IBA 16.1.3.3). */
+struct pm_sample_result {
+	unsigned tag, sample_status;
+	uint32_t counter[PM_SAMPLE_COUNTERS];
+};
+
+int pm_sample_ctl_decode(const uint8_t *data, size_t len, struct pm_sample_ctl *out);
+/* The Set request: only the fields a PerformanceSet writes. */
+void pm_sample_ctl_encode(const struct pm_sample_ctl *c, uint8_t *data, size_t len);
+int pm_sample_result_decode(const uint8_t *data, size_t len, struct pm_sample_result *out);
+/* Bits of SampleStart, SampleInterval and the result counters (CounterWidth). */
+unsigned pm_sample_width_bits(unsigned counter_width);
+
 /* ---- the fabric as discovered ---- */
 
 struct pm_node {
@@ -127,6 +152,11 @@ struct pm_subnet {
 	char *discover_out;
 	size_t discover_len, discover_cap;
 	char helper[4096];
+	/* sampling state of the watched nodes (pm_samples.c) */
+	struct cache_group samples;   /* snapshot: struct pm_samples_snapshot */
+	bool samples_again;           /* a sample started while reading: read again */
+	uint64_t *watch;              /* watched node GUIDs, sorted */
+	size_t n_watch, cap_watch;
 	/* IB-PM-MIB PortSelect chosen by managers, per node GUID (sorted) */
 	struct pm_port_select { uint64_t guid; unsigned port; } *select;
 	size_t n_select, cap_select;
@@ -137,6 +167,44 @@ struct pm_subnet {
 unsigned pm_port_select_get(const struct pm_subnet *pm, const struct pm_node_row *row,
 			    const struct pm_snapshot *snap);
 int pm_port_select_set(struct pm_subnet *pm, uint64_t guid, unsigned port);
+
+/* ---- sampling (pm_samples.c) ---- */
+
+struct pm_sample_state {
+	uint64_t guid;
+	bool have_ctl, have_res; /* answered at least once */
+	bool stale;              /* the last read got no answer */
+	struct pm_sample_ctl ctl;
+	struct pm_sample_result res;
+};
+
+struct pm_samples_snapshot {
+	size_t n;
+	struct pm_sample_state *nodes; /* sorted by GUID */
+};
+
+/* Fields of a sample start named by the manager (the others stay as the
+ * node has them). */
+#define PM_SAMPLE_SET_OPCODE (1u << 0)
+#define PM_SAMPLE_SET_PORT_SELECT (1u << 1)
+#define PM_SAMPLE_SET_START (1u << 2)
+#define PM_SAMPLE_SET_INTERVAL (1u << 3)
+#define PM_SAMPLE_SET_TAG (1u << 4)
+#define PM_SAMPLE_SET_SELECT(i) (1u << (5 + (i)))
+
+typedef void (*pm_samples_done_fn)(void *ctx, int mad_result);
+
+void pm_samples_init(struct pm_subnet *pm);
+void pm_samples_stop(struct pm_subnet *pm);
+void pm_samples_apply_config(struct pm_subnet *pm);
+int pm_samples_watch(struct pm_subnet *pm, uint64_t guid);
+const struct pm_sample_state *pm_samples_find(const struct pm_samples_snapshot *s,
+					      uint64_t guid);
+/* PerfMgtGet PortSamplesControl, then PerfMgtSet with the named fields
+ * changed: this starts a sample. done() gets MAD_OK or the failure. */
+int pm_samples_start(struct pm_subnet *pm, uint64_t guid, unsigned lid,
+		     const struct pm_sample_ctl *want, uint32_t fields, pm_samples_done_fn done,
+		     void *ctx);
 
 int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num);
 void pm_subnet_stop(struct pm_subnet *pm);

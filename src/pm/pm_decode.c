@@ -1,5 +1,6 @@
 /* PerfMgt attribute decoders and the per-port counter bookkeeping. Pure;
- * layouts from libibmad's IB_PC_*, IB_PC_EXT_* and IB_CPI_* fields. */
+ * layouts from libibmad's IB_PC_*, IB_PC_EXT_*, IB_PSC_*, IB_PSR_* and
+ * IB_CPI_* fields. */
 #include <string.h>
 
 #include <infiniband/mad.h>
@@ -134,4 +135,69 @@ void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 	st->have_raw = true;
 	st->stale = false;
 	st->last_read = now;
+}
+
+/* CounterSelect0..14 and the result counters are consecutive field enums */
+int pm_sample_ctl_decode(const uint8_t *data, size_t len, struct pm_sample_ctl *o)
+{
+	uint8_t b[IB_PC_DATA_SZ];
+	uint32_t m19, m1014;
+
+	if (load(data, len, b))
+		return -1;
+	o->opcode = mad_get_field(b, 0, IB_PSC_OPCODE_F);
+	o->port_select = mad_get_field(b, 0, IB_PSC_PORT_SELECT_F);
+	o->tick = mad_get_field(b, 0, IB_PSC_TICK_F);
+	o->counter_width = mad_get_field(b, 0, IB_PSC_COUNTER_WIDTH_F);
+	/* CounterMask0 alone, then 1..9 and 10..14 packed 3 bits each, the lower
+	 * numbered counter in the more significant bits */
+	o->counter_mask[0] = mad_get_field(b, 0, IB_PSC_COUNTER_MASK0_F);
+	m19 = mad_get_field(b, 0, IB_PSC_COUNTER_MASKS1TO9_F);
+	m1014 = mad_get_field(b, 0, IB_PSC_COUNTER_MASKS10TO14_F);
+	for (int i = 1; i <= 9; i++)
+		o->counter_mask[i] = m19 >> (3 * (9 - i)) & 7;
+	for (int i = 10; i <= 14; i++)
+		o->counter_mask[i] = m1014 >> (3 * (14 - i)) & 7;
+	o->sample_mechanisms = mad_get_field(b, 0, IB_PSC_SAMPLE_MECHS_F);
+	o->sample_status = mad_get_field(b, 0, IB_PSC_SAMPLE_STATUS_F);
+	o->option_mask = mad_get_field64(b, 0, IB_PSC_OPTION_MASK_F);
+	o->vendor_mask = mad_get_field64(b, 0, IB_PSC_VENDOR_MASK_F);
+	o->sample_start = mad_get_field(b, 0, IB_PSC_SAMPLE_START_F);
+	o->sample_interval = mad_get_field(b, 0, IB_PSC_SAMPLE_INTVL_F);
+	o->tag = mad_get_field(b, 0, IB_PSC_TAG_F);
+	for (int i = 0; i < PM_SAMPLE_COUNTERS; i++)
+		o->counter_select[i] = mad_get_field(b, 0, IB_PSC_COUNTER_SEL0_F + i);
+	return 0;
+}
+
+void pm_sample_ctl_encode(const struct pm_sample_ctl *c, uint8_t *data, size_t len)
+{
+	memset(data, 0, len);
+	if (len < IB_PC_DATA_SZ)
+		return;
+	mad_set_field(data, 0, IB_PSC_OPCODE_F, c->opcode);
+	mad_set_field(data, 0, IB_PSC_PORT_SELECT_F, c->port_select);
+	mad_set_field(data, 0, IB_PSC_SAMPLE_START_F, c->sample_start);
+	mad_set_field(data, 0, IB_PSC_SAMPLE_INTVL_F, c->sample_interval);
+	mad_set_field(data, 0, IB_PSC_TAG_F, c->tag);
+	for (int i = 0; i < PM_SAMPLE_COUNTERS; i++)
+		mad_set_field(data, 0, IB_PSC_COUNTER_SEL0_F + i, c->counter_select[i]);
+}
+
+int pm_sample_result_decode(const uint8_t *data, size_t len, struct pm_sample_result *o)
+{
+	uint8_t b[IB_PC_DATA_SZ];
+
+	if (load(data, len, b))
+		return -1;
+	o->tag = mad_get_field(b, 0, IB_PSR_TAG_F);
+	o->sample_status = mad_get_field(b, 0, IB_PSR_SAMPLE_STATUS_F);
+	for (int i = 0; i < PM_SAMPLE_COUNTERS; i++)
+		o->counter[i] = mad_get_field(b, 0, IB_PSR_COUNTER0_F + i);
+	return 0;
+}
+
+unsigned pm_sample_width_bits(unsigned counter_width)
+{
+	return counter_width <= 4 ? 16 + 4 * counter_width : 32; /* 4 = 32 bits */
 }

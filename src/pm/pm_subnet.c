@@ -144,6 +144,11 @@ static void discovery_output(int fd, void *arg)
 		cache_group_start(&pm->sweep);
 	else if (!pm->sweep.refreshing)
 		cache_group_refresh_now(&pm->sweep);
+	/* watched nodes may have new LIDs */
+	if (!pm->samples.alarm)
+		cache_group_start(&pm->samples);
+	else if (!pm->samples.refreshing)
+		cache_group_refresh_now(&pm->samples);
 }
 
 /* ---- sweeps ------------------------------------------------------------------ */
@@ -437,6 +442,8 @@ static void sweep_start(struct cache_group *g)
 void pm_subnet_apply_config(struct pm_subnet *pm)
 {
 	cache_group_set_lifetime(&pm->sweep, ibsnmpd_cfg.cache_lifetime_s[CACHE_PM_COUNTERS]);
+	if (pm->samples.owner)
+		pm_samples_apply_config(pm);
 	if (pm->discovery_interval_s != ibsnmpd_cfg.pm_discovery_interval_s) {
 		pm->discovery_interval_s = ibsnmpd_cfg.pm_discovery_interval_s;
 		if (pm->discovery_alarm)
@@ -486,6 +493,7 @@ int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num)
 	pm->sweep.owner = pm;
 	pm->sweep.lifetime_s = ibsnmpd_cfg.cache_lifetime_s[CACHE_PM_COUNTERS];
 	pm_subnet_apply_config(pm);
+	pm_samples_init(pm);
 	start_discovery(pm); /* the first sweep follows the first discovery */
 	return 0;
 }
@@ -496,6 +504,7 @@ void pm_subnet_stop(struct pm_subnet *pm)
 		snmp_alarm_unregister(pm->discovery_alarm);
 	pm->discovery_alarm = 0;
 	cache_group_stop(&pm->sweep);
+	pm_samples_stop(pm);
 	if (pm->discover_pid) {
 		unregister_readfd(pm->discover_fd);
 		close(pm->discover_fd);

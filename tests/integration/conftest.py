@@ -25,6 +25,14 @@ def ibsnmpd_bin():
     return path
 
 
+def tool_path(name, env_var):
+    """A test tool built with the daemon (tests/tools/)."""
+    path = os.environ.get(env_var) or os.path.join(TOP, "build", "tests", name)
+    if not os.access(path, os.X_OK):
+        pytest.fail("%s not found at %s (set %s)" % (name, path, env_var))
+    return path
+
+
 def snmp_env():
     env = dict(os.environ)
     env["MIBS"] = ""  # numeric OIDs only; no MIB noise
@@ -39,7 +47,9 @@ class TestBed:
         self.node = env["SIMFABRIC_NODE"]
 
     def simfabric(self, *args, check=True):
-        return subprocess.run([SIMFABRIC] + list(args) + ["--dir", self.dir], check=check,
+        # --dir before any "--": what follows it is a command line
+        return subprocess.run([SIMFABRIC, args[0], "--dir", self.dir] + list(args[1:]),
+                              check=check,
                               capture_output=True, text=True, env=snmp_env())
 
     def run_on_node(self, *cmd, node=None, ok_codes=(0,)):

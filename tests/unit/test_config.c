@@ -61,6 +61,25 @@ static void cache_lifetime_lines(void **state)
 	assert_int_equal(config_parse_cache_lifetime("nodeInfo 0", &g, &s, &why), -1);
 }
 
+static void guids(void **state)
+{
+	uint64_t g;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(config_parse_guid("0x0002c90300a1b2c3", &g, &why), 0);
+	assert_true(g == 0x0002c90300a1b2c3ULL);
+	assert_int_equal(config_parse_guid("FFFFFFFFFFFFFFFF", &g, &why), 0);
+	assert_true(g == UINT64_MAX);
+	assert_int_equal(config_parse_guid("100004", &g, &why), 0);
+	assert_true(g == 0x100004);
+	assert_int_equal(config_parse_guid("0x", &g, &why), -1);
+	assert_int_equal(config_parse_guid("0x12345678901234567", &g, &why), -1);
+	assert_int_equal(config_parse_guid("0xg1", &g, &why), -1);
+	assert_int_equal(config_parse_guid("0x1 0x2", &g, &why), -1);
+	assert_int_equal(config_parse_guid(NULL, &g, &why), -1);
+}
+
 static void defaults(void **state)
 {
 	struct ibsnmpd_config c;
@@ -80,6 +99,7 @@ int main(void)
 		cmocka_unit_test(uint_accepts_range_and_rejects_junk),
 		cmocka_unit_test(bool_words),
 		cmocka_unit_test(cache_lifetime_lines),
+		cmocka_unit_test(guids),
 		cmocka_unit_test(defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,7 +67,11 @@ static void every_decoder_survives_random_input(void **state)
 			struct pm_counters pc;
 			struct pm_counters_ext ext;
 			unsigned cap;
+			struct pm_sample_ctl sc;
+			struct pm_sample_result sr;
 
+			pm_sample_ctl_decode(buf, len, &sc);
+			pm_sample_result_decode(buf, len, &sr);
 			pm_counters_decode(buf, len, &pc);
 			pm_counters_ext_decode(buf, len, &ext);
 			pm_classportinfo_capmask(buf, len, &cap);

@@ -181,6 +181,73 @@ static void refuses_bad_discovery_output(void **state)
 	}
 }
 
+/* PortSamplesControl (IBA 16.1.3.2), octet by octet, written independently
+ * of libibmad: OpCode 0x12, PortSelect 3, Tick 5, CounterWidth 4,
+ * CounterMask0..14 = 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7, SampleMechanisms 7,
+ * SampleStatus 2, OptionMask 0x1e, VendorMask 0x0123456789abcdef,
+ * SampleStart 100, SampleInterval 0xfffffff0, Tag 0xbeef,
+ * CounterSelect[i] = 0x100 + i. */
+static const uint8_t samples_control[68] = {
+	0x12, 0x03, 0x05, 0x04, 0x0a, 0x72, 0xee, 0x0a, 0x39, 0x77, 0x07, 0x02,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x01, 0x23, 0x45, 0x67,
+	0x89, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x00, 0x64, 0xff, 0xff, 0xff, 0xf0,
+	0xbe, 0xef, 0x01, 0x00, 0x01, 0x01, 0x01, 0x02, 0x01, 0x03, 0x01, 0x04,
+	0x01, 0x05, 0x01, 0x06, 0x01, 0x07, 0x01, 0x08, 0x01, 0x09, 0x01, 0x0a,
+	0x01, 0x0b, 0x01, 0x0c, 0x01, 0x0d, 0x01, 0x0e,
+};
+
+static void decodes_and_encodes_samples_control(void **state)
+{
+	static const unsigned masks[15] = {1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7};
+	struct pm_sample_ctl c;
+	uint8_t d[IB_PC_DATA_SZ];
+
+	(void)state;
+	assert_int_equal(pm_sample_ctl_decode(samples_control, sizeof(samples_control), &c), 0);
+	assert_int_equal(c.opcode, 0x12);
+	assert_int_equal(c.port_select, 3);
+	assert_int_equal(c.tick, 5);
+	assert_int_equal(c.counter_width, 4);
+	for (int i = 0; i < 15; i++) {
+		assert_int_equal(c.counter_mask[i], masks[i]);
+		assert_int_equal(c.counter_select[i], 0x100 + i);
+	}
+	assert_int_equal(c.sample_mechanisms, 7);
+	assert_int_equal(c.sample_status, 2);
+	assert_true(c.option_mask == 0x1e);
+	assert_true(c.vendor_mask == 0x0123456789abcdefULL);
+	assert_int_equal(c.sample_start, 100);
+	assert_int_equal(c.sample_interval, 0xfffffff0u);
+	assert_int_equal(c.tag, 0xbeef);
+	/* a Set carries only the writable fields, in the same places */
+	pm_sample_ctl_encode(&c, d, sizeof(d));
+	assert_int_equal(d[0], 0x12);
+	assert_int_equal(d[1], 3);
+	assert_int_equal(d[2], 0);  /* Tick is the node's */
+	assert_int_equal(d[11], 0); /* so is SampleStatus */
+	assert_memory_equal(d + 28, samples_control + 28, 68 - 28);
+	assert_int_equal(pm_sample_ctl_decode(samples_control, 63, &c), -1);
+	assert_int_equal(pm_sample_width_bits(0), 16);
+	assert_int_equal(pm_sample_width_bits(4), 32);
+}
+
+static void decodes_samples_result(void **state)
+{
+	uint8_t d[64] = {0xbe, 0xef, 0x00, 0x01};
+	struct pm_sample_result r;
+
+	(void)state;
+	for (int i = 0; i < 15; i++) {
+		d[4 + 4 * i] = (uint8_t)i;
+		d[7 + 4 * i] = 0x80;
+	}
+	assert_int_equal(pm_sample_result_decode(d, sizeof(d), &r), 0);
+	assert_int_equal(r.tag, 0xbeef);
+	assert_int_equal(r.sample_status, 1);
+	for (int i = 0; i < 15; i++)
+		assert_int_equal(r.counter[i], (uint32_t)i << 24 | 0x80);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +258,8 @@ int main(void)
 		cmocka_unit_test(extended_counters_are_taken_as_read),
 		cmocka_unit_test(parses_discovery_output),
 		cmocka_unit_test(refuses_bad_discovery_output),
+		cmocka_unit_test(decodes_and_encodes_samples_control),
+		cmocka_unit_test(decodes_samples_result),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
