@@ -68,6 +68,11 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	cfg->expose_keys = false;
 	cfg->pm_enabled = true;
 	cfg->pm_discovery_interval_s = 300;
+	cfg->trap_subscribe = true;
+	cfg->trap_resubscribe_s = 60;
+	cfg->notify_limit_count = 10;
+	cfg->notify_limit_window_s = 60;
+	cfg->traps_from_counters = true;
 }
 
 int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out,
@@ -265,6 +270,71 @@ static void parse_pm_sample_node(const char *token, char *line)
 	ibsnmpd_cfg.pm_sample_nodes[ibsnmpd_cfg.n_pm_sample_nodes++] = guid;
 }
 
+static void parse_bool_token(const char *token, char *line, bool *out)
+{
+	const char *why;
+
+	if (config_parse_bool(line, out, &why))
+		report(token, line, why);
+}
+
+static void parse_trap_subscribe(const char *token, char *line)
+{
+	parse_bool_token(token, line, &ibsnmpd_cfg.trap_subscribe);
+}
+
+static void parse_traps_from_counters(const char *token, char *line)
+{
+	parse_bool_token(token, line, &ibsnmpd_cfg.traps_from_counters);
+}
+
+static void parse_sa_key(const char *token, char *line)
+{
+	const char *why;
+
+	/* same syntax as a GUID: up to 16 hex digits */
+	if (config_parse_guid(line, &ibsnmpd_cfg.sa_key, &why)) {
+		report(token, "(hidden)", "expected a key of up to 16 hexadecimal digits");
+		return;
+	}
+	ibsnmpd_cfg.sa_key_set = true;
+}
+
+static void parse_trap_resubscribe(const char *token, char *line)
+{
+	parse_uint_token(token, line, 1, 86400, &ibsnmpd_cfg.trap_resubscribe_s);
+}
+
+static void parse_notification_limit(const char *token, char *line)
+{
+	unsigned count, window;
+	char a[32], b[32], extra[2];
+	const char *why;
+
+	if (!line || sscanf(line, "%31s %31s %1s", a, b, extra) != 2) {
+		report(token, line, "expected: notificationLimit COUNT SECONDS");
+		return;
+	}
+	if (config_parse_uint(a, 0, 1000000, &count, &why) ||
+	    config_parse_uint(b, 1, 86400, &window, &why)) {
+		report(token, line, why);
+		return;
+	}
+	ibsnmpd_cfg.notify_limit_count = count;
+	ibsnmpd_cfg.notify_limit_window_s = window;
+}
+
+static void parse_osm_log_file(const char *token, char *line)
+{
+	char path[sizeof(ibsnmpd_cfg.osm_log_file)], extra[2];
+
+	if (!line || sscanf(line, "%4095s %1s", path, extra) != 1 || path[0] != '/') {
+		report(token, line, "expected one absolute path");
+		return;
+	}
+	snprintf(ibsnmpd_cfg.osm_log_file, sizeof(ibsnmpd_cfg.osm_log_file), "%s", path);
+}
+
 static void parse_expose_keys(const char *token, char *line)
 {
 	const char *why;
@@ -309,6 +379,15 @@ void config_register_tokens(void)
 	register_config_handler(NULL, "pmDiscoveryInterval", parse_pm_discovery_interval, NULL,
 				"SECONDS");
 	register_config_handler(NULL, "pmSampleNode", parse_pm_sample_node, NULL, "NODEGUID");
+	register_config_handler(NULL, "trapSubscribe", parse_trap_subscribe, NULL, "yes|no");
+	register_config_handler(NULL, "saKey", parse_sa_key, NULL, "KEY");
+	register_config_handler(NULL, "trapResubscribeInterval", parse_trap_resubscribe, NULL,
+				"SECONDS");
+	register_config_handler(NULL, "notificationLimit", parse_notification_limit, NULL,
+				"COUNT SECONDS");
+	register_config_handler(NULL, "osmLogFile", parse_osm_log_file, NULL, "PATH");
+	register_config_handler(NULL, "trapsFromCounters", parse_traps_from_counters, NULL,
+				"yes|no");
 
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING,

@@ -33,7 +33,8 @@ struct mad_request {
 	int mgmt_class, method;
 	unsigned attr_id, attr_mod;
 	size_t data_len;
-	uint8_t data[IB_PC_DATA_SZ];
+	uint8_t data[IB_SA_DATA_SIZE]; /* the largest: SA */
+	uint64_t sa_sm_key, sa_comp_mask;
 	uint32_t tid;
 	unsigned tries_left;
 	struct timespec deadline;
@@ -44,6 +45,7 @@ struct mad_request {
 struct rx_item {
 	struct rx_item *next;
 	int status; /* umad status: 0 or an errno such as ETIMEDOUT */
+	struct mad_source from;
 	size_t len;
 	uint8_t mad[MAD_BLOCK];
 };
@@ -65,6 +67,8 @@ static struct {
 	pthread_mutex_t rx_lock;
 	struct rx_item *rx_head, *rx_tail;
 	int pipe_r, pipe_w;
+	mad_unsolicited_fn unsolicited;
+	void *unsolicited_ctx;
 } eng = {.fd = -1, .pipe_r = -1, .pipe_w = -1, .rx_lock = PTHREAD_MUTEX_INITIALIZER};
 
 void mad_portid_local(ib_portid_t *p)
@@ -85,8 +89,20 @@ void mad_portid_gs(ib_portid_t *p, unsigned lid)
 
 size_t mad_class_data_size(int mgmt_class)
 {
-	return mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS ? IB_SMP_DATA_SIZE
-									       : IB_PC_DATA_SZ;
+	if (mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS)
+		return IB_SMP_DATA_SIZE;
+	return mgmt_class == IB_SA_CLASS ? IB_SA_DATA_SIZE : IB_PC_DATA_SZ;
+}
+
+size_t mad_class_data_offset(int mgmt_class)
+{
+	return mgmt_class == IB_SA_CLASS ? IB_SA_DATA_OFFS : IB_SMP_DATA_OFFS;
+}
+
+void mad_engine_set_unsolicited(mad_unsolicited_fn fn, void *ctx)
+{
+	eng.unsolicited = fn;
+	eng.unsolicited_ctx = ctx;
 }
 
 void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding)
@@ -211,6 +227,14 @@ static void *rx_main(void *arg)
 		if (!it)
 			continue;
 		it->status = umad_status(buf);
+		{
+			ib_mad_addr_t *a = umad_get_mad_addr(buf);
+
+			it->from.lid = ntohs(a->lid);
+			it->from.qpn = ntohl(a->qpn);
+			it->from.qkey = ntohl(a->qkey);
+			it->from.sl = a->sl;
+		}
 		it->len = len > MAD_BLOCK ? MAD_BLOCK : (size_t)(len < 0 ? 0 : len);
 		memcpy(it->mad, umad_get_mad(buf), it->len);
 		pthread_mutex_lock(&eng.rx_lock);
@@ -259,11 +283,14 @@ static int send_one(struct mad_request *r)
 	rpc.attr.id = r->attr_id;
 	rpc.attr.mod = r->attr_mod;
 	rpc.datasz = (int)mad_class_data_size(r->mgmt_class);
-	rpc.dataoffs = IB_SMP_DATA_OFFS; /* = IB_PC_DATA_OFFS: 64 for every class used */
+	rpc.dataoffs = (int)mad_class_data_offset(r->mgmt_class);
+	rpc.mask = r->sa_comp_mask;
 	r->tid = ++eng.next_tid ? eng.next_tid : ++eng.next_tid;
 	rpc.trid = r->tid;
 	if (mad_build_pkt(umad, &rpc, &r->target, NULL, r->data_len ? r->data : NULL) < 0)
 		return -1;
+	if (r->mgmt_class == IB_SA_CLASS) /* mad_build_pkt leaves the SM_Key out */
+		mad_set_field64(umad_get_mad(umad), 0, IB_SA_MKEY_F, r->sa_sm_key);
 	/* The kernel times the request out and reports it as a status; retries
 	 * are ours, so that every transport behaves alike. */
 	if (umad_send(eng.fd, agent, umad, MAD_BLOCK, (int)eng.timeout_ms, 0) < 0)
@@ -342,7 +369,10 @@ int mad_check_response(const uint8_t *mad, size_t len, int mgmt_class, unsigned 
 {
 	uint8_t *m = (uint8_t *)mad; /* libibmad's getters take non-const */
 
-	if (len < IB_SMP_DATA_OFFS + mad_class_data_size(mgmt_class))
+	/* SA answers carry only their attribute (opensm sends 56 + 36 octets for
+	 * InformInfo); what is missing reads as zeros. Other classes: whole. */
+	if (len < mad_class_data_offset(mgmt_class) +
+			  (mgmt_class == IB_SA_CLASS ? 0 : mad_class_data_size(mgmt_class)))
 		return MAD_MALFORMED;
 	if ((int)mad_get_field(m, 0, IB_MAD_MGMTCLASS_F) != mgmt_class ||
 	    !mad_get_field(m, 0, IB_MAD_RESPONSE_F) ||
@@ -365,6 +395,14 @@ static void handle_rx(struct rx_item *it)
 		snmp_log(LOG_WARNING, "dropping a MAD of %zu octets: too short\n", it->len);
 		return;
 	}
+	if (!it->status && !mad_get_field(it->mad, 0, IB_MAD_RESPONSE_F)) {
+		if (eng.unsolicited)
+			eng.unsolicited(eng.unsolicited_ctx, it->mad, it->len, &it->from);
+		else
+			DEBUGMSGTL(("ibsnmpd:mad", "ignoring an unsolicited MAD (class 0x%02x)\n",
+				    mad_get_field(it->mad, 0, IB_MAD_MGMTCLASS_F)));
+		return;
+	}
 	tid = (uint32_t)mad_get_field64(it->mad, 0, IB_MAD_TRID_F);
 	for (r = eng.in_flight; r && r->tid != tid; r = r->next)
 		;
@@ -384,11 +422,17 @@ static void handle_rx(struct rx_item *it)
 		eng.stats.dropped++;
 		snmp_log(LOG_WARNING, "dropping a malformed answer to attr 0x%04x (tid 0x%08x)\n",
 			 r->attr_id, tid);
+		DEBUGMSGTL(("ibsnmpd:mad", "malformed: %zu octets, class 0x%02x method 0x%02x attr "
+			    "0x%04x mod 0x%x\n", it->len, mad_get_field(it->mad, 0, IB_MAD_MGMTCLASS_F),
+			    mad_get_field(it->mad, 0, IB_MAD_METHOD_F),
+			    mad_get_field(it->mad, 0, IB_MAD_ATTRID_F),
+			    mad_get_field(it->mad, 0, IB_MAD_ATTRMOD_F)));
 		return; /* the request stays in flight and times out */
 	}
 	unlink_in_flight(r);
 	eng.stats.answered++;
-	finish(r, st, it->mad + IB_SMP_DATA_OFFS, mad_class_data_size(r->mgmt_class));
+	finish(r, st, it->mad + mad_class_data_offset(r->mgmt_class),
+	       mad_class_data_size(r->mgmt_class));
 }
 
 static void on_pipe_readable(int fd, void *arg)
@@ -466,6 +510,8 @@ int mad_engine_call(const ib_portid_t *target, const struct mad_call *call, mad_
 		memcpy(r->data, call->data, call->data_len);
 		r->data_len = sizeof(r->data); /* mad_build_pkt copies the class's size */
 	}
+	r->sa_sm_key = call->sa_sm_key;
+	r->sa_comp_mask = call->sa_comp_mask;
 	r->tries_left = eng.retries;
 	r->done = done;
 	r->ctx = ctx;
@@ -476,6 +522,36 @@ int mad_engine_call(const ib_portid_t *target, const struct mad_call *call, mad_
 	eng.queue_tail = r;
 	eng.n_queued++;
 	pump_queue();
+	return 0;
+}
+
+int mad_engine_respond(const uint8_t *request, size_t len, const struct mad_source *to,
+		       unsigned status, const uint8_t *data, size_t data_len)
+{
+	uint8_t umad[sizeof(struct ib_user_mad) + MAD_BLOCK];
+	uint8_t *mad = umad_get_mad(umad);
+	int mgmt_class, method, agent;
+	size_t offs;
+
+	if (!eng.open || len < IB_SA_DATA_OFFS || len > MAD_BLOCK)
+		return -1;
+	memset(umad, 0, sizeof(umad));
+	memcpy(mad, request, len);
+	mgmt_class = (int)mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F);
+	method = (int)mad_get_field(mad, 0, IB_MAD_METHOD_F);
+	agent = eng.agent[mgmt_class & 0xff];
+	if (agent < 0)
+		return -1;
+	offs = mad_class_data_offset(mgmt_class);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F,
+		      method == IB_MAD_METHOD_SET ? IB_MAD_METHOD_GET_RESPONSE : method | 0x80);
+	mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
+	if (data && data_len && offs + data_len <= MAD_BLOCK)
+		memcpy(mad + offs, data, data_len);
+	umad_set_addr(umad, (int)to->lid, (int)to->qpn, (int)to->sl, (int)to->qkey);
+	if (umad_send(eng.fd, agent, umad, MAD_BLOCK, 0, 0) < 0)
+		return -1;
+	eng.stats.sent++;
 	return 0;
 }
 
@@ -498,7 +574,9 @@ int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *ou
 	char ca[UMAD_CA_NAME_LEN];
 	int port = 0, fds[2];
 	umad_port_t pinfo;
-	static const int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS};
+	/* SA last: a test shim waits for it (see tests/tools/sim_issm_shim.c) */
+	static const int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS,
+				      IB_SA_CLASS};
 
 	*exit_code = 2;
 	if (umad_init() < 0) {
@@ -525,7 +603,14 @@ int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *ou
 	}
 	memset(eng.agent, -1, sizeof(eng.agent));
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
-		int id = umad_register(eng.fd, classes[i], 1, 0, NULL);
+		/* the SA agent also takes Reports (traps forwarded by the SM) */
+		long report_mask[16 / sizeof(long)] = {0};
+		int id;
+
+		report_mask[IB_MAD_METHOD_REPORT / (8 * sizeof(long))] |=
+			1L << (IB_MAD_METHOD_REPORT % (8 * sizeof(long)));
+		id = umad_register(eng.fd, classes[i], classes[i] == IB_SA_CLASS ? 2 : 1, 0,
+				   classes[i] == IB_SA_CLASS ? report_mask : NULL);
 
 		if (id < 0) {
 			snprintf(err, errlen, "cannot register MAD agent for class 0x%02x on %s port "

@@ -17,6 +17,7 @@
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/sma.h"
+#include "ibsnmpd/trap.h"
 
 #ifndef IBSNMPD_VERSION
 #define IBSNMPD_VERSION "0.1.0"
@@ -140,7 +141,8 @@ static void write_pid_file(const char *path)
 	fclose(f);
 }
 
-/* A new master SM: rediscover, the SM may have changed LIDs and routes. */
+/* A new master SM: rediscover, the SM may have changed LIDs and routes;
+ * subscribe to traps with its SA. */
 static void sm_changed(void *arg, unsigned old_lid, unsigned new_lid)
 {
 	struct pm_subnet *pm = arg;
@@ -149,6 +151,37 @@ static void sm_changed(void *arg, unsigned old_lid, unsigned new_lid)
 		 pm->sweep.owner ? ": rediscovering the subnet" : "");
 	if (pm->sweep.owner)
 		pm_subnet_rediscover(pm);
+	trap_subscriber_sm_changed(new_lid);
+}
+
+/* A link changed state somewhere (trap 128): rediscover the subnet, once a
+ * burst of them is over. */
+static unsigned rediscover_alarm;
+
+static void rediscover_now(unsigned reg, void *arg)
+{
+	(void)reg;
+	rediscover_alarm = 0;
+	pm_subnet_rediscover(arg);
+}
+
+static void trap_seen(const struct notice *n, void *arg)
+{
+	struct pm_subnet *pm = arg;
+
+	if (!n->is_generic || n->trap_number != 128 || !pm->sweep.owner)
+		return;
+	if (rediscover_alarm)
+		snmp_alarm_unregister(rediscover_alarm);
+	rediscover_alarm = snmp_alarm_register(2, 0, rediscover_now, pm);
+}
+
+/* The master SM's LID as the local port last read it, else as umad said. */
+static unsigned node_sm_lid(const struct sma_node *node, unsigned fallback)
+{
+	const struct sma_port_snapshot *s = cache_snapshot(&node->group[CACHE_PORT_INFO]);
+
+	return s && s->mgmt && s->mgmt->pi.sm_lid ? s->mgmt->pi.sm_lid : fallback;
 }
 
 static void reload_config(struct sma_node *node, struct pm_subnet *pm)
@@ -178,6 +211,7 @@ static void reload_config(struct sma_node *node, struct pm_subnet *pm)
 	sma_node_apply_config(node);
 	if (pm->sweep.owner)
 		pm_subnet_apply_config(pm);
+	trap_subscriber_apply_config();
 }
 
 int main(int argc, char **argv)
@@ -308,6 +342,10 @@ int main(int argc, char **argv)
 	    (ibsnmpd_cfg.pm_enabled && pm_mib_register(&pm)))
 		fatal(3, "cannot register the MIB handlers");
 
+	/* traps: after registering, notifications need the AgentX session */
+	trap_set_observer(trap_seen, &pm);
+	trap_subscriber_start(node_sm_lid(&node, (unsigned)local.sm_lid));
+
 	write_pid_file(pid_file);
 	snmp_log(LOG_INFO, APP_NAME " started\n");
 	report_ready(0);
@@ -321,6 +359,9 @@ int main(int argc, char **argv)
 	}
 
 	snmp_log(LOG_INFO, APP_NAME " stopping\n");
+	trap_subscriber_stop();
+	if (rediscover_alarm)
+		snmp_alarm_unregister(rediscover_alarm);
 	agent_mib_unregister();
 	if (ibsnmpd_cfg.pm_enabled) {
 		pm_mib_unregister();

@@ -42,6 +42,15 @@ struct ibsnmpd_config {
 	unsigned pm_discovery_interval_s;
 	uint64_t pm_sample_nodes[IBSNMPD_SAMPLE_NODES_MAX]; /* node GUIDs read for sampling */
 	size_t n_pm_sample_nodes;
+	/* traps and notifications */
+	bool trap_subscribe;               /* InformInfo subscriptions with the SA */
+	uint64_t sa_key;                   /* SM_Key for traps 256-259 (opensm's sa_key); secret */
+	bool sa_key_set;
+	unsigned trap_resubscribe_s;
+	unsigned notify_limit_count;       /* per trap kind and source; 0 = no limit */
+	unsigned notify_limit_window_s;
+	char osm_log_file[4096];           /* opensm's log: traps 129-131 ("" = off) */
+	bool traps_from_counters;          /* 129/130 from the PM sweep's counters */
 };
 
 extern struct ibsnmpd_config ibsnmpd_cfg;

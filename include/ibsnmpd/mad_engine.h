@@ -39,11 +39,13 @@ void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_o
 /* One request. data (may be NULL) is the attribute data of the request,
  * e.g. PortCounters' PortSelect. */
 struct mad_call {
-	int mgmt_class;   /* IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS */
+	int mgmt_class;   /* IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS, IB_SA_CLASS */
 	int method;       /* IB_MAD_METHOD_GET or IB_MAD_METHOD_SET */
 	unsigned attr_id, attr_mod;
 	const uint8_t *data;
 	size_t data_len;
+	uint64_t sa_sm_key;    /* SA only: SM_Key of the SA header */
+	uint64_t sa_comp_mask; /* SA only: ComponentMask */
 };
 
 /* Queues a request; done() gets the answer's attribute data (SMP: 64
@@ -69,8 +71,25 @@ struct mad_engine_stats {
 };
 void mad_engine_get_stats(struct mad_engine_stats *st);
 
-/* Attribute data size of a class's MADs (SMP 64, GS 192). */
+/* Attribute data size and offset of a class's MADs (SMP 64 at 64, SA 200 at
+ * 56, other GS classes 192 at 64). */
 size_t mad_class_data_size(int mgmt_class);
+size_t mad_class_data_offset(int mgmt_class);
+
+/* A request that is not an answer to ours (an SA Report, an SMInfo query
+ * the simulator hands to an IsSM client, ...): the whole MAD and where it
+ * came from. */
+struct mad_source {
+	unsigned lid, qpn, qkey, sl;
+};
+typedef void (*mad_unsolicited_fn)(void *ctx, const uint8_t *mad, size_t len,
+				   const struct mad_source *from);
+void mad_engine_set_unsolicited(mad_unsolicited_fn fn, void *ctx);
+/* Answers a received request: the same MAD with the response method
+ * (Report -> ReportResp, Get/Set -> GetResp), the given status and, if data
+ * is not NULL, that attribute data. */
+int mad_engine_respond(const uint8_t *request, size_t len, const struct mad_source *to,
+		       unsigned status, const uint8_t *data, size_t data_len);
 /* Pure helper, unit-tested: checks a received MAD against the request it
  * claims to answer; returns the MAD status (0 ok) or MAD_MALFORMED. */
 int mad_check_response(const uint8_t *mad, size_t len, int mgmt_class, unsigned attr_id,

@@ -1,0 +1,480 @@
+/* Where traps come from.
+ *
+ * 1. The subnet administrator: one InformInfo subscription (SubnAdmSet) per
+ *    trap number; the SA then forwards each trap it receives as a
+ *    Report(Notice), which is answered with a ReportResp. opensm forwards
+ *    128, 144, 145 and 256-259. It forgets subscriptions when it restarts and
+ *    has no way to tell subscribers, so they are renewed every
+ *    trapResubscribeInterval seconds (opensm treats a renewal of an existing
+ *    subscription as the same one) and at once when the master SM moves.
+ * 2. opensm's log (osmLogFile, on the SM's host): opensm never forwards traps
+ *    129, 130 and 131 (they only feed its port-health logic, and its event
+ *    plugin interface is not called for them either), but it logs each one:
+ *    "Received Generic Notice type:T num:N (...) Producer:P (...) from LID:L
+ *    Port P TID:...". Those three are taken from there.
+ * 3. The counters (pm_subnet.c): a LocalLinkIntegrityErrors or
+ *    ExcessiveBufferOverrunErrors increase seen by a sweep is, by the
+ *    counter's definition, the threshold event of trap 129 or 130; used when
+ *    no opensm log is configured.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/mad.h>
+
+#include "ibsnmpd/config.h"
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/netsnmp.h"
+#include "ibsnmpd/trap.h"
+
+struct trap_stats trap_stats;
+
+void trap_get_stats(struct trap_stats *st)
+{
+	*st = trap_stats;
+}
+
+static trap_observer_fn observer;
+static void *observer_arg;
+
+void trap_set_observer(trap_observer_fn fn, void *arg)
+{
+	observer = fn;
+	observer_arg = arg;
+}
+
+void trap_deliver(const struct notice *n, const char *via)
+{
+	if (observer)
+		observer(n, observer_arg);
+	sma_notify(n, via);
+}
+
+/* Trap numbers subscribed to, SMA-MIB's ten. */
+static const unsigned subscribed_traps[] = {128, 129, 130, 131, 144, 145, 256, 257, 258, 259};
+#define N_SUBS (sizeof(subscribed_traps) / sizeof(subscribed_traps[0]))
+
+struct subscription {
+	unsigned trap;
+	bool active;       /* the SA accepted it (last answer) */
+	bool pending;      /* a SubnAdmSet is under way */
+	int last_result;   /* to log a change of outcome once */
+	unsigned generation;
+};
+
+/* Reports already answered: a resent Report (same TID from the same LID)
+ * gets its ReportResp again but no second notification. So does the same
+ * Notice in a second Report within a second: opensm 3.3.23 sometimes holds
+ * two records of one subscription (seen for traps 258 and 259) and reports
+ * the trap to both; a node's next trap differs at least in NoticeToggle. */
+#define SEEN_REPORTS 64
+struct seen_report {
+	uint32_t tid;
+	unsigned slid;
+	double at;
+	uint8_t notice[NOTICE_SIZE];
+};
+
+static struct {
+	bool running;
+	unsigned sm_lid;
+	unsigned generation; /* bumped when the SM moves: answers of the old one are stale */
+	unsigned alarm, alarm_interval;
+	struct subscription sub[N_SUBS];
+	struct seen_report seen[SEEN_REPORTS];
+	size_t seen_next;
+	/* opensm log watcher */
+	int log_fd, inotify_fd, watch;
+	ino_t log_ino;
+	off_t log_off;
+	char line[1024];
+	size_t line_len;
+	unsigned log_alarm;
+	bool log_missing_noted;
+} ts = {.log_fd = -1, .inotify_fd = -1, .watch = -1};
+
+/* ---- InformInfo subscriptions -------------------------------------------------- */
+
+struct sub_job {
+	struct subscription *s;
+	unsigned generation;
+};
+
+static bool is_security_trap(unsigned trap)
+{
+	return trap >= 256 && trap <= 259;
+}
+
+static void count_active(void)
+{
+	trap_stats.subscriptions = 0;
+	for (size_t i = 0; i < N_SUBS; i++)
+		trap_stats.subscriptions += ts.sub[i].active;
+}
+
+static void subscribe_done(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct sub_job *job = ctx;
+	struct subscription *s = job->s;
+	bool stale = job->generation != ts.generation || !ts.running;
+
+	free(job);
+	if (stale)
+		return; /* sent to an SM that is no longer master, or stopping */
+	s->pending = false;
+	/* the answer echoes InformInfo; Subscribe (octet 23) 0 means refused */
+	if (result == MAD_OK && (len < INFORMINFO_SIZE || !data[23]))
+		result = MAD_MALFORMED;
+	s->active = result == MAD_OK;
+	if (result != s->last_result) {
+		if (result == MAD_OK)
+			snmp_log(LOG_INFO, "subscribed to trap %u with the SA at LID %u\n", s->trap,
+				 ts.sm_lid);
+		else if (result == MAD_TIMEOUT)
+			snmp_log(LOG_WARNING, "trap %u: the SA at LID %u does not answer; "
+				 "trying again in %u s\n", s->trap, ts.sm_lid,
+				 ibsnmpd_cfg.trap_resubscribe_s);
+		else if (is_security_trap(s->trap) && !ibsnmpd_cfg.sa_key_set)
+			snmp_log(LOG_WARNING, "trap %u: the SA refused the subscription (status "
+				 "0x%04x); traps 256-259 need the SA's SM_Key: set saKey\n",
+				 s->trap, (unsigned)result);
+		else
+			snmp_log(LOG_WARNING, "trap %u: the SA refused the subscription (status "
+				 "0x%04x)\n", s->trap, (unsigned)result);
+		s->last_result = result;
+	}
+	count_active();
+}
+
+static void subscribe(struct subscription *s)
+{
+	uint8_t data[IB_SA_DATA_SIZE] = {0};
+	struct informinfo ii = {
+		.lid_begin = 0xffff, /* every LID */
+		.lid_end = 0,
+		.is_generic = true,
+		.subscribe = true,
+		.type = 0xffff,
+		.trap_number = s->trap,
+		.resp_time_value = 18, /* 4.096 us * 2^18: about 1 s */
+		.producer_type = 0xffffff,
+	};
+	struct mad_call call = {
+		.mgmt_class = IB_SA_CLASS,
+		.method = IB_MAD_METHOD_SET,
+		.attr_id = IB_SA_ATTR_INFORMINFO,
+		.data = data,
+		.data_len = sizeof(data),
+		/* the SM_Key goes only where it is needed: a wrong one for the
+		 * other traps would make opensm drop the request silently */
+		.sa_sm_key = is_security_trap(s->trap) ? ibsnmpd_cfg.sa_key : 0,
+	};
+	struct sub_job *job;
+	ib_portid_t sa;
+
+	if (s->pending || !ts.sm_lid)
+		return;
+	job = calloc(1, sizeof(*job));
+	if (!job)
+		return;
+	job->s = s;
+	job->generation = ts.generation;
+	informinfo_encode(&ii, data, sizeof(data));
+	mad_portid_gs(&sa, ts.sm_lid);
+	s->pending = true;
+	if (mad_engine_call(&sa, &call, subscribe_done, job)) {
+		s->pending = false;
+		free(job);
+	}
+}
+
+static void subscribe_all(unsigned reg, void *arg)
+{
+	(void)reg;
+	(void)arg;
+	if (!ibsnmpd_cfg.trap_subscribe)
+		return;
+	for (size_t i = 0; i < N_SUBS; i++)
+		subscribe(&ts.sub[i]);
+}
+
+void trap_subscriber_sm_changed(unsigned sm_lid)
+{
+	if (!ts.running || sm_lid == ts.sm_lid)
+		return;
+	ts.sm_lid = sm_lid;
+	ts.generation++;
+	for (size_t i = 0; i < N_SUBS; i++) {
+		ts.sub[i].active = ts.sub[i].pending = false;
+		ts.sub[i].last_result = 1; /* log the outcome with the new SM */
+	}
+	count_active();
+	subscribe_all(0, NULL);
+}
+
+/* ---- Reports -------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static bool seen_before(uint32_t tid, unsigned slid, const uint8_t *notice)
+{
+	double now = now_s();
+	struct seen_report *r;
+
+	for (size_t i = 0; i < SEEN_REPORTS; i++) {
+		r = &ts.seen[i];
+		if (!r->at)
+			continue;
+		if (r->tid == tid && r->slid == slid && now - r->at < 60)
+			return true;
+		if (now - r->at < 1 && !memcmp(r->notice, notice, NOTICE_SIZE))
+			return true;
+	}
+	r = &ts.seen[ts.seen_next];
+	r->tid = tid;
+	r->slid = slid;
+	r->at = now;
+	memcpy(r->notice, notice, NOTICE_SIZE);
+	ts.seen_next = (ts.seen_next + 1) % SEEN_REPORTS;
+	return false;
+}
+
+static void on_unsolicited(void *ctx, const uint8_t *mad, size_t len,
+			   const struct mad_source *from)
+{
+	uint8_t *m = (uint8_t *)mad; /* libibmad's getters take non-const */
+	unsigned mgmt = mad_get_field(m, 0, IB_MAD_MGMTCLASS_F);
+	unsigned method = mad_get_field(m, 0, IB_MAD_METHOD_F);
+	unsigned attr = mad_get_field(m, 0, IB_MAD_ATTRID_F);
+	uint32_t tid = (uint32_t)mad_get_field64(m, 0, IB_MAD_TRID_F);
+	struct notice n;
+
+	(void)ctx;
+	if (mgmt != IB_SA_CLASS || method != IB_MAD_METHOD_REPORT) {
+		DEBUGMSGTL(("ibsnmpd:trap", "ignoring a request of class 0x%02x method 0x%02x "
+			    "attribute 0x%04x from LID %u\n", mgmt, method, attr, from->lid));
+		return;
+	}
+	if (attr != IB_SA_ATTR_NOTICE || len < IB_SA_DATA_OFFS + NOTICE_SIZE ||
+	    notice_decode(mad + IB_SA_DATA_OFFS, len - IB_SA_DATA_OFFS, &n)) {
+		trap_stats.malformed++;
+		snmp_log(LOG_WARNING, "dropping a malformed Report from LID %u (attribute 0x%04x, "
+			 "%zu octets)\n", from->lid, attr, len);
+		return;
+	}
+	/* answer first: the SA may resend until it hears from us */
+	if (mad_engine_respond(mad, len, from, 0, NULL, 0))
+		snmp_log(LOG_WARNING, "cannot answer a Report from LID %u\n", from->lid);
+	DEBUGMSGTL(("ibsnmpd:trap", "Report tid 0x%08x from LID %u qp %u\n", tid, from->lid,
+		    from->qpn));
+	if (seen_before(tid, from->lid, mad + IB_SA_DATA_OFFS)) {
+		trap_stats.repeated++;
+		DEBUGMSGTL(("ibsnmpd:trap", "Report tid 0x%08x from LID %u again\n", tid, from->lid));
+		return;
+	}
+	trap_deliver(&n, "SA report");
+}
+
+/* ---- opensm's log ------------------------------------------------------------------ */
+
+/* "Received Generic Notice type:1 num:129 (...) Producer:2 (...) from LID:5 Port 3 TID:" */
+int osm_log_line_parse(const char *line, struct notice *n)
+{
+	const char *p = strstr(line, "Received Generic Notice type:");
+	unsigned type, num, producer, lid, port;
+	const char *q;
+
+	if (!p || sscanf(p, "Received Generic Notice type:%u num:%u", &type, &num) != 2)
+		return -1;
+	q = strstr(p, "Producer:");
+	if (!q || sscanf(q, "Producer:%u", &producer) != 1)
+		return -1;
+	q = strstr(q, " from LID:");
+	if (!q || sscanf(q, " from LID:%u Port %u", &lid, &port) != 2)
+		return -1;
+	if (lid > 0xffff || port > 255 || num > 0xffff)
+		return -1;
+	memset(n, 0, sizeof(*n));
+	n->is_generic = true;
+	n->type = type;
+	n->producer_type = producer;
+	n->trap_number = num;
+	n->issuer_lid = lid;
+	n->lid = lid;
+	n->port = port;
+	return 0;
+}
+
+static void log_line(const char *line)
+{
+	struct notice n;
+
+	if (osm_log_line_parse(line, &n))
+		return;
+	/* the others arrive as SA Reports */
+	if (n.trap_number >= 129 && n.trap_number <= 131)
+		trap_deliver(&n, "opensm log");
+}
+
+static void log_read_new(void)
+{
+	char buf[4096];
+	ssize_t got;
+
+	while ((got = pread(ts.log_fd, buf, sizeof(buf), ts.log_off)) > 0) {
+		ts.log_off += got;
+		for (ssize_t i = 0; i < got; i++) {
+			if (buf[i] == '\n') {
+				ts.line[ts.line_len] = '\0';
+				log_line(ts.line);
+				ts.line_len = 0;
+			} else if (ts.line_len < sizeof(ts.line) - 1) {
+				ts.line[ts.line_len++] = buf[i];
+			}
+		}
+	}
+}
+
+static void log_close(void)
+{
+	if (ts.inotify_fd >= 0) {
+		unregister_readfd(ts.inotify_fd);
+		close(ts.inotify_fd);
+	}
+	if (ts.log_fd >= 0)
+		close(ts.log_fd);
+	ts.inotify_fd = ts.log_fd = ts.watch = -1;
+}
+
+static void on_log_event(int fd, void *arg);
+
+/* Opens the log at its end (what is already there is history); reopens it
+ * when it was rotated (new inode) or truncated. */
+static void log_open(bool at_end)
+{
+	struct stat st;
+
+	log_close();
+	ts.log_fd = open(ibsnmpd_cfg.osm_log_file, O_RDONLY | O_CLOEXEC);
+	if (ts.log_fd < 0 || fstat(ts.log_fd, &st)) {
+		if (!ts.log_missing_noted)
+			snmp_log(LOG_WARNING, "cannot read opensm's log %s (%s): traps 129-131 "
+				 "come from the counters until it can be read\n",
+				 ibsnmpd_cfg.osm_log_file, strerror(errno));
+		ts.log_missing_noted = true;
+		log_close();
+		return;
+	}
+	if (ts.log_missing_noted)
+		snmp_log(LOG_INFO, "reading opensm's log %s\n", ibsnmpd_cfg.osm_log_file);
+	ts.log_missing_noted = false;
+	ts.log_ino = st.st_ino;
+	ts.log_off = at_end ? st.st_size : 0;
+	ts.line_len = 0;
+	ts.inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ts.inotify_fd >= 0) {
+		ts.watch = inotify_add_watch(ts.inotify_fd, ibsnmpd_cfg.osm_log_file, IN_MODIFY);
+		register_readfd(ts.inotify_fd, on_log_event, NULL);
+	}
+}
+
+static void on_log_event(int fd, void *arg)
+{
+	char ev[4096];
+
+	(void)arg;
+	while (read(fd, ev, sizeof(ev)) > 0)
+		;
+	log_read_new();
+}
+
+/* Every second: catch up (inotify may be unavailable) and notice rotation. */
+static void on_log_alarm(unsigned reg, void *arg)
+{
+	struct stat st;
+
+	(void)reg;
+	(void)arg;
+	if (ts.log_fd < 0) {
+		log_open(false); /* appeared since: it is all new */
+		if (ts.log_fd >= 0)
+			log_read_new();
+		return;
+	}
+	log_read_new();
+	if (stat(ibsnmpd_cfg.osm_log_file, &st) || st.st_ino != ts.log_ino ||
+	    st.st_size < ts.log_off) {
+		log_open(false); /* rotated or truncated: read the new file from its start */
+		if (ts.log_fd >= 0)
+			log_read_new();
+	}
+}
+
+bool trap_subscriber_reads_osm_log(void)
+{
+	return ts.running && ibsnmpd_cfg.osm_log_file[0];
+}
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+void trap_subscriber_apply_config(void)
+{
+	sma_notify_apply_config();
+	if (!ts.running)
+		return;
+	if (ts.alarm_interval != ibsnmpd_cfg.trap_resubscribe_s) {
+		if (ts.alarm)
+			snmp_alarm_unregister(ts.alarm);
+		ts.alarm_interval = ibsnmpd_cfg.trap_resubscribe_s;
+		ts.alarm = snmp_alarm_register(ts.alarm_interval, SA_REPEAT, subscribe_all, NULL);
+	}
+	if (ibsnmpd_cfg.osm_log_file[0] && !ts.log_alarm) {
+		log_open(true);
+		ts.log_alarm = snmp_alarm_register(1, SA_REPEAT, on_log_alarm, NULL);
+	} else if (!ibsnmpd_cfg.osm_log_file[0] && ts.log_alarm) {
+		snmp_alarm_unregister(ts.log_alarm);
+		ts.log_alarm = 0;
+		log_close();
+	}
+}
+
+int trap_subscriber_start(unsigned sm_lid)
+{
+	ts.running = true;
+	ts.sm_lid = sm_lid;
+	for (size_t i = 0; i < N_SUBS; i++)
+		ts.sub[i] = (struct subscription){.trap = subscribed_traps[i], .last_result = 1};
+	mad_engine_set_unsolicited(on_unsolicited, NULL);
+	trap_subscriber_apply_config();
+	subscribe_all(0, NULL);
+	return 0;
+}
+
+void trap_subscriber_stop(void)
+{
+	if (!ts.running)
+		return;
+	ts.running = false;
+	mad_engine_set_unsolicited(NULL, NULL);
+	if (ts.alarm)
+		snmp_alarm_unregister(ts.alarm);
+	if (ts.log_alarm)
+		snmp_alarm_unregister(ts.log_alarm);
+	ts.alarm = ts.log_alarm = 0;
+	ts.alarm_interval = 0;
+	log_close();
+	sma_notify_stop();
+}
