@@ -7,6 +7,7 @@
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/mib_table.h"
+#include "ibsnmpd/trap.h"
 
 #include <net-snmp/agent/agent_sysORTable.h>
 
@@ -14,6 +15,7 @@
 static oid ibsnmpd_mib_oid[] = {IBSNMPD_MIB};
 static const oid stats_oid[] = {IBSNMPD_MIB, 1, 1};
 static const oid cache_table_oid[] = {IBSNMPD_MIB, 1, 1, 6};
+static const oid traps_oid[] = {IBSNMPD_MIB, 1, 4};
 
 struct cache_entry {
 	enum cache_group_id id;
@@ -39,6 +41,23 @@ static int stats_value(unsigned column, netsnmp_variable_list *vb, const void *s
 	case 3: mib_set_unsigned(vb, ASN_COUNTER, st.timeouts); return 0;
 	case 4: mib_set_unsigned(vb, ASN_COUNTER, st.dropped); return 0;
 	case 5: mib_set_unsigned(vb, ASN_GAUGE, st.in_flight); return 0;
+	default: return -1;
+	}
+}
+
+static int traps_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
+{
+	struct trap_stats st;
+
+	(void)snap;
+	trap_get_stats(&st);
+	switch (column) {
+	case 1: mib_set_unsigned(vb, ASN_COUNTER, st.received); return 0;
+	case 2: mib_set_unsigned(vb, ASN_COUNTER, st.sent); return 0;
+	case 3: mib_set_unsigned(vb, ASN_COUNTER, st.suppressed); return 0;
+	case 4: mib_set_unsigned(vb, ASN_COUNTER, st.repeated); return 0;
+	case 5: mib_set_unsigned(vb, ASN_COUNTER, st.malformed); return 0;
+	case 6: mib_set_unsigned(vb, ASN_GAUGE, st.subscriptions); return 0;
 	default: return -1;
 	}
 }
@@ -91,6 +110,12 @@ static struct mib_scalars stats_scalars = {
 	.ctx = &stats,
 };
 
+static struct mib_scalars trap_scalars = {
+	.name = "ibsnmpdTraps", .group_oid = traps_oid, .group_oid_len = OID_LENGTH(traps_oid),
+	.first = 1, .last = 6, .snapshot = stats_snapshot, .value = traps_value,
+	.ctx = &stats,
+};
+
 static struct mib_table cache_table = {
 	.name = "ibsnmpdCacheTable", .table_oid = cache_table_oid,
 	.table_oid_len = OID_LENGTH(cache_table_oid), .first_column = 2, .last_column = 7,
@@ -112,7 +137,8 @@ int agent_mib_register(struct cache_group *const *groups, unsigned count)
 	}
 	stats.rows.rows = stats.row;
 	stats.rows.count = stats.count;
-	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table))
+	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table) ||
+	    mib_scalars_register(&trap_scalars))
 		return -1;
 	register_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid),
 			    "IBSNMPD-MIB: ibsnmpd statistics and InfiniBand MIB extensions");
@@ -123,5 +149,6 @@ void agent_mib_unregister(void)
 {
 	mib_scalars_unregister(&stats_scalars);
 	mib_table_unregister(&cache_table);
+	mib_scalars_unregister(&trap_scalars);
 	unregister_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid));
 }

@@ -4,9 +4,10 @@
  *    trap number; the SA then forwards each trap it receives as a
  *    Report(Notice), which is answered with a ReportResp. opensm forwards
  *    128, 144, 145 and 256-259. It forgets subscriptions when it restarts and
- *    has no way to tell subscribers, so they are renewed every
- *    trapResubscribeInterval seconds (opensm treats a renewal of an existing
- *    subscription as the same one) and at once when the master SM moves.
+ *    has no way to tell subscribers, so every trapResubscribeInterval seconds
+ *    the SM is asked for its SMInfo and, if it is master, the subscriptions
+ *    are renewed (opensm treats a renewal as the same subscription); at once
+ *    when the master SM moves.
  * 2. opensm's log (osmLogFile, on the SM's host): opensm never forwards traps
  *    129, 130 and 131 (they only feed its port-health logic, and its event
  *    plugin interface is not called for them either), but it logs each one:
@@ -86,6 +87,9 @@ static struct {
 	bool running;
 	unsigned sm_lid;
 	unsigned generation; /* bumped when the SM moves: answers of the old one are stale */
+	bool probing;        /* an SMInfo query to the SM is under way */
+	bool sm_master;      /* the SM said it is master at the last query */
+	unsigned act_count;  /* its SMInfo ActCount then */
 	unsigned alarm, alarm_interval;
 	struct subscription sub[N_SUBS];
 	struct seen_report seen[SEEN_REPORTS];
@@ -106,6 +110,8 @@ struct sub_job {
 	struct subscription *s;
 	unsigned generation;
 };
+
+static void subscribe_all(void);
 
 static bool is_security_trap(unsigned trap)
 {
@@ -195,14 +201,75 @@ static void subscribe(struct subscription *s)
 	}
 }
 
-static void subscribe_all(unsigned reg, void *arg)
+static void subscribe_all(void)
 {
-	(void)reg;
-	(void)arg;
 	if (!ibsnmpd_cfg.trap_subscribe)
 		return;
 	for (size_t i = 0; i < N_SUBS; i++)
 		subscribe(&ts.sub[i]);
+}
+
+static void forget_subscriptions(void)
+{
+	for (size_t i = 0; i < N_SUBS; i++) {
+		ts.sub[i].active = ts.sub[i].pending = false;
+		ts.sub[i].last_result = 1; /* log the next outcome */
+	}
+	count_active();
+}
+
+/* Every trapResubscribeInterval: is the SM there, and master? Only then are
+ * the subscriptions sent (again). An SMP, not an SA request: a missing or
+ * starting SM gets no burst of SA requests it cannot serve (in the simulator
+ * an opensm that gets SA requests while it starts can hang for good). An
+ * ActCount lower than last time means the SM restarted and forgot us. */
+static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	unsigned generation = (unsigned)(uintptr_t)ctx, state = 0, act = 0;
+	uint8_t info[IB_SMP_DATA_SIZE] = {0};
+
+	if (generation != ts.generation || !ts.running)
+		return;
+	ts.probing = false;
+	if (result == MAD_OK && len >= IB_SMP_DATA_SIZE) {
+		memcpy(info, data, IB_SMP_DATA_SIZE);
+		state = mad_get_field(info, 0, IB_SMINFO_STATE_F);
+		act = mad_get_field(info, 0, IB_SMINFO_ACT_F);
+	}
+	if (state != 3) { /* not master (or no answer) */
+		if (ts.sm_master)
+			snmp_log(LOG_WARNING, "the SM at LID %u %s; subscribing to traps again when "
+				 "it is master\n", ts.sm_lid,
+				 result == MAD_OK ? "is no longer master" : "does not answer");
+		ts.sm_master = false;
+		forget_subscriptions();
+		return;
+	}
+	if (ts.sm_master && act < ts.act_count) {
+		snmp_log(LOG_NOTICE, "the SM at LID %u restarted: subscribing to traps again\n",
+			 ts.sm_lid);
+		forget_subscriptions();
+	}
+	ts.sm_master = true;
+	ts.act_count = act;
+	subscribe_all(); /* renewals are harmless: the SA keeps one record */
+}
+
+static void probe_sm(unsigned reg, void *arg)
+{
+	ib_portid_t sm;
+
+	(void)reg;
+	(void)arg;
+	if (ts.probing || !ts.sm_lid)
+		return;
+	mad_portid_gs(&sm, ts.sm_lid);
+	sm.qp = 0; /* SMPs go to QP0 */
+	sm.qkey = 0;
+	ts.probing = true;
+	if (mad_engine_smp_get(&sm, IB_ATTR_SMINFO, 0, probe_done,
+			       (void *)(uintptr_t)ts.generation))
+		ts.probing = false;
 }
 
 void trap_subscriber_sm_changed(unsigned sm_lid)
@@ -211,12 +278,9 @@ void trap_subscriber_sm_changed(unsigned sm_lid)
 		return;
 	ts.sm_lid = sm_lid;
 	ts.generation++;
-	for (size_t i = 0; i < N_SUBS; i++) {
-		ts.sub[i].active = ts.sub[i].pending = false;
-		ts.sub[i].last_result = 1; /* log the outcome with the new SM */
-	}
-	count_active();
-	subscribe_all(0, NULL);
+	ts.probing = ts.sm_master = false;
+	forget_subscriptions();
+	probe_sm(0, NULL);
 }
 
 /* ---- Reports -------------------------------------------------------------------- */
@@ -439,7 +503,7 @@ void trap_subscriber_apply_config(void)
 		if (ts.alarm)
 			snmp_alarm_unregister(ts.alarm);
 		ts.alarm_interval = ibsnmpd_cfg.trap_resubscribe_s;
-		ts.alarm = snmp_alarm_register(ts.alarm_interval, SA_REPEAT, subscribe_all, NULL);
+		ts.alarm = snmp_alarm_register(ts.alarm_interval, SA_REPEAT, probe_sm, NULL);
 	}
 	if (ibsnmpd_cfg.osm_log_file[0] && !ts.log_alarm) {
 		log_open(true);
@@ -459,7 +523,7 @@ int trap_subscriber_start(unsigned sm_lid)
 		ts.sub[i] = (struct subscription){.trap = subscribed_traps[i], .last_result = 1};
 	mad_engine_set_unsolicited(on_unsolicited, NULL);
 	trap_subscriber_apply_config();
-	subscribe_all(0, NULL);
+	probe_sm(0, NULL);
 	return 0;
 }
 

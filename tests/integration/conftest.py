@@ -115,14 +115,17 @@ def wait_for(predicate, seconds=60, step=0.5):
     return predicate()
 
 
-def start_testbed(topology="switch-3ca.net", node=None, extra_conf=()):
+def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=None):
+    """extra_conf lines may name the bed's directory as {dir}."""
     directory = tempfile.mkdtemp(prefix="ibsnmpd-it.")
     args = [SIMFABRIC, "up", "--dir", directory, "--topology",
             os.path.join(TOPOLOGIES, topology), "--ibsnmpd", ibsnmpd_bin()]
     if node:
         args += ["--node", node]
+    if preload:
+        args += ["--ibsnmpd-preload", preload]
     for line in extra_conf:
-        args += ["--conf-extra", line]
+        args += ["--conf-extra", line.replace("{dir}", directory)]
     out = subprocess.run(args, capture_output=True, text=True, env=snmp_env())
     if out.returncode != 0:
         subprocess.run([SIMFABRIC, "down", "--dir", directory], capture_output=True)
@@ -171,3 +174,31 @@ def fresh_bed():
     bed = start_testbed(node="hca1")
     yield bed
     stop_testbed(bed)
+
+
+def fields(text):
+    res = {}
+    for line in text.splitlines():
+        m = re.match(r"^([A-Za-z0-9]+):\.+(.*)$", line)
+        if m:
+            res[m.group(1)] = m.group(2).strip()
+    return res
+
+
+def node_guids(bed):
+    """{node description: (node GUID, LID)} from ibnetdiscover: a switch's LID
+    is on its header line, a CA's on its (first) port line."""
+    text = bed.run_on_node("ibnetdiscover")
+    res, pending = {}, None
+    for line in text.splitlines():
+        m = re.match(r'^(Switch|Ca)\s+\d+\s+"[HS]-([0-9a-f]+)"\s+# "([^"]+)"(.*)$', line)
+        if m:
+            lid = re.search(r"\blid (\d+)", m.group(4))
+            res[m.group(3)] = (int(m.group(2), 16), int(lid.group(1)) if lid else None)
+            pending = None if lid else m.group(3)
+            continue
+        lid = re.search(r"# lid (\d+)", line)
+        if pending and line.startswith("[") and lid:
+            res[pending] = (res[pending][0], int(lid.group(1)))
+            pending = None
+    return res

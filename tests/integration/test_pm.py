@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import start_testbed, stop_testbed, wait_for
+from conftest import fields, node_guids, start_testbed, stop_testbed, wait_for
 
 PM = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1"
 QUICK = ["cacheLifetime pmCounters 2"]
@@ -30,34 +30,6 @@ def pm_table(bed):
     return rows
 
 
-
-
-def fields(text):
-    res = {}
-    for line in text.splitlines():
-        m = re.match(r"^([A-Za-z0-9]+):\.+(.*)$", line)
-        if m:
-            res[m.group(1)] = m.group(2).strip()
-    return res
-
-
-def node_guids(bed):
-    """{node description: (node GUID, LID)} from ibnetdiscover: a switch's LID
-    is on its header line, a CA's on its (first) port line."""
-    text = bed.run_on_node("ibnetdiscover")
-    res, pending = {}, None
-    for line in text.splitlines():
-        m = re.match(r'^(Switch|Ca)\s+\d+\s+"[HS]-([0-9a-f]+)"\s+# "([^"]+)"(.*)$', line)
-        if m:
-            lid = re.search(r"\blid (\d+)", m.group(4))
-            res[m.group(3)] = (int(m.group(2), 16), int(lid.group(1)) if lid else None)
-            pending = None if lid else m.group(3)
-            continue
-        lid = re.search(r"# lid (\d+)", line)
-        if pending and line.startswith("[") and lid:
-            res[pending] = (res[pending][0], int(lid.group(1)))
-            pending = None
-    return res
 
 
 def read_after(bed, moment):
@@ -313,3 +285,25 @@ def test_a_new_master_sm_triggers_a_rediscovery():
         assert wait_for(lambda: len(pm_table(bed)) == 11)  # 8 switch ports, 3 CA ports
     finally:
         stop_testbed(bed)
+
+
+def test_integrity_and_overrun_counters_rising_give_traps_129_and_130(bed):
+    """No opensm log configured: a LocalLinkIntegrityErrors or
+    ExcessiveBufferOverrunErrors increase seen by a sweep is that threshold
+    event, sent as ibSmaLinkIntegrityThresReached / ibSmaExcessBuffOverrunThres
+    with the port's LID (as ibnetdiscover shows) and port number."""
+    guid, lid = node_guids(bed)["hca3"]
+    read_after(bed, int(time.time()))  # a baseline for the counters
+    before = bed.log("traps.log").count(".1.3.6.1.6.3.1.1.4.1.0")
+    bed.simfabric("sim", 'PerformanceSet "hca3"[1] PortCounters.LocalLinkIntegrityErrors=3')
+    bed.simfabric("sim", 'PerformanceSet "hca3"[1] PortCounters.ExcessiveBufferOverrunErrors=2')
+
+    def notified(number):
+        lines = [l for l in bed.log("traps.log").splitlines()
+                 if ".1.3.6.1.6.3.1.1.4.1.0" in l][before:]
+        return [l for l in lines if "OID: .1.3.6.1.3.117.3.2.%d\t" % number in l + "\t"]
+    for number in (2, 3):
+        assert wait_for(lambda: notified(number))
+        line = notified(number)[0]
+        assert ".1.3.6.1.3.117.3.1.1.14.0 = INTEGER: %d" % lid in line
+        assert ".1.3.6.1.3.117.3.1.1.15.0 = INTEGER: 1" in line

@@ -11,7 +11,7 @@ import signal
 
 import pytest
 
-from conftest import start_testbed, stop_testbed, tool_path, wait_for
+from conftest import fields, node_guids, start_testbed, stop_testbed, tool_path, wait_for
 
 CTL = ".1.3.6.1.3.117.1.2.1"
 RESULT = ".1.3.6.1.3.117.1.3.1"
@@ -31,22 +31,8 @@ def bed():
 
 
 def node(bed, name):
-    """(node GUID, LID) of a CA, from smpquery on the same fabric."""
-    for lid in range(1, 10):
-        out = bed.run_on_node("smpquery", "nodedesc", str(lid), ok_codes=(0, 255, 1))
-        if out.split("..")[-1].strip(". \n") == name:
-            info = fields(bed.run_on_node("smpquery", "nodeinfo", str(lid)))
-            return int(info["Guid"], 16), lid
-    raise AssertionError("no node %s" % name)
-
-
-def fields(text):
-    res = {}
-    for line in text.splitlines():
-        m = re.match(r"^([A-Za-z0-9]+):\.+(.*)$", line)
-        if m:
-            res[m.group(1)] = m.group(2).strip()
-    return res
+    """(node GUID, LID), from ibnetdiscover on the same fabric."""
+    return node_guids(bed)[name]
 
 
 def idx(guid):

@@ -11,6 +11,7 @@
 
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/pm.h"
+#include "ibsnmpd/trap.h"
 #include "ibsnmpd/sma.h"
 
 static uint32_t rng = 0x1bad5eed;
@@ -70,6 +71,13 @@ static void every_decoder_survives_random_input(void **state)
 			struct pm_sample_ctl sc;
 			struct pm_sample_result sr;
 
+			struct notice nt;
+			char line[128];
+
+			notice_decode(buf, len, &nt);
+			memcpy(line, buf, len < sizeof(line) ? len : sizeof(line));
+			line[len < sizeof(line) ? len : sizeof(line) - 1] = '\0';
+			osm_log_line_parse(line, &nt);
 			pm_sample_ctl_decode(buf, len, &sc);
 			pm_sample_result_decode(buf, len, &sr);
 			pm_counters_decode(buf, len, &pc);
