@@ -28,12 +28,15 @@ def snmpget(target, oid):
 class TestBed:
     """scripts/simfabric up ... down, as a context manager."""
 
-    def __init__(self, topology, node, conf=(), snmpd_conf=()):
+    def __init__(self, topology, node, conf=(), snmpd_conf=(), preload=None):
+        """conf lines may name the bed's directory as {dir}."""
         self.dir = tempfile.mkdtemp(prefix="ibsnmpd-bench.")
         cmd = [SIMFABRIC, "up", "--dir", self.dir, "--topology",
                os.path.join(TOPOLOGIES, topology), "--node", node]
+        if preload:
+            cmd += ["--ibsnmpd-preload", preload]
         for line in conf:
-            cmd += ["--conf-extra", line]
+            cmd += ["--conf-extra", line.replace("{dir}", self.dir)]
         for line in snmpd_conf:
             cmd += ["--snmpd-extra", line]
         self.cmd = cmd
@@ -53,9 +56,10 @@ class TestBed:
         subprocess.run([SIMFABRIC, "down", "--dir", self.dir], capture_output=True)
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def run(self, *cmd):
+    def run(self, *cmd, node=None):
         """A command attached to the fabric (infiniband-diags)."""
-        return [SIMFABRIC, "run", "--dir", self.dir, "--"] + list(cmd)
+        return [SIMFABRIC, "run", "--dir", self.dir] + (["--node", node] if node else []) + \
+            ["--"] + list(cmd)
 
     def rss_kib(self):
         with open("/proc/%d/status" % self.pid) as f:

@@ -543,8 +543,11 @@ int mad_engine_respond(const uint8_t *request, size_t len, const struct mad_sour
 	if (agent < 0)
 		return -1;
 	offs = mad_class_data_offset(mgmt_class);
-	mad_set_field(mad, 0, IB_MAD_METHOD_F,
-		      method == IB_MAD_METHOD_SET ? IB_MAD_METHOD_GET_RESPONSE : method | 0x80);
+	/* the 7-bit method plus the response bit: Report -> ReportResp, Get and
+	 * Set -> GetResp */
+	if (method == IB_MAD_METHOD_SET)
+		mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
 	mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
 	if (data && data_len && offs + data_len <= MAD_BLOCK)
 		memcpy(mad + offs, data, data_len);

@@ -72,9 +72,12 @@ struct subscription {
 
 /* Reports already answered: a resent Report (same TID from the same LID)
  * gets its ReportResp again but no second notification. So does the same
- * Notice in a second Report within a second: opensm 3.3.23 sometimes holds
- * two records of one subscription (seen for traps 258 and 259) and reports
- * the trap to both; a node's next trap differs at least in NoticeToggle. */
+ * Notice in a second Report right behind the first: opensm 3.3.23 can hold a
+ * stale record of a subscriber that restarted without unsubscribing (seen
+ * for traps 258 and 259) and reports the trap to both records back to back.
+ * The window is short so that a flapping link's identical traps are not
+ * merged (ibsim does not alternate NoticeToggle; IBA nodes do). */
+#define SAME_NOTICE_WINDOW_S 0.02
 #define SEEN_REPORTS 64
 struct seen_report {
 	uint32_t tid;
@@ -159,16 +162,18 @@ static void subscribe_done(void *ctx, int result, const uint8_t *data, size_t le
 	count_active();
 }
 
-static void subscribe(struct subscription *s)
+static void send_informinfo(struct subscription *s, bool subscribe, mad_done_fn done,
+			    void *ctx)
 {
 	uint8_t data[IB_SA_DATA_SIZE] = {0};
 	struct informinfo ii = {
 		.lid_begin = 0xffff, /* every LID */
 		.lid_end = 0,
 		.is_generic = true,
-		.subscribe = true,
+		.subscribe = subscribe,
 		.type = 0xffff,
 		.trap_number = s->trap,
+		.qpn = 1, /* ours: the SA takes the sender's on subscribe, this on unsubscribe */
 		.resp_time_value = 18, /* 4.096 us * 2^18: about 1 s */
 		.producer_type = 0xffffff,
 	};
@@ -182,8 +187,17 @@ static void subscribe(struct subscription *s)
 		 * other traps would make opensm drop the request silently */
 		.sa_sm_key = is_security_trap(s->trap) ? ibsnmpd_cfg.sa_key : 0,
 	};
-	struct sub_job *job;
 	ib_portid_t sa;
+
+	informinfo_encode(&ii, data, sizeof(data));
+	mad_portid_gs(&sa, ts.sm_lid);
+	if (mad_engine_call(&sa, &call, done, ctx))
+		done(ctx, MAD_SEND_FAILED, NULL, 0);
+}
+
+static void subscribe(struct subscription *s)
+{
+	struct sub_job *job;
 
 	if (s->pending || !ts.sm_lid)
 		return;
@@ -192,13 +206,25 @@ static void subscribe(struct subscription *s)
 		return;
 	job->s = s;
 	job->generation = ts.generation;
-	informinfo_encode(&ii, data, sizeof(data));
-	mad_portid_gs(&sa, ts.sm_lid);
 	s->pending = true;
-	if (mad_engine_call(&sa, &call, subscribe_done, job)) {
-		s->pending = false;
-		free(job);
-	}
+	send_informinfo(s, true, subscribe_done, job);
+}
+
+static void unsubscribed(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	(void)ctx;
+	(void)result;
+	(void)data;
+	(void)len;
+}
+
+/* At exit, so that the SA does not keep reporting to a QP nobody reads (and
+ * to a restarted ibsnmpd twice). Sent, not waited for. */
+static void unsubscribe_all(void)
+{
+	for (size_t i = 0; i < N_SUBS; i++)
+		if (ts.sub[i].active)
+			send_informinfo(&ts.sub[i], false, unsubscribed, NULL);
 }
 
 static void subscribe_all(void)
@@ -304,7 +330,7 @@ static bool seen_before(uint32_t tid, unsigned slid, const uint8_t *notice)
 			continue;
 		if (r->tid == tid && r->slid == slid && now - r->at < 60)
 			return true;
-		if (now - r->at < 1 && !memcmp(r->notice, notice, NOTICE_SIZE))
+		if (now - r->at < SAME_NOTICE_WINDOW_S && !memcmp(r->notice, notice, NOTICE_SIZE))
 			return true;
 	}
 	r = &ts.seen[ts.seen_next];
@@ -531,6 +557,7 @@ void trap_subscriber_stop(void)
 {
 	if (!ts.running)
 		return;
+	unsubscribe_all();
 	ts.running = false;
 	mad_engine_set_unsolicited(NULL, NULL);
 	if (ts.alarm)

@@ -106,7 +106,7 @@ static int answer_sminfo(int portid, void *umad)
 		return 0;
 	memcpy(resp, umad, sizeof(resp));
 	rmad = umad_get_mad(resp);
-	mad_set_field(rmad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_RESPONSE);
+	mad_set_field(rmad, 0, IB_MAD_RESPONSE_F, 1); /* GetResp: Get + response bit */
 	if (mgmt == IB_SMI_DIRECT_CLASS) {
 		mad_set_field(rmad, 0, IB_DRSMP_DIRECTION_F, 1);
 		mad_set_field(rmad, 0, IB_DRSMP_STATUS_F, 0);

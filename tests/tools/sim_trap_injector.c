@@ -6,7 +6,13 @@
  * local), method Trap, attribute Notice, generic type-1..4 notices with the
  * data details given on the command line.
  *
- * Usage: sim-trap-injector [-n COUNT] [-i MICROSECONDS] TRAP [FIELD=VALUE]...
+ * Usage: sim-trap-injector [-n COUNT] [-i MICROSECONDS] [-V] TRAP [FIELD=VALUE]...
+ *   -V: vary the data: capmask and sysguid grow by one per trap (benchmarks
+ *       tell the notifications apart by it)
+ *   -R LID: send the Notice as an SA Report(Notice) straight to LID (QP1), as
+ *       the SA would forward it, instead of a trap to the SM; -t TID sets its
+ *       transaction ID (the same TID twice is a retransmission); -M makes it
+ *       malformed (attribute InformInfo instead of Notice)
  *   FIELD: type producer issuer lid port capmask sysguid method attrid attrmod
  *          key lid1 lid2 sl qp1 qp2 gid1 gid2 swlid valid
  *   (numbers in C syntax; gid1/gid2 as 32 hex digits)
@@ -63,9 +69,16 @@ static const char *const names[F_N] = {"type", "producer", "issuer", "lid", "por
 	"sysguid", "method", "attrid", "attrmod", "key", "lid1", "lid2", "sl", "qp1", "qp2",
 	"swlid", "valid"};
 
-static void build_notice(uint8_t *d, unsigned trap, const struct fields *f, unsigned count)
+static void build_notice(uint8_t *d, unsigned trap, const struct fields *f, unsigned count,
+			 int vary)
 {
-	const unsigned long long *v = f->v;
+	unsigned long long v[F_N];
+
+	memcpy(v, f->v, sizeof(v));
+	if (vary) {
+		v[F_CAPMASK] += count - 1;
+		v[F_SYSGUID] += count - 1;
+	}
 	uint8_t *dd = d + DD;
 
 	memset(d, 0, IB_SMP_DATA_SIZE);
@@ -127,18 +140,27 @@ static void build_notice(uint8_t *d, unsigned trap, const struct fields *f, unsi
 
 int main(int argc, char **argv)
 {
-	int classes[] = {IB_SMI_CLASS};
+	int classes[] = {IB_SMI_CLASS, IB_SA_CLASS};
 	struct fields f;
 	unsigned long count = 1, interval_us = 0;
 	struct ibmad_port *port;
 	umad_port_t info;
-	unsigned trap, sm_lid = 0, my_lid = 0;
-	int c;
+	unsigned trap, sm_lid = 0, my_lid = 0, report_lid = 0, malformed = 0;
+	uint64_t tid = 0;
+	int c, vary = 0;
 
 	memset(&f, 0, sizeof(f));
 
-	while ((c = getopt(argc, argv, "n:i:")) != -1) {
-		if (c == 'n')
+	while ((c = getopt(argc, argv, "n:i:VR:t:M")) != -1) {
+		if (c == 'V')
+			vary = 1;
+		else if (c == 'R')
+			report_lid = (unsigned)strtoul(optarg, NULL, 0);
+		else if (c == 't')
+			tid = strtoull(optarg, NULL, 0);
+		else if (c == 'M')
+			malformed = 1;
+		else if (c == 'n')
 			count = strtoul(optarg, NULL, 0);
 		else if (c == 'i')
 			interval_us = strtoul(optarg, NULL, 0);
@@ -171,7 +193,7 @@ int main(int argc, char **argv)
 		}
 		f.v[k] = strtoull(eq + 1, NULL, 0);
 	}
-	port = mad_rpc_open_port(NULL, 0, classes, 1);
+	port = mad_rpc_open_port(NULL, 0, classes, 2);
 	if (!port || umad_get_port(NULL, 0, &info) < 0) {
 		fprintf(stderr, "sim-trap-injector: cannot open the port: %s\n", strerror(errno));
 		return 1;
@@ -194,9 +216,27 @@ int main(int argc, char **argv)
 		};
 		struct timespec t;
 
-		build_notice(data, trap, &f, (unsigned)seq);
+		uint8_t sa_data[IB_SA_DATA_SIZE] = {0};
+		ib_portid_t dest = {.lid = (int)report_lid, .qp = 1, .qkey = IB_DEFAULT_QP1_QKEY};
+		ib_rpc_t report = {
+			.mgtclass = IB_SA_CLASS,
+			.method = IB_MAD_METHOD_REPORT,
+			.attr = {.id = malformed ? 0x0003 : 0x0002, .mod = 0},
+			.datasz = IB_SA_DATA_SIZE,
+			.dataoffs = IB_SA_DATA_OFFS,
+			.trid = tid ? tid : seq,
+		};
+		int sent;
+
+		build_notice(data, trap, &f, (unsigned)seq, vary);
 		clock_gettime(CLOCK_REALTIME, &t);
-		if (mad_send_via(&rpc, &sm, NULL, data, port) < 0) {
+		if (report_lid) {
+			memcpy(sa_data, data, IB_SMP_DATA_SIZE); /* Notice's first 64 octets */
+			sent = mad_send_via(&report, &dest, NULL, sa_data, port);
+		} else {
+			sent = mad_send_via(&rpc, &sm, NULL, data, port);
+		}
+		if (sent < 0) {
 			fprintf(stderr, "sim-trap-injector: send failed: %s\n", strerror(errno));
 			return 1;
 		}
