@@ -79,14 +79,17 @@ def inject(bed, *args):
 
 def test_link_state_change_from_the_simulator(bed):
     """Unlink / ReLink a port: the switch's trap 128 arrives as
-    ibSmaPortLinkStateChange with the switch's LID (as ibnetdiscover shows)."""
+    ibSmaPortLinkStateChange with the switch's LID (as ibnetdiscover shows),
+    and the subnet is rediscovered for the counters (hca2 gone, then back)."""
     sw_lid = node_guids(bed)["sw1"][1]
-    for command in ('Unlink "hca2"[1]', 'ReLink "hca2"[1]'):
+    for command, nodes in (('Unlink "hca2"[1]', 3), ('ReLink "hca2"[1]', 4)):
         before = len(notifications(bed))
+        seen = bed.log("ibsnmpd.log").count("subnet discovered: %d nodes" % nodes)
         bed.simfabric("sim", command)
         n = wait_notification(bed, 1, before)
         assert int(value(n, "lid")) == sw_lid
-        time.sleep(1.5)  # a second identical Notice within 1 s counts as a repeat
+        assert wait_for(lambda: bed.log("ibsnmpd.log").count(
+            "subnet discovered: %d nodes" % nodes) > seen)
 
 
 # (trap, injector fields, notification, {object: expected value})
