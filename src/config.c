@@ -31,6 +31,7 @@ static const char *const cache_group_names[CACHE_GROUP_COUNT] = {
 	[CACHE_LED_INFO] = "ledInfo",
 	[CACHE_PM_COUNTERS] = "pmCounters",
 	[CACHE_PM_SAMPLES] = "pmSamples",
+	[CACHE_PARTITION_STATUS] = "partitionStatus",
 };
 
 /* Defaults: what changes often (port state, SM state) is read more often. */
@@ -50,6 +51,7 @@ static const unsigned cache_default_lifetime[CACHE_GROUP_COUNT] = {
 	[CACHE_LED_INFO] = 300,
 	[CACHE_PM_COUNTERS] = 15,
 	[CACHE_PM_SAMPLES] = 5,
+	[CACHE_PARTITION_STATUS] = 60,
 };
 
 const char *cache_group_name(enum cache_group_id id)
@@ -73,6 +75,8 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	cfg->notify_limit_count = 10;
 	cfg->notify_limit_window_s = 60;
 	cfg->traps_from_counters = true;
+	snprintf(cfg->partition_file, sizeof(cfg->partition_file), "/etc/opensm/partitions.conf");
+	cfg->partition_verify_delay_s = 5;
 }
 
 int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out,
@@ -335,6 +339,49 @@ static void parse_osm_log_file(const char *token, char *line)
 	snprintf(ibsnmpd_cfg.osm_log_file, sizeof(ibsnmpd_cfg.osm_log_file), "%s", path);
 }
 
+static void parse_path_token(const char *token, char *line, char *out, size_t outlen)
+{
+	char extra[2];
+	char *path = malloc(outlen);
+
+	if (!path)
+		return;
+	if (!line || sscanf(line, "%4095s %1s", path, extra) != 1 || path[0] != '/' ||
+	    strlen(path) >= outlen) {
+		report(token, line, "expected one absolute path");
+	} else {
+		snprintf(out, outlen, "%s", path);
+	}
+	free(path);
+}
+
+static void parse_partition_file(const char *token, char *line)
+{
+	parse_path_token(token, line, ibsnmpd_cfg.partition_file,
+			 sizeof(ibsnmpd_cfg.partition_file));
+}
+
+static void parse_opensm_pid_file(const char *token, char *line)
+{
+	parse_path_token(token, line, ibsnmpd_cfg.opensm_pid_file,
+			 sizeof(ibsnmpd_cfg.opensm_pid_file));
+}
+
+static void parse_opensm_reload_command(const char *token, char *line)
+{
+	if (!line || !*line) {
+		report(token, line, "expected a command line");
+		return;
+	}
+	snprintf(ibsnmpd_cfg.opensm_reload_command, sizeof(ibsnmpd_cfg.opensm_reload_command),
+		 "%s", line);
+}
+
+static void parse_partition_verify_delay(const char *token, char *line)
+{
+	parse_uint_token(token, line, 1, 3600, &ibsnmpd_cfg.partition_verify_delay_s);
+}
+
 static void parse_expose_keys(const char *token, char *line)
 {
 	const char *why;
@@ -388,6 +435,12 @@ void config_register_tokens(void)
 	register_config_handler(NULL, "osmLogFile", parse_osm_log_file, NULL, "PATH");
 	register_config_handler(NULL, "trapsFromCounters", parse_traps_from_counters, NULL,
 				"yes|no");
+	register_config_handler(NULL, "partitionFile", parse_partition_file, NULL, "PATH");
+	register_config_handler(NULL, "opensmPidFile", parse_opensm_pid_file, NULL, "PATH");
+	register_config_handler(NULL, "opensmReloadCommand", parse_opensm_reload_command, NULL,
+				"COMMAND");
+	register_config_handler(NULL, "partitionVerifyDelay", parse_partition_verify_delay, NULL,
+				"SECONDS");
 
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING,

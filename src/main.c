@@ -15,6 +15,7 @@
 #include "ibsnmpd/agent_mib.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/pkey.h"
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/sma.h"
 #include "ibsnmpd/trap.h"
@@ -222,6 +223,7 @@ int main(int argc, char **argv)
 	struct mad_local_port local;
 	struct sma_node node;
 	struct pm_subnet pm;
+	struct pkey_policy partitions;
 	struct cache_group *groups[CACHE_GROUP_COUNT] = {0};
 	ib_portid_t self;
 
@@ -338,8 +340,12 @@ int main(int argc, char **argv)
 		groups[CACHE_PM_COUNTERS] = &pm.sweep;
 		groups[CACHE_PM_SAMPLES] = &pm.samples;
 	}
+	/* the partition policy: its member ports are found through the PM
+	 * subsystem's discovery */
+	pkey_policy_start(&partitions, ibsnmpd_cfg.pm_enabled ? &pm : NULL);
+	groups[CACHE_PARTITION_STATUS] = &partitions.status;
 	if (sma_mib_register(&node) || agent_mib_register(groups, CACHE_GROUP_COUNT) ||
-	    (ibsnmpd_cfg.pm_enabled && pm_mib_register(&pm)))
+	    (ibsnmpd_cfg.pm_enabled && pm_mib_register(&pm)) || pkey_mib_register(&partitions))
 		fatal(3, "cannot register the MIB handlers");
 
 	/* traps: after registering, notifications need the AgentX session */
@@ -360,6 +366,8 @@ int main(int argc, char **argv)
 
 	snmp_log(LOG_INFO, APP_NAME " stopping\n");
 	trap_subscriber_stop();
+	pkey_mib_unregister();
+	pkey_policy_stop(&partitions);
 	if (rediscover_alarm)
 		snmp_alarm_unregister(rediscover_alarm);
 	agent_mib_unregister();

@@ -27,6 +27,7 @@ enum cache_group_id {
 	CACHE_SMA_COUNT, /* the groups above are SMA-MIB's, one node's */
 	CACHE_PM_COUNTERS = CACHE_SMA_COUNT,
 	CACHE_PM_SAMPLES,
+	CACHE_PARTITION_STATUS,
 	CACHE_GROUP_COUNT
 };
 
@@ -51,6 +52,11 @@ struct ibsnmpd_config {
 	unsigned notify_limit_window_s;
 	char osm_log_file[4096];           /* opensm's log: traps 129-131 ("" = off) */
 	bool traps_from_counters;          /* 129/130 from the PM sweep's counters */
+	/* partition policy */
+	char partition_file[4096];         /* opensm's partition file */
+	char opensm_pid_file[4096];        /* SIGHUP opensm after a change ("" = none) */
+	char opensm_reload_command[1024];  /* or run this ("" = none) */
+	unsigned partition_verify_delay_s; /* first check of the ports after a change */
 };
 
 extern struct ibsnmpd_config ibsnmpd_cfg;

@@ -79,6 +79,7 @@ struct pm_port_ref {
 	size_t node;          /* index into nodes */
 	unsigned port;
 	unsigned lid;         /* LID to send PerfMgt MADs to for this port */
+	uint64_t port_guid;   /* 0 if the discovery did not say */
 };
 
 struct pm_fabric {

@@ -44,7 +44,8 @@ static void print_node(ibnd_node_t *n, void *user)
 			continue;
 		if (!node_lid)
 			node_lid = lid;
-		printf("port %016llx %d %u\n", (unsigned long long)n->guid, p, lid);
+		printf("port %016llx %d %u %016llx\n", (unsigned long long)n->guid, p, lid,
+		       (unsigned long long)port->guid);
 	}
 	printf("node %016llx %d %d %u %s\n", (unsigned long long)n->guid, n->type, n->numports,
 	       node_lid, desc);

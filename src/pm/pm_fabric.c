@@ -25,6 +25,7 @@ static int node_cmp(const void *a, const void *b)
 struct port_line {
 	uint64_t guid;
 	unsigned port, lid;
+	uint64_t port_guid;
 };
 
 static int port_line_cmp(const void *a, const void *b)
@@ -58,7 +59,7 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		char line[256];
 		size_t n;
-		unsigned long long guid;
+		unsigned long long guid, port_guid = 0;
 		int type, numports, port, used = 0;
 		unsigned lid;
 		double secs;
@@ -92,7 +93,10 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 			nd->num_ports = (unsigned)numports;
 			nd->lid = lid;
 			snprintf(nd->desc, sizeof(nd->desc), "%.64s", line + used);
-		} else if (sscanf(line, "port %llx %d %u%n", &guid, &port, &lid, &used) == 3 &&
+		} else if ((sscanf(line, "port %llx %d %u %llx%n", &guid, &port, &lid, &port_guid,
+				  &used) == 4 ||
+			    (port_guid = 0, sscanf(line, "port %llx %d %u%n", &guid, &port, &lid,
+						   &used) == 3)) &&
 			   line[used] == '\0' && port >= 1 && port <= 254 && lid >= 1 && lid <= 0xffff) {
 			void *q = grow(pl, &cap_pl, n_pl, sizeof(*pl));
 
@@ -102,6 +106,7 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 			pl[n_pl].guid = guid;
 			pl[n_pl].port = (unsigned)port;
 			pl[n_pl].lid = lid;
+			pl[n_pl].port_guid = port_guid;
 			n_pl++;
 		} else if (sscanf(line, "done %lf", &secs) == 1) {
 			f->seconds = secs;
@@ -147,6 +152,7 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 		f->ports[f->n_ports].node = (size_t)(nd - f->nodes);
 		f->ports[f->n_ports].port = pl[i].port;
 		f->ports[f->n_ports].lid = pl[i].lid;
+		f->ports[f->n_ports].port_guid = pl[i].port_guid;
 		f->n_ports++;
 	}
 	free(pl);

@@ -1,0 +1,656 @@
+/* The partition policy: opensm's partition file read, written atomically,
+ * opensm told to read it again, and the member ports checked afterwards.
+ *
+ * Verification reads, with SMPs, the P_Key table of every port the policy
+ * names by GUID (LID-routed: NodeInfo for PartitionCap and the node type,
+ * then the P_KeyTable blocks) and says per member: applied, missing,
+ * unreachable, or rejected (a switch port, more partitions than the port's
+ * PartitionCap). The ports' LIDs come from the subnet discovery of the PM
+ * subsystem (pm_subnet.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <infiniband/mad.h>
+
+#include "ibsnmpd/config.h"
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/netsnmp.h"
+#include "ibsnmpd/pkey.h"
+#include "ibsnmpd/pm.h"
+
+/* ---- reading and writing the file --------------------------------------------- */
+
+static int read_file(const char *path, char **text, size_t *len, struct stat *st)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	*text = NULL;
+	*len = 0;
+	if (!f)
+		return errno == ENOENT ? 1 : -1; /* 1: no file yet (an empty policy) */
+	if (fstat(fileno(f), st)) {
+		fclose(f);
+		return -1;
+	}
+	for (;;) {
+		size_t got;
+
+		if (n + 4096 > cap) {
+			char *nb = realloc(buf, cap = n + 65536);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return -1;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+static void load(struct pkey_policy *pp, bool quiet)
+{
+	struct partition_file pf;
+	struct stat st = {0};
+	char *text, err[200];
+	size_t len;
+	int r = read_file(ibsnmpd_cfg.partition_file, &text, &len, &st);
+
+	if (r < 0) {
+		snprintf(pp->load_error, sizeof(pp->load_error), "cannot read %.160s: %.80s",
+			 ibsnmpd_cfg.partition_file, strerror(errno));
+		snmp_log(LOG_ERR, "partition policy: %s\n", pp->load_error);
+		pp->loaded = false;
+		return;
+	}
+	if (partition_file_parse(text ? text : "", len, &pf, err, sizeof(err))) {
+		snprintf(pp->load_error, sizeof(pp->load_error), "%.100s: %.150s",
+			 ibsnmpd_cfg.partition_file, err);
+		snmp_log(LOG_ERR, "partition policy: %s (not served, SETs refused until it is "
+			 "fixed)\n", pp->load_error);
+		free(text);
+		pp->loaded = false;
+		pp->mtime = st.st_mtim;
+		pp->ino = st.st_ino;
+		pp->size = st.st_size;
+		return;
+	}
+	free(text);
+	partition_file_free(&pp->pf);
+	pp->pf = pf;
+	pp->loaded = true;
+	pp->load_error[0] = '\0';
+	pp->mtime = st.st_mtim;
+	pp->ino = st.st_ino;
+	pp->size = st.st_size;
+	pp->generation++;
+	if (!quiet)
+		snmp_log(LOG_INFO, "partition policy: read %s (%zu partitions)\n",
+			 ibsnmpd_cfg.partition_file, pf.n_parts);
+}
+
+void pkey_policy_reload_if_changed(struct pkey_policy *pp)
+{
+	struct stat st;
+
+	if (stat(ibsnmpd_cfg.partition_file, &st)) {
+		if (pp->ino) { /* it was there */
+			pp->ino = 0;
+			load(pp, false);
+		}
+		return;
+	}
+	if (st.st_ino != pp->ino || st.st_size != pp->size ||
+	    st.st_mtim.tv_sec != pp->mtime.tv_sec || st.st_mtim.tv_nsec != pp->mtime.tv_nsec)
+		load(pp, false);
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* path.tag.PID, written and fsync'd */
+static int write_temp(const char *path, const char *tag, const char *text, size_t len,
+		      char *tmp, size_t tmplen)
+{
+	int fd;
+
+	snprintf(tmp, tmplen, "%s.%s.%ld", path, tag, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, text, len) || fsync(fd)) {
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	return close(fd);
+}
+
+static void sync_dir(const char *path)
+{
+	char dir[4096];
+	char *slash;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int pkey_policy_write(struct pkey_policy *pp, const struct partition_file *from, char *err,
+		      size_t errlen)
+{
+	const char *path = ibsnmpd_cfg.partition_file;
+	char tmp[4200], bak_tmp[4200], perr[200];
+	struct partition_file check;
+	size_t len;
+	char *text = partition_file_render(from, &len);
+	const char *pause = getenv("IBSNMPD_TEST_PAUSE_BEFORE_RENAME");
+
+	if (!text) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* never write a file opensm could not read */
+	if (partition_file_parse(text, len, &check, perr, sizeof(perr))) {
+		snprintf(err, errlen, "the new file would not parse: %s", perr);
+		free(text);
+		return -1;
+	}
+	partition_file_free(&check);
+	if (write_temp(path, "ibsnmpd-new", text, len, tmp, sizeof(tmp))) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		free(text);
+		return -1;
+	}
+	/* the previous version, kept as FILE.bak */
+	snprintf(pp->backup_path, sizeof(pp->backup_path), "%s.bak", path);
+	pp->have_backup = false;
+	if (pp->pf.text && access(path, F_OK) == 0) {
+		if (write_temp(path, "ibsnmpd-bak", pp->pf.text, pp->pf.len, bak_tmp,
+			       sizeof(bak_tmp)) ||
+		    rename(bak_tmp, pp->backup_path)) {
+			snprintf(err, errlen, "cannot keep the previous version as %s: %s",
+				 pp->backup_path, strerror(errno));
+			unlink(bak_tmp);
+			unlink(tmp);
+			free(text);
+			return -1;
+		}
+		pp->have_backup = true;
+	}
+	if (pause) /* test hook: a kill here must leave the old file */
+		sleep((unsigned)atoi(pause));
+	if (rename(tmp, path)) {
+		snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
+		unlink(tmp);
+		free(text);
+		return -1;
+	}
+	sync_dir(path);
+	free(text);
+	load(pp, true);
+	return pp->loaded ? 0 : -1;
+}
+
+int pkey_policy_restore(struct pkey_policy *pp)
+{
+	if (!pp->have_backup)
+		return unlink(ibsnmpd_cfg.partition_file); /* there was no file */
+	if (rename(pp->backup_path, ibsnmpd_cfg.partition_file))
+		return -1;
+	pp->have_backup = false;
+	sync_dir(ibsnmpd_cfg.partition_file);
+	load(pp, true);
+	return 0;
+}
+
+/* ---- telling opensm ---------------------------------------------------------------- */
+
+static unsigned reap_alarm;
+
+static void reap_children(unsigned reg, void *arg)
+{
+	(void)reg;
+	(void)arg;
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static int tell_opensm(char *err, size_t errlen)
+{
+	if (ibsnmpd_cfg.opensm_pid_file[0]) {
+		FILE *f = fopen(ibsnmpd_cfg.opensm_pid_file, "r");
+		long pid = 0;
+
+		if (!f || fscanf(f, "%ld", &pid) != 1 || pid <= 1) {
+			snprintf(err, errlen, "no opensm pid in %.200s", ibsnmpd_cfg.opensm_pid_file);
+			if (f)
+				fclose(f);
+			return -1;
+		}
+		fclose(f);
+		if (kill((pid_t)pid, SIGHUP)) {
+			snprintf(err, errlen, "cannot signal opensm (pid %ld): %s", pid,
+				 strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (ibsnmpd_cfg.opensm_reload_command[0]) {
+		char *argv[] = {"/bin/sh", "-c", ibsnmpd_cfg.opensm_reload_command, NULL};
+		pid_t pid;
+
+		if (posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ)) {
+			snprintf(err, errlen, "cannot run '%.200s'", ibsnmpd_cfg.opensm_reload_command);
+			return -1;
+		}
+		if (!reap_alarm) /* the command's exit is reaped later, never waited for */
+			reap_alarm = snmp_alarm_register(5, SA_REPEAT, reap_children, NULL);
+		return 0;
+	}
+	snprintf(err, errlen, "opensm was not told (set opensmPidFile or opensmReloadCommand)");
+	return -1;
+}
+
+/* ---- verification ----------------------------------------------------------------- */
+
+static int status_cmp(const void *a, const void *b)
+{
+	const struct partition_status *x = a, *y = b;
+
+	if (x->pkey != y->pkey)
+		return x->pkey < y->pkey ? -1 : 1;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+const struct partition_status *pkey_status_find(const struct pkey_status_snapshot *s,
+						unsigned pkey, uint64_t guid)
+{
+	struct partition_status key = {.pkey = pkey, .guid = guid};
+
+	if (!s || !s->n)
+		return NULL;
+	return bsearch(&key, s->st, s->n, sizeof(key), status_cmp);
+}
+
+struct verify {
+	struct pkey_policy *pp;
+	struct pkey_status_snapshot *snap;
+	size_t pending;
+};
+
+struct port_check {
+	struct verify *v;
+	size_t i;               /* into snap->st */
+	unsigned lid, cap, block;
+	enum member_type want;
+	bool found_full, found_limited;
+	unsigned memberships;   /* partitions of the policy this port is in */
+};
+
+static void verify_done_one(struct verify *v);
+
+static void check_finish(struct port_check *c)
+{
+	struct partition_status *st = &c->v->snap->st[c->i];
+	bool ok = c->want == MEMBER_LIMITED ? c->found_limited : c->found_full;
+
+	st->status = ok ? PSTAT_APPLIED : PSTAT_MISSING;
+	if (!ok)
+		snprintf(st->detail, sizeof(st->detail), "P_Key 0x%04x %s on LID %u",
+			 st->pkey, c->found_full || c->found_limited ? "has the wrong membership"
+								  : "is not in the port's table",
+			 c->lid);
+	verify_done_one(c->v);
+	free(c);
+}
+
+static void send_check(struct port_check *c, unsigned attr, unsigned mod);
+
+static void got_pkeys(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct port_check *c = ctx;
+	struct partition_status *st = &c->v->snap->st[c->i];
+
+	if (result != MAD_OK || len < IB_SMP_DATA_SIZE) {
+		st->status = PSTAT_UNREACHABLE;
+		snprintf(st->detail, sizeof(st->detail), "LID %u: P_KeyTable not answered", c->lid);
+		verify_done_one(c->v);
+		free(c);
+		return;
+	}
+	for (unsigned k = 0; k < 32 && c->block * 32 + k < c->cap; k++) {
+		unsigned e = (unsigned)data[2 * k] << 8 | data[2 * k + 1];
+
+		if ((e & 0x7fff) == st->pkey) {
+			if (e & 0x8000)
+				c->found_full = true;
+			else
+				c->found_limited = true;
+		}
+	}
+	if (++c->block * 32 < c->cap && c->block < 2048)
+		send_check(c, IB_ATTR_PKEY_TBL, c->block);
+	else
+		check_finish(c);
+}
+
+static void got_nodeinfo(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct port_check *c = ctx;
+	struct partition_status *st = &c->v->snap->st[c->i];
+	uint8_t ni[IB_SMP_DATA_SIZE];
+
+	if (result != MAD_OK || len < IB_SMP_DATA_SIZE) {
+		st->status = PSTAT_UNREACHABLE;
+		snprintf(st->detail, sizeof(st->detail), "LID %u: NodeInfo not answered", c->lid);
+		verify_done_one(c->v);
+		free(c);
+		return;
+	}
+	memcpy(ni, data, sizeof(ni));
+	c->cap = mad_get_field(ni, 0, IB_NODE_PARTITION_CAP_F);
+	if (c->memberships > c->cap) {
+		st->status = PSTAT_REJECTED;
+		snprintf(st->detail, sizeof(st->detail), "%u partitions for a PartitionCap of %u",
+			 c->memberships, c->cap);
+		verify_done_one(c->v);
+		free(c);
+		return;
+	}
+	c->block = 0;
+	send_check(c, IB_ATTR_PKEY_TBL, 0);
+}
+
+static void send_check(struct port_check *c, unsigned attr, unsigned mod)
+{
+	ib_portid_t to;
+
+	mad_portid_gs(&to, c->lid);
+	to.qp = 0; /* SMPs, LID-routed */
+	to.qkey = 0;
+	if (mad_engine_smp_get(&to, attr, mod,
+			       attr == IB_ATTR_NODE_INFO ? got_nodeinfo : got_pkeys, c)) {
+		c->v->snap->st[c->i].status = PSTAT_UNREACHABLE;
+		verify_done_one(c->v);
+		free(c);
+	}
+}
+
+static void status_free(void *p)
+{
+	struct pkey_status_snapshot *s = p;
+
+	if (s)
+		free(s->st);
+	free(s);
+}
+
+static void send_notification(struct pkey_policy *pp);
+
+static void verify_done_one(struct verify *v)
+{
+	struct pkey_policy *pp = v->pp;
+	bool all_applied = true;
+
+	if (--v->pending)
+		return;
+	for (size_t i = 0; i < v->snap->n; i++)
+		if (v->snap->st[i].status != PSTAT_APPLIED &&
+		    v->snap->st[i].status != PSTAT_REJECTED)
+			all_applied = false;
+	cache_refresh_done(&pp->status, v->snap, NULL);
+	if (pp->last_result == APPLY_VERIFYING && v->snap->generation == pp->applied_generation) {
+		if (all_applied) {
+			pp->last_result = APPLY_VERIFIED;
+			snmp_log(LOG_INFO, "partition policy: verified on every member port\n");
+		} else if (++pp->verify_rounds >= 6) {
+			pp->last_result = APPLY_NOT_VERIFIED;
+			snprintf(pp->last_error, sizeof(pp->last_error),
+				 "not every member port holds its P_Key after %u checks",
+				 pp->verify_rounds);
+			snmp_log(LOG_WARNING, "partition policy: %s\n", pp->last_error);
+			send_notification(pp);
+		}
+	}
+	free(v);
+}
+
+/* How many partitions of the policy name this GUID (keywords count for
+ * every port: ALL, and ALL_CAS for channel adapters). */
+static unsigned memberships(const struct partition_file *pf, uint64_t guid)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < pf->n_parts; i++) {
+		const struct partition *p = &pf->parts[i];
+
+		for (size_t k = 0; k < p->n_members; k++) {
+			const struct partition_member *m = &p->members[k];
+
+			if ((m->is_guid && m->guid == guid) ||
+			    (!m->is_guid && (!strcmp(m->keyword, "ALL") ||
+					     !strcmp(m->keyword, "ALL_CAS")))) {
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+static const struct pm_port_ref *port_of(const struct pm_fabric *f, uint64_t guid)
+{
+	for (size_t i = 0; f && i < f->n_ports; i++)
+		if (f->ports[i].port_guid == guid)
+			return &f->ports[i];
+	return NULL;
+}
+
+static void verify_start(struct cache_group *g)
+{
+	struct pkey_policy *pp = g->owner;
+	const struct pm_fabric *f = pp->pm ? pp->pm->fabric : NULL;
+	struct verify *v = calloc(1, sizeof(*v));
+	struct pkey_status_snapshot *s = calloc(1, sizeof(*s));
+	size_t n = 0;
+
+	pkey_policy_reload_if_changed(pp);
+	for (size_t i = 0; i < pp->pf.n_parts; i++)
+		for (size_t k = 0; k < pp->pf.parts[i].n_members; k++)
+			n += pp->pf.parts[i].members[k].is_guid;
+	if (!v || !s || !(s->st = calloc(n ? n : 1, sizeof(*s->st)))) {
+		free(v);
+		status_free(s);
+		cache_refresh_done(g, NULL, "out of memory");
+		return;
+	}
+	s->generation = pp->generation;
+	v->pp = pp;
+	v->snap = s;
+	v->pending = 1;
+	/* the entries first, sorted (answers find them by index), then the SMPs */
+	for (size_t i = 0; i < pp->pf.n_parts; i++) {
+		const struct partition *p = &pp->pf.parts[i];
+
+		if (p->pkey < PKEY_MIN || p->pkey > PKEY_MAX)
+			continue;
+		for (size_t k = 0; k < p->n_members; k++)
+			if (p->members[k].is_guid) {
+				s->st[s->n].pkey = p->pkey;
+				s->st[s->n++].guid = p->members[k].guid;
+			}
+	}
+	if (s->n > 1)
+		qsort(s->st, s->n, sizeof(*s->st), status_cmp);
+	for (size_t i = 0; i < s->n; i++) {
+		struct partition_status *st = &s->st[i];
+		struct partition *p = partition_find_pkey(&pp->pf, st->pkey);
+		const struct partition_member *m = p ? partition_find_member(p, st->guid) : NULL;
+		const struct pm_port_ref *port = port_of(f, st->guid);
+		struct port_check *c;
+
+		if (!port || !m) {
+			st->status = PSTAT_UNREACHABLE;
+			snprintf(st->detail, sizeof(st->detail), "%s",
+				 f ? "no such port in the subnet" : "subnet not discovered yet");
+			continue;
+		}
+		if (f->nodes[port->node].type == 2) {
+			st->status = PSTAT_REJECTED;
+			snprintf(st->detail, sizeof(st->detail),
+				 "a switch port: opensm takes end ports only");
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			st->status = PSTAT_UNREACHABLE;
+			continue;
+		}
+		st->status = PSTAT_PENDING;
+		c->v = v;
+		c->i = i;
+		c->lid = port->lid;
+		c->want = partition_member_effective(p, m);
+		c->memberships = memberships(&pp->pf, st->guid);
+		v->pending++;
+		send_check(c, IB_ATTR_NODE_INFO, 0);
+	}
+	verify_done_one(v);
+}
+
+static void verify_again(unsigned reg, void *arg)
+{
+	struct pkey_policy *pp = arg;
+
+	(void)reg;
+	if (pp->last_result != APPLY_VERIFYING) {
+		snmp_alarm_unregister(pp->verify_alarm);
+		pp->verify_alarm = 0;
+		return;
+	}
+	if (!pp->status.refreshing)
+		cache_group_refresh_now(&pp->status);
+}
+
+void pkey_policy_apply(struct pkey_policy *pp)
+{
+	char err[256];
+
+	pp->last_apply = time(NULL);
+	pp->applied_generation = pp->generation;
+	pp->verify_rounds = 0;
+	pp->last_error[0] = '\0';
+	if (tell_opensm(err, sizeof(err))) {
+		pp->last_result = APPLY_RELOAD_FAILED;
+		snprintf(pp->last_error, sizeof(pp->last_error), "%s", err);
+		snmp_log(LOG_WARNING, "partition policy written, but %s\n", err);
+		return;
+	}
+	pp->last_result = APPLY_VERIFYING;
+	snmp_log(LOG_INFO, "partition policy written to %s; opensm told; checking the ports in "
+		 "%u s\n", ibsnmpd_cfg.partition_file, ibsnmpd_cfg.partition_verify_delay_s);
+	if (pp->verify_alarm)
+		snmp_alarm_unregister(pp->verify_alarm);
+	pp->verify_alarm = snmp_alarm_register(ibsnmpd_cfg.partition_verify_delay_s, SA_REPEAT,
+					       verify_again, pp);
+}
+
+/* ---- notification ------------------------------------------------------------------ */
+
+#define PARTITION_MIB 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3
+
+static void send_notification(struct pkey_policy *pp)
+{
+	static const oid trap_oid_name[] = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0};
+	static const oid notification[] = {PARTITION_MIB, 0, 1};
+	static const oid result_oid[] = {PARTITION_MIB, 1, 3, 3, 0};
+	static const oid error_oid[] = {PARTITION_MIB, 1, 3, 4, 0};
+	netsnmp_variable_list *vl = NULL;
+	long result = pp->last_result;
+
+	snmp_varlist_add_variable(&vl, trap_oid_name, OID_LENGTH(trap_oid_name), ASN_OBJECT_ID,
+				  notification, sizeof(notification));
+	snmp_varlist_add_variable(&vl, result_oid, OID_LENGTH(result_oid), ASN_INTEGER, &result,
+				  sizeof(result));
+	snmp_varlist_add_variable(&vl, error_oid, OID_LENGTH(error_oid), ASN_OCTET_STR,
+				  pp->last_error, strlen(pp->last_error));
+	send_v2trap(vl);
+	snmp_free_varbind(vl);
+}
+
+/* ---- life cycle --------------------------------------------------------------------- */
+
+static void watch_file(unsigned reg, void *arg)
+{
+	(void)reg;
+	pkey_policy_reload_if_changed(arg);
+}
+
+int pkey_policy_start(struct pkey_policy *pp, const struct pm_subnet *pm)
+{
+	memset(pp, 0, sizeof(*pp));
+	pp->pm = pm;
+	load(pp, false);
+	pp->status.name = "partition status";
+	pp->status.refresh = verify_start;
+	pp->status.free_snapshot = status_free;
+	pp->status.owner = pp;
+	pp->status.lifetime_s = ibsnmpd_cfg.cache_lifetime_s[CACHE_PARTITION_STATUS];
+	cache_group_start(&pp->status);
+	/* someone may edit the file by hand: serve what it says */
+	pp->watch_alarm = snmp_alarm_register(5, SA_REPEAT, watch_file, pp);
+	return 0;
+}
+
+void pkey_policy_stop(struct pkey_policy *pp)
+{
+	if (pp->watch_alarm)
+		snmp_alarm_unregister(pp->watch_alarm);
+	if (pp->verify_alarm)
+		snmp_alarm_unregister(pp->verify_alarm);
+	if (reap_alarm)
+		snmp_alarm_unregister(reap_alarm);
+	reap_alarm = 0;
+	cache_group_stop(&pp->status);
+	partition_file_free(&pp->pf);
+}
