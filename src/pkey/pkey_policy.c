@@ -8,6 +8,7 @@
  * PartitionCap). The ports' LIDs come from the subnet discovery of the PM
  * subsystem (pm_subnet.c). */
 #include <errno.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -626,10 +627,29 @@ static void watch_file(unsigned reg, void *arg)
 	pkey_policy_reload_if_changed(arg);
 }
 
+/* Temporary files of a write that was killed before its rename: the
+ * partition file itself is whole (old or new), these are leftovers. */
+static void remove_leftovers(void)
+{
+	char pattern[4200];
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s.ibsnmpd-*", ibsnmpd_cfg.partition_file);
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			snmp_log(LOG_NOTICE, "partition policy: removing %s, left by an "
+				 "interrupted write\n", g.gl_pathv[i]);
+			unlink(g.gl_pathv[i]);
+		}
+		globfree(&g);
+	}
+}
+
 int pkey_policy_start(struct pkey_policy *pp, const struct pm_subnet *pm)
 {
 	memset(pp, 0, sizeof(*pp));
 	pp->pm = pm;
+	remove_leftovers();
 	load(pp, false);
 	pp->status.name = "partition status";
 	pp->status.refresh = verify_start;

@@ -21,7 +21,8 @@ def base_dir():
     return found[0]
 
 
-@pytest.mark.parametrize("module", ["IB-TC-MIB", "SMA-MIB", "IB-PM-MIB", "IBSNMPD-MIB"])
+@pytest.mark.parametrize("module", ["IB-TC-MIB", "SMA-MIB", "IB-PM-MIB", "IBSNMPD-MIB",
+                                    "IBSNMPD-PARTITION-MIB"])
 def test_smilint_level_3_is_clean(module):
     # NET-SNMP-MIB (for IBSNMPD-MIB's arc) ships with Debian's libsnmp-base
     env = dict(os.environ, SMIPATH=":%s:/usr/share/snmp/mibs:%s" % (base_dir(), MIBS))
@@ -47,6 +48,19 @@ def test_snmptranslate_resolves_ibsnmpd_mib_objects():
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [".1.3.6.1.4.1.8072.9999.9999.117.1.1.1",
                                   ".1.3.6.1.4.1.8072.9999.9999.117.1.2.1.1.6"]
+
+
+def test_snmptranslate_resolves_partition_mib_objects():
+    out = subprocess.run(["snmptranslate", "-M", "%s:/usr/share/snmp/mibs:%s" % (base_dir(), MIBS),
+                          "-m", "IBSNMPD-PARTITION-MIB", "-On",
+                          "IBSNMPD-PARTITION-MIB::ibPartitionRowStatus",
+                          "IBSNMPD-PARTITION-MIB::ibPartitionMemberStatus",
+                          "IBSNMPD-PARTITION-MIB::ibPartitionNotVerified"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [".1.3.6.1.4.1.8072.9999.9999.117.3.1.1.1.10",
+                                  ".1.3.6.1.4.1.8072.9999.9999.117.3.1.2.1.3",
+                                  ".1.3.6.1.4.1.8072.9999.9999.117.3.0.1"]
 
 
 @pytest.mark.parametrize("which,seed,module", [
