@@ -80,6 +80,8 @@ struct pm_port_ref {
 	unsigned port;
 	unsigned lid;         /* LID to send PerfMgt MADs to for this port */
 	uint64_t port_guid;   /* 0 if the discovery did not say */
+	uint64_t peer_guid;   /* the node at the other end of the link; 0 unknown */
+	unsigned peer_port;
 };
 
 struct pm_fabric {

@@ -3,10 +3,11 @@
  *
  * Verification reads, with SMPs, the P_Key table of every port the policy
  * names by GUID (LID-routed: NodeInfo for PartitionCap and the node type,
- * then the P_KeyTable blocks) and says per member: applied, missing,
- * unreachable, or rejected (a switch port, more partitions than the port's
- * PartitionCap). The ports' LIDs come from the subnet discovery of the PM
- * subsystem (pm_subnet.c). */
+ * then the P_KeyTable blocks; then the same of the switch port at the other
+ * end of its link, if the switch enforces partitions) and says per member:
+ * applied, missing, unreachable, or rejected (a switch port, more
+ * partitions than the port's PartitionCap). The ports' LIDs and links come
+ * from the subnet discovery of the PM subsystem (pm_subnet.c). */
 #include <errno.h>
 #include <glob.h>
 #include <fcntl.h>
@@ -326,26 +327,48 @@ struct port_check {
 	enum member_type want;
 	bool found_full, found_limited;
 	unsigned memberships;   /* partitions of the policy this port is in */
+	/* then the switch port at the other end of its link (seed 004: leaf
+	 * ports are configured like the end port behind them) */
+	unsigned leaf_lid, leaf_port;
+	uint64_t leaf_guid;
+	bool on_leaf;
 };
 
 static void verify_done_one(struct verify *v);
 
+static void send_check(struct port_check *c, unsigned attr, unsigned mod);
+
 static void check_finish(struct port_check *c)
 {
 	struct partition_status *st = &c->v->snap->st[c->i];
-	bool ok = c->want == MEMBER_LIMITED ? c->found_limited : c->found_full;
+	bool ok;
 
-	st->status = ok ? PSTAT_APPLIED : PSTAT_MISSING;
-	if (!ok)
-		snprintf(st->detail, sizeof(st->detail), "P_Key 0x%04x %s on LID %u",
-			 st->pkey, c->found_full || c->found_limited ? "has the wrong membership"
-								  : "is not in the port's table",
-			 c->lid);
+	if (c->on_leaf) {
+		ok = c->found_full || c->found_limited;
+		st->status = ok ? PSTAT_APPLIED : PSTAT_MISSING;
+		if (!ok)
+			snprintf(st->detail, sizeof(st->detail),
+				 "the end port has it, switch 0x%016llx port %u does not",
+				 (unsigned long long)c->leaf_guid, c->leaf_port);
+	} else {
+		ok = c->want == MEMBER_LIMITED ? c->found_limited : c->found_full;
+		if (ok && c->leaf_lid) {
+			c->on_leaf = true;
+			c->found_full = c->found_limited = false;
+			send_check(c, IB_ATTR_SWITCH_INFO, 0);
+			return;
+		}
+		st->status = ok ? PSTAT_APPLIED : PSTAT_MISSING;
+		if (!ok)
+			snprintf(st->detail, sizeof(st->detail), "P_Key 0x%04x %s on LID %u",
+				 st->pkey, c->found_full || c->found_limited
+						   ? "has the wrong membership"
+						   : "is not in the port's table",
+				 c->lid);
+	}
 	verify_done_one(c->v);
 	free(c);
 }
-
-static void send_check(struct port_check *c, unsigned attr, unsigned mod);
 
 static void got_pkeys(void *ctx, int result, const uint8_t *data, size_t len)
 {
@@ -370,9 +393,35 @@ static void got_pkeys(void *ctx, int result, const uint8_t *data, size_t len)
 		}
 	}
 	if (++c->block * 32 < c->cap && c->block < 2048)
-		send_check(c, IB_ATTR_PKEY_TBL, c->block);
+		send_check(c, IB_ATTR_PKEY_TBL, c->on_leaf ? c->leaf_port << 16 | c->block : c->block);
 	else
 		check_finish(c);
+}
+
+static void got_switchinfo(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct port_check *c = ctx;
+	struct partition_status *st = &c->v->snap->st[c->i];
+	uint8_t si[IB_SMP_DATA_SIZE];
+
+	if (result != MAD_OK || len < IB_SMP_DATA_SIZE) {
+		st->status = PSTAT_UNREACHABLE;
+		snprintf(st->detail, sizeof(st->detail), "switch LID %u: SwitchInfo not answered",
+			 c->leaf_lid);
+		verify_done_one(c->v);
+		free(c);
+		return;
+	}
+	memcpy(si, data, sizeof(si));
+	c->cap = mad_get_field(si, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
+	if (!c->cap) { /* the switch does not enforce partitions: nothing to hold */
+		st->status = PSTAT_APPLIED;
+		verify_done_one(c->v);
+		free(c);
+		return;
+	}
+	c->block = 0;
+	send_check(c, IB_ATTR_PKEY_TBL, c->leaf_port << 16);
 }
 
 static void got_nodeinfo(void *ctx, int result, const uint8_t *data, size_t len)
@@ -406,11 +455,12 @@ static void send_check(struct port_check *c, unsigned attr, unsigned mod)
 {
 	ib_portid_t to;
 
-	mad_portid_gs(&to, c->lid);
+	mad_portid_gs(&to, c->on_leaf ? c->leaf_lid : c->lid);
 	to.qp = 0; /* SMPs, LID-routed */
 	to.qkey = 0;
 	if (mad_engine_smp_get(&to, attr, mod,
-			       attr == IB_ATTR_NODE_INFO ? got_nodeinfo : got_pkeys, c)) {
+			       attr == IB_ATTR_NODE_INFO ? got_nodeinfo
+			       : attr == IB_ATTR_SWITCH_INFO ? got_switchinfo : got_pkeys, c)) {
 		c->v->snap->st[c->i].status = PSTAT_UNREACHABLE;
 		verify_done_one(c->v);
 		free(c);
@@ -477,6 +527,21 @@ static unsigned memberships(const struct partition_file *pf, uint64_t guid)
 		}
 	}
 	return n;
+}
+
+static const struct pm_node *node_of(const struct pm_fabric *f, uint64_t guid)
+{
+	for (size_t lo = 0, hi = f->n_nodes; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->nodes[mid].guid == guid)
+			return &f->nodes[mid];
+		if (f->nodes[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 static const struct pm_port_ref *port_of(const struct pm_fabric *f, uint64_t guid)
@@ -553,6 +618,15 @@ static void verify_start(struct cache_group *g)
 		c->lid = port->lid;
 		c->want = partition_member_effective(p, m);
 		c->memberships = memberships(&pp->pf, st->guid);
+		if (port->peer_guid) {
+			const struct pm_node *peer = node_of(f, port->peer_guid);
+
+			if (peer && peer->type == 2 && peer->lid) {
+				c->leaf_lid = peer->lid;
+				c->leaf_port = port->peer_port;
+				c->leaf_guid = peer->guid;
+			}
+		}
 		v->pending++;
 		send_check(c, IB_ATTR_NODE_INFO, 0);
 	}

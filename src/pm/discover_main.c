@@ -44,8 +44,11 @@ static void print_node(ibnd_node_t *n, void *user)
 			continue;
 		if (!node_lid)
 			node_lid = lid;
-		printf("port %016llx %d %u %016llx\n", (unsigned long long)n->guid, p, lid,
-		       (unsigned long long)port->guid);
+		/* the peer: the partition policy checks the switch port behind a member */
+		printf("port %016llx %d %u %016llx %016llx %d\n", (unsigned long long)n->guid, p,
+		       lid, (unsigned long long)port->guid,
+		       (unsigned long long)(port->remoteport ? port->remoteport->node->guid : 0),
+		       port->remoteport ? port->remoteport->portnum : 0);
 	}
 	printf("node %016llx %d %d %u %s\n", (unsigned long long)n->guid, n->type, n->numports,
 	       node_lid, desc);

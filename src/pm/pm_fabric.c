@@ -25,7 +25,8 @@ static int node_cmp(const void *a, const void *b)
 struct port_line {
 	uint64_t guid;
 	unsigned port, lid;
-	uint64_t port_guid;
+	uint64_t port_guid, peer_guid;
+	unsigned peer_port;
 };
 
 static int port_line_cmp(const void *a, const void *b)
@@ -59,8 +60,8 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		char line[256];
 		size_t n;
-		unsigned long long guid, port_guid = 0;
-		int type, numports, port, used = 0;
+		unsigned long long guid, port_guid = 0, peer_guid = 0;
+		int type, numports, port, peer_port = 0, used = 0;
 		unsigned lid;
 		double secs;
 
@@ -93,8 +94,11 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 			nd->num_ports = (unsigned)numports;
 			nd->lid = lid;
 			snprintf(nd->desc, sizeof(nd->desc), "%.64s", line + used);
-		} else if ((sscanf(line, "port %llx %d %u %llx%n", &guid, &port, &lid, &port_guid,
-				  &used) == 4 ||
+		} else if ((sscanf(line, "port %llx %d %u %llx %llx %d%n", &guid, &port, &lid,
+				   &port_guid, &peer_guid, &peer_port, &used) == 6 ||
+			    (peer_guid = 0, peer_port = 0,
+			     sscanf(line, "port %llx %d %u %llx%n", &guid, &port, &lid, &port_guid,
+				    &used) == 4) ||
 			    (port_guid = 0, sscanf(line, "port %llx %d %u%n", &guid, &port, &lid,
 						   &used) == 3)) &&
 			   line[used] == '\0' && port >= 1 && port <= 254 && lid >= 1 && lid <= 0xffff) {
@@ -107,6 +111,8 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 			pl[n_pl].port = (unsigned)port;
 			pl[n_pl].lid = lid;
 			pl[n_pl].port_guid = port_guid;
+			pl[n_pl].peer_guid = peer_guid;
+			pl[n_pl].peer_port = peer_port >= 0 && peer_port <= 254 ? (unsigned)peer_port : 0;
 			n_pl++;
 		} else if (sscanf(line, "done %lf", &secs) == 1) {
 			f->seconds = secs;
@@ -153,6 +159,8 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 		f->ports[f->n_ports].port = pl[i].port;
 		f->ports[f->n_ports].lid = pl[i].lid;
 		f->ports[f->n_ports].port_guid = pl[i].port_guid;
+		f->ports[f->n_ports].peer_guid = pl[i].peer_guid;
+		f->ports[f->n_ports].peer_port = pl[i].peer_port;
 		f->n_ports++;
 	}
 	free(pl);

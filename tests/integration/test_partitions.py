@@ -41,9 +41,9 @@ def pfile(bed):
         return f.read()
 
 
-def port_pkeys(bed, lid):
-    """{P_Key base: full?} of a CA port, from smpquery pkeys."""
-    out = bed.run_on_node("smpquery", "pkeys", str(lid), "1")
+def port_pkeys(bed, lid, port=1):
+    """{P_Key base: full?} of a port, from smpquery pkeys."""
+    out = bed.run_on_node("smpquery", "pkeys", str(lid), str(port))
     res = {}
     for v in re.findall(r"0x([0-9a-f]{4})", out):
         v = int(v, 16)
@@ -74,9 +74,12 @@ def test_create_two_full_members_then_destroy(bed):
     assert after.startswith(before)  # what was there stays as it was
     assert b"storage=0x0123, ipoib : 0x%016x=full, 0x%016x=full ;" % (g1 + 1, g2 + 1) in after
     assert open(os.path.join(bed.dir, "partitions.conf.bak"), "rb").read() == before
-    # opensm re-read it: both ports hold the P_Key as full members
+    # opensm re-read it: both ports hold the P_Key as full members, and so do
+    # the switch ports behind them (sw1 ports 1 and 2), which ibsnmpd checks too
     assert wait_for(lambda: port_pkeys(bed, lid1).get(pkey) is True and
                     port_pkeys(bed, lid2).get(pkey) is True, seconds=60)
+    sw_lid = guids["sw1"][1]
+    assert pkey in port_pkeys(bed, sw_lid, port=1) and pkey in port_pkeys(bed, sw_lid, port=2)
     # the status objects say so, and SMA-MIB's P_Key table of hca2 (ibsnmpd's node)
     assert wait_for(lambda: value(bed, "%s.9.%d" % (PART, pkey)) == "1", seconds=60)
     assert value(bed, "%s.3.%d.%s" % (MEMBER, pkey, idx(g1 + 1))) == "1"
@@ -102,6 +105,11 @@ def test_member_that_does_not_exist_is_unreachable(bed):
                     seconds=60)
     assert "no such port" in value(bed, "%s.5.%d.%s" % (MEMBER, pkey, idx(ghost)))
     assert value(bed, "%s.9.%d" % (PART, pkey)) == "4"
+    # after six checks (2 s apart here) the apply counts as not verified,
+    # and a notification says so
+    assert wait_for(lambda: value(bed, POLICY + ".3.0") == "3", seconds=60)
+    assert wait_for(lambda: "OID: .1.3.6.1.4.1.8072.9999.9999.117.3.0.1" in
+                    bed.log("traps.log"))
     assert snmpset(bed, "%s.10.%d" % (PART, pkey), "i", DESTROY).returncode == 0
 
 
