@@ -97,6 +97,8 @@ void pm_fabric_free(struct pm_fabric *f);
  * and well-formed. Pure; unit-tested. */
 struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_t errlen);
 void pm_fabric_put(struct pm_fabric *f);
+/* A node of the fabric by GUID (nodes are sorted by GUID); NULL if none. */
+const struct pm_node *pm_fabric_node(const struct pm_fabric *f, uint64_t guid);
 
 /* ---- counters of one port, kept across sweeps ---- */
 

@@ -529,21 +529,6 @@ static unsigned memberships(const struct partition_file *pf, uint64_t guid)
 	return n;
 }
 
-static const struct pm_node *node_of(const struct pm_fabric *f, uint64_t guid)
-{
-	for (size_t lo = 0, hi = f->n_nodes; lo < hi;) {
-		size_t mid = (lo + hi) / 2;
-
-		if (f->nodes[mid].guid == guid)
-			return &f->nodes[mid];
-		if (f->nodes[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 static const struct pm_port_ref *port_of(const struct pm_fabric *f, uint64_t guid)
 {
 	for (size_t i = 0; f && i < f->n_ports; i++)
@@ -619,7 +604,7 @@ static void verify_start(struct cache_group *g)
 		c->want = partition_member_effective(p, m);
 		c->memberships = memberships(&pp->pf, st->guid);
 		if (port->peer_guid) {
-			const struct pm_node *peer = node_of(f, port->peer_guid);
+			const struct pm_node *peer = pm_fabric_node(f, port->peer_guid);
 
 			if (peer && peer->type == 2 && peer->lid) {
 				c->leaf_lid = peer->lid;

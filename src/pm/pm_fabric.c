@@ -172,3 +172,18 @@ bad:
 	pm_fabric_free(f);
 	return NULL;
 }
+
+const struct pm_node *pm_fabric_node(const struct pm_fabric *f, uint64_t guid)
+{
+	for (size_t lo = 0, hi = f ? f->n_nodes : 0; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->nodes[mid].guid == guid)
+			return &f->nodes[mid];
+		if (f->nodes[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}

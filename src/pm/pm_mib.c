@@ -331,27 +331,42 @@ static int apply_set(struct mib_table *t, netsnmp_mib_handler *handler,
 	return SNMP_ERR_NOERROR;
 }
 
-static int counters_set(struct mib_table *t, netsnmp_mib_handler *handler,
-			netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
-			netsnmp_request_info *requests)
+typedef int (*set_check_fn)(struct mib_table *t, netsnmp_request_info *r);
+typedef int (*set_apply_fn)(struct mib_table *t, netsnmp_mib_handler *handler,
+			    netsnmp_handler_registration *reg,
+			    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests);
+
+/* The SET modes of a table whose SETs act on nodes: every varbind checked in
+ * RESERVE1, the MADs sent in ACTION. Nothing is held between the modes, and
+ * what a node did cannot be taken back (UNDO does nothing): a cleared counter
+ * stays cleared, a started sample runs. */
+static int node_action_set(struct mib_table *t, netsnmp_mib_handler *handler,
+			   netsnmp_handler_registration *reg,
+			   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests,
+			   set_check_fn check, set_apply_fn apply)
 {
 	switch (reqinfo->mode) {
 	case MODE_SET_RESERVE1:
 		for (netsnmp_request_info *r = requests; r; r = r->next) {
-			int err = check_set(t, r);
+			int err = check(t, r);
 
 			if (err != SNMP_ERR_NOERROR)
 				netsnmp_set_request_error(reqinfo, r, err);
 		}
 		break;
 	case MODE_SET_ACTION:
-		return apply_set(t, handler, reg, reqinfo, requests);
+		return apply(t, handler, reg, reqinfo, requests);
 	default:
-		/* RESERVE2, COMMIT, FREE: nothing held; UNDO: a cleared counter
-		 * cannot be restored, and PortSelect changes are harmless */
 		break;
 	}
 	return SNMP_ERR_NOERROR;
+}
+
+static int counters_set(struct mib_table *t, netsnmp_mib_handler *handler,
+			netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
+			netsnmp_request_info *requests)
+{
+	return node_action_set(t, handler, reg, reqinfo, requests, check_set, apply_set);
 }
 
 /* ---- pmPortSampleCntrlTable and pmPortSampleResultTable -------------------- */
@@ -588,22 +603,8 @@ static int sample_ctl_set(struct mib_table *t, netsnmp_mib_handler *handler,
 			  netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
 			  netsnmp_request_info *requests)
 {
-	switch (reqinfo->mode) {
-	case MODE_SET_RESERVE1:
-		for (netsnmp_request_info *r = requests; r; r = r->next) {
-			int err = check_sample_set(t, r);
-
-			if (err != SNMP_ERR_NOERROR)
-				netsnmp_set_request_error(reqinfo, r, err);
-		}
-		break;
-	case MODE_SET_ACTION:
-		return apply_sample_set(t, handler, reg, reqinfo, requests);
-	default:
-		/* a started sample cannot be taken back (UNDO): the node runs it */
-		break;
-	}
-	return SNMP_ERR_NOERROR;
+	return node_action_set(t, handler, reg, reqinfo, requests, check_sample_set,
+			       apply_sample_set);
 }
 
 static struct mib_table pm_sample_ctl_table = {

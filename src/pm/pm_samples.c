@@ -58,21 +58,6 @@ const struct pm_sample_state *pm_samples_find(const struct pm_samples_snapshot *
 	return bsearch(&key, s->nodes, s->n, sizeof(key), state_cmp);
 }
 
-static const struct pm_node *fabric_node(const struct pm_fabric *f, uint64_t guid)
-{
-	for (size_t lo = 0, hi = f ? f->n_nodes : 0; lo < hi;) {
-		size_t mid = (lo + hi) / 2;
-
-		if (f->nodes[mid].guid == guid)
-			return &f->nodes[mid];
-		if (f->nodes[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 /* ---- reading the watched nodes ------------------------------------------------ */
 
 struct samples_read {
@@ -171,7 +156,7 @@ static void samples_read_start(struct cache_group *g)
 	rd->pending = 1;
 	DEBUGMSGTL(("ibsnmpd:pm", "reading the sampling state of %zu nodes\n", pm->n_watch));
 	for (size_t k = 0; k < pm->n_watch; k++) {
-		const struct pm_node *n = fabric_node(pm->fabric, pm->watch[k]);
+		const struct pm_node *n = pm_fabric_node(pm->fabric, pm->watch[k]);
 		const struct pm_sample_state *old = pm_samples_find(prev, pm->watch[k]);
 		struct pm_sample_state *st = &s->nodes[s->n++];
 
