@@ -246,9 +246,8 @@ static void forget_subscriptions(void)
 
 /* Every trapResubscribeInterval: is the SM there, and master? Only then are
  * the subscriptions sent (again). An SMP, not an SA request: a missing or
- * starting SM gets no burst of SA requests it cannot serve (in the simulator
- * an opensm that gets SA requests while it starts can hang for good). An
- * ActCount lower than last time means the SM restarted and forgot us. */
+ * starting SM gets no burst of SA requests it cannot serve. An ActCount
+ * lower than last time means the SM restarted and forgot us. */
 static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	unsigned generation = (unsigned)(uintptr_t)ctx, state = 0, act = 0;
