@@ -54,7 +54,8 @@ class TestBed:
 
     def __exit__(self, *exc):
         subprocess.run([SIMFABRIC, "down", "--dir", self.dir], capture_output=True)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if not os.environ.get("IBSNMPD_KEEP_TESTBED"):
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def run(self, *cmd, node=None):
         """A command attached to the fabric (infiniband-diags)."""
