@@ -105,9 +105,10 @@ static void rebuild_rows(void)
 	mib_rows_sort(&rows.members);
 }
 
+/* No file I/O here (a walk calls this per varbind): the file is looked at
+ * every 5 s (pkey_policy.c) and at the start of every SET. */
 static const struct mib_rows *current_rows(bool members)
 {
-	pkey_policy_reload_if_changed(policy);
 	if (!rows.built || rows.generation != policy->generation)
 		rebuild_rows();
 	return members ? &rows.members : &rows.parts;
