@@ -228,7 +228,8 @@ static int scalars_handler(netsnmp_mib_handler *handler, netsnmp_handler_registr
 
 	(void)reg;
 	if (reqinfo->mode != MODE_GET)
-		return SNMP_ERR_NOERROR;
+		return s->set && reqinfo->mode != MODE_GETNEXT ? s->set(reqinfo, requests)
+							       : SNMP_ERR_NOERROR;
 	for (netsnmp_request_info *r = requests; r; r = r->next) {
 		netsnmp_variable_list *vb = r->requestvb;
 
@@ -248,7 +249,7 @@ int mib_scalars_register(struct mib_scalars *s)
 		return -1;
 	h->myvoid = s;
 	s->reg = netsnmp_handler_registration_create(s->name, h, s->group_oid, s->group_oid_len,
-						     HANDLER_CAN_RONLY);
+						     s->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
 	if (!s->reg || netsnmp_register_scalar_group(s->reg, s->first, s->last) !=
 			       MIB_REGISTERED_OK) {
 		snmp_log(LOG_ERR, "cannot register %s\n", s->name);

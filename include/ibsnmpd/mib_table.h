@@ -63,6 +63,9 @@ struct mib_scalars {
 	unsigned first, last;
 	mib_snapshot_fn snapshot;
 	mib_scalar_fn value;
+	/* SET modes (RESERVE1 .. FREE); NULL: read-only. The scalar_group
+	 * helper has checked the instance (.0) and the range first..last. */
+	int (*set)(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests);
 	const void *ctx;
 	netsnmp_handler_registration *reg;
 };

@@ -11,6 +11,7 @@
 #define PARTITION_NAME_MAX 64
 #define PKEY_MIN 0x0001
 #define PKEY_MAX 0x7ffe
+#define PKEY_DEFAULT 0x7fff /* opensm's Default partition */
 
 enum member_type { MEMBER_UNSET = 0, MEMBER_FULL = 1, MEMBER_LIMITED = 2, MEMBER_BOTH = 3 };
 
@@ -68,6 +69,14 @@ bool partition_name_valid(const char *name, size_t len);
 /* A member's membership as opensm applies it. */
 enum member_type partition_member_effective(const struct partition *p,
 					    const struct partition_member *m);
+
+/* The seed's global flag "Disconnect Unconfigured EndPorts": false when
+ * opensm keeps ports in no partition apart (all limited in Default, 0x7fff),
+ * true when the Default entry makes ALL (or ALL_CAS) full or both members. */
+bool partition_unconfigured_connected(const struct partition_file *pf);
+/* Changes the Default entry to that (adds "Default=0x7fff : ALL=full ;" if
+ * the file has none); -1 on out of memory. */
+int partition_set_unconfigured_connected(struct partition_file *pf, bool connected);
 
 /* ---- the policy as ibsnmpd serves and changes it (pkey_policy.c) ---- */
 

@@ -576,3 +576,68 @@ enum member_type partition_member_effective(const struct partition *p,
 		return m->type;
 	return p->defmember ? p->defmember : MEMBER_LIMITED;
 }
+
+/* The seed's "Disconnect Unconfigured EndPorts" as opensm has it: with a
+ * partition file, opensm makes every port a limited member of the Default
+ * partition (0x7fff; only the SM's port full), so ports in no partition reach
+ * only the SM, unless the file's Default entry makes ALL (or ALL_CAS) full. */
+static bool keyword_connects(const struct partition *p, const struct partition_member *m)
+{
+	enum member_type t = partition_member_effective(p, m);
+
+	return !m->is_guid && (!strcmp(m->keyword, "ALL") || !strcmp(m->keyword, "ALL_CAS")) &&
+	       (t == MEMBER_FULL || t == MEMBER_BOTH);
+}
+
+bool partition_unconfigured_connected(const struct partition_file *pf)
+{
+	for (size_t i = 0; i < pf->n_parts; i++) {
+		const struct partition *p = &pf->parts[i];
+
+		if (p->removed || p->pkey != PKEY_DEFAULT)
+			continue;
+		for (size_t k = 0; k < p->n_members; k++)
+			if (keyword_connects(p, &p->members[k]))
+				return true;
+	}
+	return false;
+}
+
+int partition_set_unconfigured_connected(struct partition_file *pf, bool connected)
+{
+	struct partition *def = partition_find_pkey(pf, PKEY_DEFAULT);
+	struct partition_member *m;
+
+	if (connected == partition_unconfigured_connected(pf))
+		return 0;
+	if (!connected) {
+		/* explicit ALL=limited rather than a removed member: the intent stays readable */
+		for (size_t i = 0; i < pf->n_parts; i++) {
+			struct partition *p = &pf->parts[i];
+
+			if (p->removed || p->pkey != PKEY_DEFAULT)
+				continue;
+			for (size_t k = 0; k < p->n_members; k++)
+				if (keyword_connects(p, &p->members[k])) {
+					p->members[k].type = MEMBER_LIMITED;
+					p->changed = true;
+				}
+		}
+		return 0;
+	}
+	if (!def && !(def = partition_add(pf, "Default", PKEY_DEFAULT)))
+		return -1;
+	for (size_t k = 0; k < def->n_members; k++) {
+		m = &def->members[k];
+		if (!m->is_guid && !strcmp(m->keyword, "ALL")) {
+			m->type = MEMBER_FULL;
+			def->changed = true;
+			return 0;
+		}
+	}
+	if (!(m = partition_add_member(def, 0, MEMBER_FULL)))
+		return -1;
+	m->is_guid = false;
+	snprintf(m->keyword, sizeof(m->keyword), "ALL");
+	return 0;
+}

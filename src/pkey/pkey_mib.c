@@ -3,7 +3,8 @@
  *
  *   ibPartitionTable        .1.1  INDEX P_Key (1..32766)
  *   ibPartitionMemberTable  .1.2  INDEX P_Key, port GUID (8 octets)
- *   ibPartitionPolicy       .1.3  file, last apply: time, result, error
+ *   ibPartitionPolicy       .1.3  file, last apply: time, result, error;
+ *                                 unconfigured ports isolated/connected (writable)
  *
  * A SET is one transaction over both tables: RESERVE1 checks each varbind
  * and applies it to a copy of the policy, RESERVE2 checks the copy as a
@@ -213,6 +214,11 @@ static int policy_value(unsigned column, netsnmp_variable_list *vb, const void *
 		mib_set_octets(vb, e, strlen(e));
 		return 0;
 	}
+	case 5:
+		if (!policy->loaded)
+			return -1;
+		mib_set_int(vb, partition_unconfigured_connected(&policy->pf) ? 2 : 1);
+		return 0;
 	default: return -1;
 	}
 }
@@ -419,6 +425,22 @@ static int member_reserve(netsnmp_variable_list *vb, int pass)
 	return SNMP_ERR_NOERROR;
 }
 
+/* ibPartitionPolicy scalars: only ibPartitionUnconfiguredPorts is writable */
+static int global_reserve(netsnmp_variable_list *vb, int pass)
+{
+	long v;
+	int err;
+
+	if (pass == 0)
+		return SNMP_ERR_NOERROR;
+	if (vb->name_length != OID_LENGTH(policy_oid) + 2 || vb->name[OID_LENGTH(policy_oid)] != 5)
+		return SNMP_ERR_NOTWRITABLE;
+	if ((err = int_value(vb, 1, 2, &v)))
+		return err;
+	return partition_set_unconfigured_connected(&tx.pf, v == 2) ? SNMP_ERR_RESOURCEUNAVAILABLE
+								     : SNMP_ERR_NOERROR;
+}
+
 /* RESERVE2: the transaction as a whole */
 static int tx_check(void)
 {
@@ -443,8 +465,10 @@ static int tx_check(void)
 	return SNMP_ERR_NOERROR;
 }
 
+typedef int (*reserve_fn)(netsnmp_variable_list *vb, int pass);
+
 static int policy_set(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests,
-		      bool members)
+		      reserve_fn reserve)
 {
 	switch (reqinfo->mode) {
 	case MODE_SET_RESERVE1:
@@ -454,8 +478,7 @@ static int policy_set(netsnmp_agent_request_info *reqinfo, netsnmp_request_info 
 		}
 		for (int pass = 0; pass < 2; pass++)
 			for (netsnmp_request_info *r = requests; r; r = r->next) {
-				int err = members ? member_reserve(r->requestvb, pass)
-						  : part_reserve(r->requestvb, pass);
+				int err = reserve(r->requestvb, pass);
 
 				if (err != SNMP_ERR_NOERROR) {
 					netsnmp_set_request_error(reqinfo, r, err);
@@ -513,7 +536,7 @@ static int part_set(struct mib_table *t, netsnmp_mib_handler *handler,
 	(void)t;
 	(void)handler;
 	(void)reg;
-	return policy_set(reqinfo, requests, false);
+	return policy_set(reqinfo, requests, part_reserve);
 }
 
 static int member_set(struct mib_table *t, netsnmp_mib_handler *handler,
@@ -523,7 +546,7 @@ static int member_set(struct mib_table *t, netsnmp_mib_handler *handler,
 	(void)t;
 	(void)handler;
 	(void)reg;
-	return policy_set(reqinfo, requests, true);
+	return policy_set(reqinfo, requests, member_reserve);
 }
 
 static struct mib_table part_table = {
@@ -553,10 +576,15 @@ static const void *policy_snapshot(const void *ctx)
 	return ctx;
 }
 
+static int global_set(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	return policy_set(reqinfo, requests, global_reserve);
+}
+
 static struct mib_scalars policy_scalars = {
 	.name = "ibPartitionPolicy", .group_oid = policy_oid,
-	.group_oid_len = OID_LENGTH(policy_oid), .first = 1, .last = 4,
-	.snapshot = policy_snapshot, .value = policy_value,
+	.group_oid_len = OID_LENGTH(policy_oid), .first = 1, .last = 5,
+	.snapshot = policy_snapshot, .value = policy_value, .set = global_set,
 };
 
 int pkey_mib_register(struct pkey_policy *pp)

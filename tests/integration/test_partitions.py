@@ -153,6 +153,33 @@ def test_bad_sets_are_refused_and_the_file_is_untouched(bed):
     assert snmpset(bed, "%s.10.%d" % (PART, 0x300), "i", DESTROY).returncode == 0
 
 
+def test_unconfigured_ports_flag(bed):
+    """The seed's "Disconnect Unconfigured EndPorts": isolated makes every port
+    a limited member of 0x7fff (smpquery shows 0x7fff, not 0xffff); connected
+    puts the Default entry back as it was."""
+    flag = POLICY + ".5.0"
+    lid1 = node_guids(bed)["hca1"][1]
+    before = pfile(bed)
+    assert value(bed, flag) == "2"  # the bed's file: Default=0x7fff, ipoib : ALL=full
+    assert port_pkeys(bed, lid1).get(0x7fff) is True
+    for args, error in [((flag, "i", "3"), "wrongValue"), ((flag, "s", "x"), "wrongType"),
+                        ((POLICY + ".3.0", "i", "1"), "notWritable")]:
+        out = snmpset(bed, *args)
+        assert out.returncode != 0 and error in out.stderr, (args, out.stderr)
+    assert pfile(bed) == before
+    try:
+        out = snmpset(bed, flag, "i", "1")
+        assert out.returncode == 0, out.stderr
+        assert b"Default=0x7fff, ipoib : ALL=limited ;" in pfile(bed)
+        assert value(bed, flag) == "1"
+        assert wait_for(lambda: port_pkeys(bed, lid1).get(0x7fff) is False, seconds=60)
+    finally:
+        out = snmpset(bed, flag, "i", "2")
+    assert out.returncode == 0, out.stderr
+    assert pfile(bed) == before
+    assert wait_for(lambda: port_pkeys(bed, lid1).get(0x7fff) is True, seconds=60)
+
+
 def test_killed_during_apply_leaves_the_old_file(bed):
     """A test hook makes ibsnmpd wait between writing the new file and the
     rename; killed there, the partition file is the old one, whole."""

@@ -142,6 +142,59 @@ static void copies_are_deep(void **state)
 	assert_false(partition_name_valid("", 0));
 }
 
+/* The seed's "Disconnect Unconfigured EndPorts": the Default entry's ALL member. */
+static char *render_after(const char *text, bool connected)
+{
+	struct partition_file pf;
+	char err[128], *out;
+	size_t len;
+
+	assert_int_equal(partition_file_parse(text, strlen(text), &pf, err, sizeof(err)), 0);
+	assert_int_equal(partition_set_unconfigured_connected(&pf, connected), 0);
+	assert_true(partition_unconfigured_connected(&pf) == connected);
+	out = partition_file_render(&pf, &len);
+	partition_file_free(&pf);
+	return out;
+}
+
+static void unconfigured_ports_flag(void **state)
+{
+	static const char none[] = "# no Default entry\nstorage=0x0001 : 0x0000000000100001 ;\n";
+	static const char limited[] = "Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n";
+	static const char by_default[] = "Default=0x7fff, defmember=full : ALL_CAS ; # cas\n";
+	struct partition_file pf;
+	char err[128], *out;
+
+	(void)state;
+	assert_int_equal(partition_file_parse(file, strlen(file), &pf, err, sizeof(err)), 0);
+	assert_true(partition_unconfigured_connected(&pf));
+	partition_file_free(&pf);
+	assert_int_equal(partition_file_parse(none, strlen(none), &pf, err, sizeof(err)), 0);
+	assert_false(partition_unconfigured_connected(&pf));
+	partition_file_free(&pf);
+
+	/* isolated: ALL=limited in place, nothing else touched */
+	out = render_after(file, false);
+	assert_non_null(strstr(out, "Default=0x7fff, ipoib : ALL=limited ;\n"));
+	assert_non_null(strstr(out, "    0x0000000000100003=limited ;\n"));
+	free(out);
+	out = render_after(by_default, false);
+	assert_string_equal(out, "Default=0x7fff, defmember=full : ALL_CAS=limited ; # cas\n");
+	free(out);
+	/* connected: the ALL member made full, or a Default entry added */
+	out = render_after(limited, true);
+	assert_string_equal(out, "Default=0x7fff, ipoib : ALL=full, SELF=full ;\n");
+	free(out);
+	out = render_after(none, true);
+	assert_string_equal(out, "# no Default entry\nstorage=0x0001 : 0x0000000000100001 ;\n"
+				 "Default=0x7fff : ALL=full ;\n");
+	free(out);
+	/* already so: the file stays byte for byte */
+	out = render_after(file, true);
+	assert_string_equal(out, file);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +203,7 @@ int main(void)
 		cmocka_unit_test(changes_touch_only_their_entries),
 		cmocka_unit_test(bad_files_name_the_line),
 		cmocka_unit_test(copies_are_deep),
+		cmocka_unit_test(unconfigured_ports_flag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
