@@ -27,6 +27,7 @@
 #include "ibsnmpd/netsnmp.h"
 #include "ibsnmpd/pkey.h"
 #include "ibsnmpd/pm.h"
+#include "ibsnmpd/sma.h"
 
 /* ---- reading and writing the file --------------------------------------------- */
 
@@ -428,17 +429,16 @@ static void got_nodeinfo(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct port_check *c = ctx;
 	struct partition_status *st = &c->v->snap->st[c->i];
-	uint8_t ni[IB_SMP_DATA_SIZE];
+	struct sma_nodeinfo ni;
 
-	if (result != MAD_OK || len < IB_SMP_DATA_SIZE) {
+	if (result != MAD_OK || sma_nodeinfo_decode(data, len, &ni)) {
 		st->status = PSTAT_UNREACHABLE;
 		snprintf(st->detail, sizeof(st->detail), "LID %u: NodeInfo not answered", c->lid);
 		verify_done_one(c->v);
 		free(c);
 		return;
 	}
-	memcpy(ni, data, sizeof(ni));
-	c->cap = mad_get_field(ni, 0, IB_NODE_PARTITION_CAP_F);
+	c->cap = ni.partition_cap;
 	if (c->memberships > c->cap) {
 		st->status = PSTAT_REJECTED;
 		snprintf(st->detail, sizeof(st->detail), "%u partitions for a PartitionCap of %u",
