@@ -85,3 +85,39 @@ def test_snmptranslate_resolves_ib_pm_mib_objects():
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [".1.3.6.1.3.117.1.4.1.3", ".1.3.6.1.3.117.1.1.1.2"]
+
+
+TEST_MIBS = os.path.join(TOP, "tests", "mibs")  # the test-only LLDP-MIB stand-in
+
+
+def test_dcbx_mib_smilint_level_3_is_clean():
+    env = dict(os.environ, SMIPATH=":%s:%s:%s" % (base_dir(), TEST_MIBS, MIBS))
+    for path in (os.path.join(TEST_MIBS, "LLDP-MIB.txt"),
+                 os.path.join(MIBS, "LLDP-EXT-DCBX-MIB.txt")):
+        out = subprocess.run(["smilint", "-l", "3", path], capture_output=True, text=True,
+                             env=env)
+        assert out.returncode == 0 and out.stdout + out.stderr == "", out.stdout + out.stderr
+
+
+def test_snmptranslate_resolves_dcbx_mib_objects():
+    out = subprocess.run(["snmptranslate", "-M", "%s:%s:%s" % (base_dir(), TEST_MIBS, MIBS),
+                          "-m", "LLDP-EXT-DCBX-MIB", "-On",
+                          "LLDP-EXT-DCBX-MIB::lldpXdcbxPortEnable",
+                          "LLDP-EXT-DCBX-MIB::lldpXdcbxFeatPgBwAllocBwDesired",
+                          "LLDP-EXT-DCBX-MIB::lldpXdcbxPeerConfigMismatch"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [".1.0.8802.1.1.2.1.5.6945.1.1.1.2",
+                                  ".1.0.8802.1.1.2.1.5.6945.2.2.3.1.2",
+                                  ".1.0.8802.1.1.2.1.5.6945.0.10"]
+
+
+def test_dcbx_mib_is_the_rebuilt_seed():
+    seed = os.path.join(TOP, "..", "shared", "seeds", "002_43b0f44a220542fb.txt")
+    if not os.path.exists(seed):
+        pytest.skip("the seeds are not beside this checkout")
+    out = subprocess.run(["python3", os.path.join(MIBS, "tools", "rebuild-dcbx-mib.py"), seed],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    with open(os.path.join(MIBS, "LLDP-EXT-DCBX-MIB.txt")) as f:
+        assert f.read() == out.stdout
