@@ -32,6 +32,7 @@ static const char *const cache_group_names[CACHE_GROUP_COUNT] = {
 	[CACHE_PM_COUNTERS] = "pmCounters",
 	[CACHE_PM_SAMPLES] = "pmSamples",
 	[CACHE_PARTITION_STATUS] = "partitionStatus",
+	[CACHE_DCBX] = "dcbx",
 };
 
 /* Defaults: what changes often (port state, SM state) is read more often. */
@@ -52,6 +53,7 @@ static const unsigned cache_default_lifetime[CACHE_GROUP_COUNT] = {
 	[CACHE_PM_COUNTERS] = 15,
 	[CACHE_PM_SAMPLES] = 5,
 	[CACHE_PARTITION_STATUS] = 60,
+	[CACHE_DCBX] = 10,
 };
 
 const char *cache_group_name(enum cache_group_id id)
@@ -77,6 +79,7 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	cfg->traps_from_counters = true;
 	snprintf(cfg->partition_file, sizeof(cfg->partition_file), "/etc/opensm/partitions.conf");
 	cfg->partition_verify_delay_s = 5;
+	cfg->dcbx_enabled = true;
 }
 
 int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out,
@@ -411,6 +414,37 @@ static int count_unknown_tokens(int major, int minor, void *serverarg, void *cli
 	return 0;
 }
 
+static void parse_dcbx_enable(const char *token, char *line)
+{
+	parse_bool_token(token, line, &ibsnmpd_cfg.dcbx_enabled);
+}
+
+static void parse_dcbx_interface(const char *token, char *line)
+{
+	char name[64], extra[2];
+
+	if (sscanf(line, "%63s %1s", name, extra) != 1 || strlen(name) >= 16) {
+		report(token, line, "expected one interface name (at most 15 characters)");
+		return;
+	}
+	if (ibsnmpd_cfg.n_dcbx_interfaces == 32) {
+		report(token, line, "too many dcbxInterface lines (at most 32)");
+		return;
+	}
+	snprintf(ibsnmpd_cfg.dcbx_interfaces[ibsnmpd_cfg.n_dcbx_interfaces++], 16, "%s", name);
+}
+
+static void parse_dcbx_socket(const char *token, char *line)
+{
+	char path[sizeof(ibsnmpd_cfg.dcbx_socket)], extra[2];
+
+	if (sscanf(line, "%107s %1s", path, extra) != 1 || path[0] != '/') {
+		report(token, line, "expected one absolute path (at most 107 characters)");
+		return;
+	}
+	snprintf(ibsnmpd_cfg.dcbx_socket, sizeof(ibsnmpd_cfg.dcbx_socket), "%s", path);
+}
+
 void config_register_tokens(void)
 {
 	config_set_defaults(&ibsnmpd_cfg);
@@ -441,6 +475,9 @@ void config_register_tokens(void)
 				"COMMAND");
 	register_config_handler(NULL, "partitionVerifyDelay", parse_partition_verify_delay, NULL,
 				"SECONDS");
+	register_config_handler(NULL, "dcbxEnable", parse_dcbx_enable, NULL, "yes|no");
+	register_config_handler(NULL, "dcbxInterface", parse_dcbx_interface, NULL, "IFNAME");
+	register_config_handler(NULL, "dcbxSocket", parse_dcbx_socket, NULL, "PATH");
 
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING,

@@ -15,6 +15,7 @@
 #include "ibsnmpd/agent_mib.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/dcbx.h"
 #include "ibsnmpd/pkey.h"
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/sma.h"
@@ -224,6 +225,7 @@ int main(int argc, char **argv)
 	struct sma_node node;
 	struct pm_subnet pm;
 	struct pkey_policy partitions;
+	bool dcbx_running;
 	struct cache_group *groups[CACHE_GROUP_COUNT] = {0};
 	ib_portid_t self;
 
@@ -344,8 +346,13 @@ int main(int argc, char **argv)
 	 * subsystem's discovery */
 	pkey_policy_start(&partitions, ibsnmpd_cfg.pm_enabled ? &pm : NULL);
 	groups[CACHE_PARTITION_STATUS] = &partitions.status;
+	/* DCBX of the host's Ethernet ports: kernel dcbnl, independent of the fabric */
+	dcbx_running = ibsnmpd_cfg.dcbx_enabled && !dcbx_start();
+	if (dcbx_running)
+		groups[CACHE_DCBX] = dcbx_cache_group();
 	if (sma_mib_register(&node) || agent_mib_register(groups, CACHE_GROUP_COUNT) ||
-	    (ibsnmpd_cfg.pm_enabled && pm_mib_register(&pm)) || pkey_mib_register(&partitions))
+	    (ibsnmpd_cfg.pm_enabled && pm_mib_register(&pm)) || pkey_mib_register(&partitions) ||
+	    (dcbx_running && dcbx_mib_register()))
 		fatal(3, "cannot register the MIB handlers");
 
 	/* traps: after registering, notifications need the AgentX session */
@@ -366,6 +373,10 @@ int main(int argc, char **argv)
 
 	snmp_log(LOG_INFO, APP_NAME " stopping\n");
 	trap_subscriber_stop();
+	if (dcbx_running) {
+		dcbx_mib_unregister();
+		dcbx_stop();
+	}
 	pkey_mib_unregister();
 	pkey_policy_stop(&partitions);
 	if (rediscover_alarm)

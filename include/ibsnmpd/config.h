@@ -28,6 +28,7 @@ enum cache_group_id {
 	CACHE_PM_COUNTERS = CACHE_SMA_COUNT,
 	CACHE_PM_SAMPLES,
 	CACHE_PARTITION_STATUS,
+	CACHE_DCBX,
 	CACHE_GROUP_COUNT
 };
 
@@ -57,6 +58,11 @@ struct ibsnmpd_config {
 	char opensm_pid_file[4096];        /* SIGHUP opensm after a change ("" = none) */
 	char opensm_reload_command[1024];  /* or run this ("" = none) */
 	unsigned partition_verify_delay_s; /* first check of the ports after a change */
+	/* DCBX of the host's Ethernet ports (kernel dcbnl) */
+	bool dcbx_enabled;
+	char dcbx_interfaces[32][16];      /* served interfaces; none: every DCB-capable one */
+	size_t n_dcbx_interfaces;
+	char dcbx_socket[108];             /* tests: a fake kernel's socket instead of netlink */
 };
 
 extern struct ibsnmpd_config ibsnmpd_cfg;
