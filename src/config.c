@@ -431,7 +431,8 @@ static void parse_dcbx_interface(const char *token, char *line)
 		report(token, line, "too many dcbxInterface lines (at most 32)");
 		return;
 	}
-	snprintf(ibsnmpd_cfg.dcbx_interfaces[ibsnmpd_cfg.n_dcbx_interfaces++], 16, "%s", name);
+	memcpy(ibsnmpd_cfg.dcbx_interfaces[ibsnmpd_cfg.n_dcbx_interfaces++], name,
+	       strlen(name) + 1); /* < 16: checked above */
 }
 
 static void parse_dcbx_socket(const char *token, char *line)

@@ -239,7 +239,8 @@ static void cycle_finish(bool ok, const char *failure)
 			free(fresh);
 			fresh = NULL;
 		} else {
-			memcpy(fresh->ports, B.ports, B.n_ports * sizeof(*B.ports));
+			if (B.n_ports)
+				memcpy(fresh->ports, B.ports, B.n_ports * sizeof(*B.ports));
 			qsort(fresh->ports, fresh->n, sizeof(*fresh->ports), by_ifindex);
 		}
 	}

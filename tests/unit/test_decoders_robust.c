@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ibsnmpd/dcbx.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/trap.h"
@@ -83,6 +84,14 @@ static void every_decoder_survives_random_input(void **state)
 			pm_counters_decode(buf, len, &pc);
 			pm_counters_ext_decode(buf, len, &ext);
 			pm_classportinfo_capmask(buf, len, &cap);
+		}
+		{
+			struct dcbnl_reply r;
+			struct dcbx_port p;
+			const char *why;
+
+			memset(&p, 0, sizeof(p));
+			dcbnl_decode(buf, len, &r, &p, &why);
 		}
 		free(buf);
 	}
