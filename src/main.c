@@ -214,6 +214,7 @@ static void reload_config(struct sma_node *node, struct pm_subnet *pm)
 	if (pm->sweep.owner)
 		pm_subnet_apply_config(pm);
 	trap_subscriber_apply_config();
+	dcbx_apply_config();
 }
 
 int main(int argc, char **argv)

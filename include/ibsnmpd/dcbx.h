@@ -158,6 +158,8 @@ struct cache_group;
 
 int dcbx_start(void);
 void dcbx_stop(void);
+/* After SIGHUP: the poll interval (dcbxInterface lines apply at the next poll). */
+void dcbx_apply_config(void);
 struct cache_group *dcbx_cache_group(void);
 
 /* A SET of one port, as the MIB handler validated it. */

@@ -553,6 +553,12 @@ static void on_readable(int fd, void *arg)
 
 /* ---- start / stop ---- */
 
+void dcbx_apply_config(void)
+{
+	if (B.fd >= 0)
+		cache_group_set_lifetime(&B.group, ibsnmpd_cfg.cache_lifetime_s[CACHE_DCBX]);
+}
+
 struct cache_group *dcbx_cache_group(void)
 {
 	return &B.group;
