@@ -226,3 +226,17 @@ def test_no_answer_keeps_the_last_state(bed, kernel):
     finally:
         kernel.silent.discard(K.CEE_GET)
     assert wait_for(lambda: "dcbx: refresh works again" in bed.log("ibsnmpd.log"))
+
+
+def test_ports_follow_interfaces_and_the_configured_list(bed, kernel):
+    # a new DCB interface appears at the next poll, and goes with it
+    kernel.add(K.Port(9, "eth9"))
+    assert wait_for(lambda: "%s.2.9" % PORT in bed.walk(PORT + ".2"), seconds=30)
+    del kernel.ports[9]
+    assert wait_for(lambda: "%s.2.9" % PORT not in bed.walk(PORT + ".2"), seconds=30)
+    # dcbxInterface: only the listed ones (read again on SIGHUP)
+    with open(os.path.join(bed.dir, "ibsnmpd.conf"), "a") as f:
+        f.write("dcbxInterface eth3\n")
+    os.kill(int(open(os.path.join(bed.dir, "ibsnmpd.pid")).read()), 1)
+    assert wait_for(lambda: list(bed.walk(PORT + ".2")) == ["%s.2.%d" % (PORT, ETH3)],
+                    seconds=30)
