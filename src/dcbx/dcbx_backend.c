@@ -157,18 +157,27 @@ static void port_next(void)
 		cycle_finish(false, "cannot send to the kernel");
 }
 
+/* Makes room for element n of a growing array; -1 on out of memory. */
+static int room_for_one(void **array, size_t *cap, size_t n, size_t size)
+{
+	void *bigger;
+	size_t more;
+
+	if (n < *cap)
+		return 0;
+	more = *cap ? 2 * *cap : 16;
+	if (!(bigger = realloc(*array, more * size)))
+		return -1;
+	*array = bigger;
+	*cap = more;
+	return 0;
+}
+
 static void port_done(void)
 {
-	if (B.n_ports == B.cap_ports) {
-		size_t cap = B.cap_ports ? 2 * B.cap_ports : 8;
-		struct dcbx_port *p = realloc(B.ports, cap * sizeof(*p));
-
-		if (!p) {
-			cycle_finish(false, "out of memory");
-			return;
-		}
-		B.ports = p;
-		B.cap_ports = cap;
+	if (room_for_one((void **)&B.ports, &B.cap_ports, B.n_ports, sizeof(*B.ports))) {
+		cycle_finish(false, "out of memory");
+		return;
 	}
 	B.ports[B.n_ports++] = B.work;
 	B.cur++;
@@ -423,16 +432,10 @@ static void on_reply(const struct dcbnl_reply *r, const struct dcbx_port *decode
 			return;
 		}
 		if (r->type == RTM_NEWLINK && r->ifindex && r->ifname[0]) {
-			if (B.n_links == B.cap_links) {
-				size_t cap = B.cap_links ? 2 * B.cap_links : 16;
-				struct link *l = realloc(B.links, cap * sizeof(*l));
-
-				if (!l) {
-					cycle_finish(false, "out of memory");
-					return;
-				}
-				B.links = l;
-				B.cap_links = cap;
+			if (room_for_one((void **)&B.links, &B.cap_links, B.n_links,
+					 sizeof(*B.links))) {
+				cycle_finish(false, "out of memory");
+				return;
 			}
 			B.links[B.n_links].ifindex = r->ifindex;
 			snprintf(B.links[B.n_links].name, DCBX_IFNAME_MAX, "%s", r->ifname);

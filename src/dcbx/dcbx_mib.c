@@ -228,54 +228,41 @@ static int feat_value(const void *row, unsigned column, netsnmp_variable_list *v
 	}
 }
 
+/* A PG table's desired/oper (ours) and peer columns: ours[i] or peer[i],
+ * served when it is within max (drivers put 0xff for "undefined"). */
+static int pg_column(const struct dcbx_row *r, unsigned column, netsnmp_variable_list *vb,
+		     const uint8_t *ours, const uint8_t *peer, unsigned max)
+{
+	unsigned v;
+
+	if ((column == 2 || column == 3) && r->p->have_pg)
+		v = ours[r->a];
+	else if (column == 4 && r->p->have_peer_pg)
+		v = peer[r->a];
+	else
+		return -1;
+	if (v > max)
+		return -1;
+	mib_set_int(vb, v);
+	return 0;
+}
+
 static int prio_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		      const void *snap)
 {
 	const struct dcbx_row *r = row;
-	const struct dcbx_port *p = r->p;
-	unsigned v;
 
 	(void)snap;
-	if (column == 2 || column == 3) {
-		if (!p->have_pg)
-			return -1;
-		v = p->prio_pgid[r->a];
-	} else if (column == 4) {
-		if (!p->have_peer_pg)
-			return -1;
-		v = p->peer_prio_pg[r->a];
-	} else {
-		return -1;
-	}
-	if (v > DCBX_PGID_NO_LIMIT)
-		return -1; /* the driver's "undefined" (0xff) */
-	mib_set_int(vb, v);
-	return 0;
+	return pg_column(r, column, vb, r->p->prio_pgid, r->p->peer_prio_pg, DCBX_PGID_NO_LIMIT);
 }
 
 static int bw_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		    const void *snap)
 {
 	const struct dcbx_row *r = row;
-	const struct dcbx_port *p = r->p;
-	unsigned v;
 
 	(void)snap;
-	if (column == 2 || column == 3) {
-		if (!p->have_pg)
-			return -1;
-		v = p->pg_bw[r->a];
-	} else if (column == 4) {
-		if (!p->have_peer_pg)
-			return -1;
-		v = p->peer_pg_bw[r->a];
-	} else {
-		return -1;
-	}
-	if (v > 100)
-		return -1;
-	mib_set_int(vb, v);
-	return 0;
+	return pg_column(r, column, vb, r->p->pg_bw, r->p->peer_pg_bw, 100);
 }
 
 static int pfc_value(const void *row, unsigned column, netsnmp_variable_list *vb,
