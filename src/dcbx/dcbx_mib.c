@@ -591,19 +591,29 @@ static int table_set(struct mib_table *t, netsnmp_mib_handler *handler,
 		if (tx.open && tx.transid == transid && !tx.sent) {
 			struct set_wait *w = calloc(1, sizeof(*w));
 
-			tx.sent = true;
-			if (!w || dcbx_apply(tx.change, tx.n, set_done, w)) {
-				free(w);
+			if (!w) {
 				netsnmp_set_request_error(reqinfo, requests,
 							  SNMP_ERR_RESOURCEUNAVAILABLE);
-				tx.sent = false;
 				break;
 			}
+			/* delegated before the first command goes out: the answer may
+			 * come at once (a port gone, a send that fails) */
 			w->requests = requests;
 			w->cache = netsnmp_create_delegated_cache(handler, reg, reqinfo, requests,
 								  NULL);
 			for (netsnmp_request_info *r = requests; r; r = r->next)
 				r->delegated = 1;
+			tx.sent = true;
+			if (dcbx_apply(tx.change, tx.n, set_done, w)) {
+				/* not started (another SET is under way): w is still ours */
+				for (netsnmp_request_info *r = requests; r; r = r->next)
+					r->delegated = 0;
+				netsnmp_free_delegated_cache(w->cache);
+				free(w);
+				tx.sent = false;
+				netsnmp_set_request_error(reqinfo, requests,
+							  SNMP_ERR_RESOURCEUNAVAILABLE);
+			}
 		}
 		break;
 	case MODE_SET_UNDO:

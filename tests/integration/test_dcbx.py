@@ -152,7 +152,8 @@ def test_bad_sets_change_nothing(bed, kernel):
 
 @pytest.mark.parametrize("code,snmp_error", [(errno.EPERM, "noAccess"),
                                              (errno.EOPNOTSUPP, "notWritable"),
-                                             (errno.EINVAL, "wrongValue")])
+                                             (errno.EINVAL, "wrongValue"),
+                                             (errno.ENODEV, "inconsistentName")])
 def test_kernel_refusal_is_the_snmp_error(bed, kernel, code, snmp_error):
     kernel.refuse[K.PFC_SCFG] = code
     out = snmpset(bed, "%s.2.%d.6" % (PFC, ETH2), "i", "1")
