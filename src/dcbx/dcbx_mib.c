@@ -22,11 +22,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ibsnmpd/cache.h"
+#include "ibsnmpd/config.h"
 #include "ibsnmpd/dcbx.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/netsnmp.h"
+#include "ibsnmpd/trap.h"
 
 #include <net-snmp/agent/agent_sysORTable.h>
 
@@ -710,44 +713,69 @@ static int register_numtcs(int i, const oid *o, size_t len, const char *name)
 
 /* ---- notifications ---- */
 
+static void send_one(const struct dcbx_event *e);
+
+/* notificationLimit applies here too, per notification and port: a flapping
+ * peer must not flood the trap receivers */
+static struct notify_limiter limiter;
+
 void dcbx_notify_send(const struct dcbx_event *ev, size_t n)
 {
-	static const oid trap_oid_name[] = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0};
-
+	limiter.max_per_window = ibsnmpd_cfg.notify_limit_count;
+	limiter.window_s = ibsnmpd_cfg.notify_limit_window_s;
 	for (size_t i = 0; i < n; i++) {
-		oid notification[] = {DCBX_MIB, 0, ev[i].what};
-		oid object[20] = {DCBX_MIB};
-		size_t len = OID_LENGTH(dcbx_mib_oid);
-		netsnmp_variable_list *vl = NULL;
-		long value;
+		unsigned ended = 0;
 
-		if (ev[i].what == DCBX_NOTIFY_FEATURE_ERROR || ev[i].what == DCBX_NOTIFY_PEER_NO_FEAT) {
-			/* lldpXdcbxFeatError (.2.1.1.7) or FeatType (.2.1.1.1) of the feature */
-			object[len++] = 2;
-			object[len++] = 1;
-			object[len++] = 1;
-			object[len++] = ev[i].what == DCBX_NOTIFY_FEATURE_ERROR ? 7 : 1;
-			object[len++] = ev[i].ifindex;
-			object[len++] = ev[i].feature;
-			object[len++] = 0;
-			value = ev[i].what == DCBX_NOTIFY_FEATURE_ERROR ? 1 : (long)ev[i].feature;
-		} else {
-			/* lldpXdcbxPortNumber (.1.1.1.1) */
-			object[len++] = 1;
-			object[len++] = 1;
-			object[len++] = 1;
-			object[len++] = 1;
-			object[len++] = ev[i].ifindex;
-			value = (long)ev[i].ifindex;
+		switch (notify_limit_check(&limiter, ev[i].what, ev[i].ifindex, time(NULL), &ended)) {
+		case NOTIFY_SUPPRESS_FIRST:
+			snmp_log(LOG_WARNING, "dcbx: notification %u for ifIndex %u: more than %u in "
+				 "%u s, suppressing until the window ends\n", ev[i].what,
+				 ev[i].ifindex, limiter.max_per_window, limiter.window_s);
+			/* fall through */
+		case NOTIFY_SUPPRESS:
+			continue;
+		case NOTIFY_SEND:
+			break;
 		}
-		snmp_varlist_add_variable(&vl, trap_oid_name, OID_LENGTH(trap_oid_name),
-					  ASN_OBJECT_ID, notification, sizeof(notification));
-		snmp_varlist_add_variable(&vl, object, len, ASN_INTEGER, &value, sizeof(value));
-		snmp_log(LOG_INFO, "dcbx: notification %u for ifIndex %u\n", ev[i].what,
-			 ev[i].ifindex);
-		send_v2trap(vl);
-		snmp_free_varbind(vl);
+		if (ended)
+			snmp_log(LOG_INFO, "dcbx: %u notifications %u for ifIndex %u were suppressed\n",
+				 ended, ev[i].what, ev[i].ifindex);
+		send_one(&ev[i]);
 	}
+}
+
+/* snmpTrapOID = lldpXdcbxNotifications.N, then the NOTIFICATION-TYPE's one object */
+static void send_one(const struct dcbx_event *e)
+{
+	static const oid trap_oid_name[] = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0};
+	oid notification[] = {DCBX_MIB, 0, e->what};
+	oid object[20] = {DCBX_MIB};
+	size_t len = OID_LENGTH(dcbx_mib_oid);
+	netsnmp_variable_list *vl = NULL;
+	long value;
+
+	if (e->what == DCBX_NOTIFY_FEATURE_ERROR || e->what == DCBX_NOTIFY_PEER_NO_FEAT) {
+		/* lldpXdcbxFeatError (.2.1.1.7) or FeatType (.2.1.1.1) of the feature */
+		const oid column[] = {2, 1, 1, e->what == DCBX_NOTIFY_FEATURE_ERROR ? 7 : 1,
+				      e->ifindex, e->feature, 0};
+
+		memcpy(object + len, column, sizeof(column));
+		len += OID_LENGTH(column);
+		value = e->what == DCBX_NOTIFY_FEATURE_ERROR ? 1 : (long)e->feature;
+	} else {
+		/* lldpXdcbxPortNumber (.1.1.1.1) of the port */
+		const oid column[] = {1, 1, 1, 1, e->ifindex};
+
+		memcpy(object + len, column, sizeof(column));
+		len += OID_LENGTH(column);
+		value = (long)e->ifindex;
+	}
+	snmp_varlist_add_variable(&vl, trap_oid_name, OID_LENGTH(trap_oid_name), ASN_OBJECT_ID,
+				  notification, sizeof(notification));
+	snmp_varlist_add_variable(&vl, object, len, ASN_INTEGER, &value, sizeof(value));
+	snmp_log(LOG_INFO, "dcbx: notification %u for ifIndex %u\n", e->what, e->ifindex);
+	send_v2trap(vl);
+	snmp_free_varbind(vl);
 }
 
 int dcbx_mib_register(void)
@@ -774,4 +802,5 @@ void dcbx_mib_unregister(void)
 			netsnmp_unregister_handler(numtcs_reg[i]);
 	unregister_sysORTable(dcbx_mib_oid, OID_LENGTH(dcbx_mib_oid));
 	rows_free();
+	notify_limit_free(&limiter);
 }
