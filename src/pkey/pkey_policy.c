@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,59 +340,73 @@ static void verify_done_one(struct verify *v);
 
 static void send_check(struct port_check *c, unsigned attr, unsigned mod);
 
-static void check_finish(struct port_check *c)
+/* The member's check is over: its status, why (printf-style, or NULL). */
+static void check_end(struct port_check *c, enum partition_status_value status,
+		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void check_end(struct port_check *c, enum partition_status_value status,
+		      const char *fmt, ...)
 {
 	struct partition_status *st = &c->v->snap->st[c->i];
-	bool ok;
 
-	if (c->on_leaf) {
-		ok = c->found_full || c->found_limited;
-		st->status = ok ? PSTAT_APPLIED : PSTAT_MISSING;
-		if (!ok)
-			snprintf(st->detail, sizeof(st->detail),
-				 "the end port has it, switch 0x%016llx port %u does not",
-				 (unsigned long long)c->leaf_guid, c->leaf_port);
-	} else {
-		ok = c->want == MEMBER_LIMITED ? c->found_limited : c->found_full;
-		if (ok && c->leaf_lid) {
-			c->on_leaf = true;
-			c->found_full = c->found_limited = false;
-			send_check(c, IB_ATTR_SWITCH_INFO, 0);
-			return;
-		}
-		st->status = ok ? PSTAT_APPLIED : PSTAT_MISSING;
-		if (!ok)
-			snprintf(st->detail, sizeof(st->detail), "P_Key 0x%04x %s on LID %u",
-				 st->pkey, c->found_full || c->found_limited
-						   ? "has the wrong membership"
-						   : "is not in the port's table",
-				 c->lid);
+	st->status = status;
+	if (fmt) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(st->detail, sizeof(st->detail), fmt, ap);
+		va_end(ap);
 	}
 	verify_done_one(c->v);
 	free(c);
 }
 
+static void check_finish(struct port_check *c)
+{
+	unsigned pkey = c->v->snap->st[c->i].pkey;
+	bool ok;
+
+	if (c->on_leaf) {
+		if (c->found_full || c->found_limited)
+			check_end(c, PSTAT_APPLIED, NULL);
+		else
+			check_end(c, PSTAT_MISSING, "the end port has it, switch 0x%016llx port %u "
+				  "does not", (unsigned long long)c->leaf_guid, c->leaf_port);
+		return;
+	}
+	ok = c->want == MEMBER_LIMITED ? c->found_limited : c->found_full;
+	if (ok && c->leaf_lid) {
+		c->on_leaf = true;
+		c->found_full = c->found_limited = false;
+		send_check(c, IB_ATTR_SWITCH_INFO, 0);
+	} else if (ok) {
+		check_end(c, PSTAT_APPLIED, NULL);
+	} else {
+		check_end(c, PSTAT_MISSING, "P_Key 0x%04x %s on LID %u", pkey,
+			  c->found_full || c->found_limited ? "has the wrong membership"
+							    : "is not in the port's table",
+			  c->lid);
+	}
+}
+
 static void got_pkeys(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct port_check *c = ctx;
-	struct partition_status *st = &c->v->snap->st[c->i];
+	unsigned pkey = c->v->snap->st[c->i].pkey;
+	uint16_t block[32];
 
-	if (result != MAD_OK || len < IB_SMP_DATA_SIZE) {
-		st->status = PSTAT_UNREACHABLE;
-		snprintf(st->detail, sizeof(st->detail), "LID %u: P_KeyTable not answered", c->lid);
-		verify_done_one(c->v);
-		free(c);
+	if (result != MAD_OK || sma_pkey_block_decode(data, len, block)) {
+		check_end(c, PSTAT_UNREACHABLE, "LID %u: P_KeyTable not answered",
+			  c->on_leaf ? c->leaf_lid : c->lid);
 		return;
 	}
 	for (unsigned k = 0; k < 32 && c->block * 32 + k < c->cap; k++) {
-		unsigned e = (unsigned)data[2 * k] << 8 | data[2 * k + 1];
-
-		if ((e & 0x7fff) == st->pkey) {
-			if (e & 0x8000)
-				c->found_full = true;
-			else
-				c->found_limited = true;
-		}
+		if ((block[k] & 0x7fff) != pkey)
+			continue;
+		if (block[k] & 0x8000)
+			c->found_full = true;
+		else
+			c->found_limited = true;
 	}
 	if (++c->block * 32 < c->cap && c->block < 2048)
 		send_check(c, IB_ATTR_PKEY_TBL, c->on_leaf ? c->leaf_port << 16 | c->block : c->block);
@@ -402,23 +417,16 @@ static void got_pkeys(void *ctx, int result, const uint8_t *data, size_t len)
 static void got_switchinfo(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct port_check *c = ctx;
-	struct partition_status *st = &c->v->snap->st[c->i];
-	uint8_t si[IB_SMP_DATA_SIZE];
+	struct sma_switchinfo si;
 
-	if (result != MAD_OK || len < IB_SMP_DATA_SIZE) {
-		st->status = PSTAT_UNREACHABLE;
-		snprintf(st->detail, sizeof(st->detail), "switch LID %u: SwitchInfo not answered",
-			 c->leaf_lid);
-		verify_done_one(c->v);
-		free(c);
+	if (result != MAD_OK || sma_switchinfo_decode(data, len, &si)) {
+		check_end(c, PSTAT_UNREACHABLE, "switch LID %u: SwitchInfo not answered",
+			  c->leaf_lid);
 		return;
 	}
-	memcpy(si, data, sizeof(si));
-	c->cap = mad_get_field(si, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
+	c->cap = si.partition_enf_cap;
 	if (!c->cap) { /* the switch does not enforce partitions: nothing to hold */
-		st->status = PSTAT_APPLIED;
-		verify_done_one(c->v);
-		free(c);
+		check_end(c, PSTAT_APPLIED, NULL);
 		return;
 	}
 	c->block = 0;
@@ -428,23 +436,16 @@ static void got_switchinfo(void *ctx, int result, const uint8_t *data, size_t le
 static void got_nodeinfo(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct port_check *c = ctx;
-	struct partition_status *st = &c->v->snap->st[c->i];
 	struct sma_nodeinfo ni;
 
 	if (result != MAD_OK || sma_nodeinfo_decode(data, len, &ni)) {
-		st->status = PSTAT_UNREACHABLE;
-		snprintf(st->detail, sizeof(st->detail), "LID %u: NodeInfo not answered", c->lid);
-		verify_done_one(c->v);
-		free(c);
+		check_end(c, PSTAT_UNREACHABLE, "LID %u: NodeInfo not answered", c->lid);
 		return;
 	}
 	c->cap = ni.partition_cap;
 	if (c->memberships > c->cap) {
-		st->status = PSTAT_REJECTED;
-		snprintf(st->detail, sizeof(st->detail), "%u partitions for a PartitionCap of %u",
-			 c->memberships, c->cap);
-		verify_done_one(c->v);
-		free(c);
+		check_end(c, PSTAT_REJECTED, "%u partitions for a PartitionCap of %u",
+			  c->memberships, c->cap);
 		return;
 	}
 	c->block = 0;
@@ -453,18 +454,13 @@ static void got_nodeinfo(void *ctx, int result, const uint8_t *data, size_t len)
 
 static void send_check(struct port_check *c, unsigned attr, unsigned mod)
 {
-	ib_portid_t to;
+	ib_portid_t to = {0}; /* ib_portid_set leaves the other fields as they are */
 
-	mad_portid_gs(&to, c->on_leaf ? c->leaf_lid : c->lid);
-	to.qp = 0; /* SMPs, LID-routed */
-	to.qkey = 0;
+	ib_portid_set(&to, (int)(c->on_leaf ? c->leaf_lid : c->lid), 0, 0); /* SMP, LID-routed */
 	if (mad_engine_smp_get(&to, attr, mod,
 			       attr == IB_ATTR_NODE_INFO ? got_nodeinfo
-			       : attr == IB_ATTR_SWITCH_INFO ? got_switchinfo : got_pkeys, c)) {
-		c->v->snap->st[c->i].status = PSTAT_UNREACHABLE;
-		verify_done_one(c->v);
-		free(c);
-	}
+			       : attr == IB_ATTR_SWITCH_INFO ? got_switchinfo : got_pkeys, c))
+		check_end(c, PSTAT_UNREACHABLE, "cannot send an SMP");
 }
 
 static void status_free(void *p)

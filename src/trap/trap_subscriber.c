@@ -282,15 +282,13 @@ static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
 
 static void probe_sm(unsigned reg, void *arg)
 {
-	ib_portid_t sm;
+	ib_portid_t sm = {0}; /* ib_portid_set leaves the other fields as they are */
 
 	(void)reg;
 	(void)arg;
 	if (ts.probing || !ts.sm_lid)
 		return;
-	mad_portid_gs(&sm, ts.sm_lid);
-	sm.qp = 0; /* SMPs go to QP0 */
-	sm.qkey = 0;
+	ib_portid_set(&sm, (int)ts.sm_lid, 0, 0); /* an SMP, LID-routed */
 	ts.probing = true;
 	if (mad_engine_smp_get(&sm, IB_ATTR_SMINFO, 0, probe_done,
 			       (void *)(uintptr_t)ts.generation))
