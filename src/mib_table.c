@@ -265,3 +265,28 @@ void mib_scalars_unregister(struct mib_scalars *s)
 		netsnmp_unregister_handler(s->reg);
 	s->reg = NULL;
 }
+
+/* ---- SET helpers ------------------------------------------------------- */
+
+long mib_set_transid(const netsnmp_agent_request_info *reqinfo)
+{
+	return reqinfo->asp && reqinfo->asp->pdu ? reqinfo->asp->pdu->transid : 0;
+}
+
+int mib_set_int_value(const netsnmp_variable_list *vb, long min, long max, long *v)
+{
+	int err = netsnmp_check_vb_int_range(vb, (int)min, (int)max);
+
+	if (err == SNMP_ERR_NOERROR)
+		*v = *vb->val.integer;
+	return err;
+}
+
+int mib_set_truth_value(const netsnmp_variable_list *vb, bool *on)
+{
+	int err = netsnmp_check_vb_truthvalue(vb);
+
+	if (err == SNMP_ERR_NOERROR)
+		*on = *vb->val.integer == TV_TRUE;
+	return err;
+}

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ibsnmpd/mib_table.h"
+
 #define DCBX_PRIOS 8
 #define DCBX_PGS 8
 #define DCBX_APPS_MAX 16   /* the MIB's LldpXdcbxAppProtos: 0..15 */
@@ -122,12 +124,30 @@ int dcbnl_decode(const void *msg, size_t len, struct dcbnl_reply *r, struct dcbx
 
 /* ---- the state served ---- */
 
+/* LLDP-EXT-DCBX-MIB's tables, indexed with the snapshot (dcbx_mib.c) */
+enum dcbx_table { DCBX_T_PORT, DCBX_T_FEAT, DCBX_T_PRIO, DCBX_T_BW, DCBX_T_PFC, DCBX_T_APP,
+		  DCBX_T_APP_PRIO, DCBX_T_COUNT };
+
+struct dcbx_row {
+	const struct dcbx_port *p;
+	unsigned a, b; /* feature / priority / PG / app index; priority of an app */
+};
+
 struct dcbx_snapshot {
 	size_t n;
 	struct dcbx_port *ports; /* sorted by ifindex */
+	struct mib_rows rows[DCBX_T_COUNT];
+	struct dcbx_row *row_data[DCBX_T_COUNT];
 };
 
 const struct dcbx_port *dcbx_snapshot_port(const struct dcbx_snapshot *s, unsigned ifindex);
+/* Builds the tables' rows of s (before it is published); -1: out of memory. */
+int dcbx_snapshot_index(struct dcbx_snapshot *s);
+void dcbx_snapshot_free(struct dcbx_snapshot *s);
+/* Whether the peer sent feature f, and the peer's entry for an app of ours. */
+bool dcbx_peer_has(const struct dcbx_port *p, enum dcbx_feature f);
+const struct dcbx_app *dcbx_find_app(const struct dcbx_app *apps, size_t n, uint8_t selector,
+				     uint16_t id);
 
 /* ---- dcbx_notify.c: notifications from two successive states (pure) ---- */
 
@@ -177,9 +197,11 @@ struct dcbx_change {
 	struct dcbx_app set_apps[DCBX_APPS_MAX];
 };
 
-/* Sends the changes' set commands and SET_ALL; done(ctx, 0) when the kernel
- * accepted all, done(ctx, errno) at the first refusal (EOPNOTSUPP, EPERM,
- * EINVAL, ...) or ETIMEDOUT. Later commands are not sent after a refusal. */
+/* Sends the changes' set commands and SET_ALL, after any SET still under
+ * way; done(ctx, 0) when the kernel accepted all, done(ctx, errno) at the
+ * first refusal (EOPNOTSUPP, EPERM, EINVAL, ...) or ETIMEDOUT. Later
+ * commands are not sent after a refusal. -1: not queued (no socket, no
+ * memory). */
 typedef void (*dcbx_set_done_fn)(void *ctx, int error);
 int dcbx_apply(const struct dcbx_change *changes, size_t n, dcbx_set_done_fn done, void *ctx);
 

@@ -5,6 +5,7 @@
 #ifndef IBSNMPD_MIB_TABLE_H
 #define IBSNMPD_MIB_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "ibsnmpd/netsnmp.h"
 
@@ -78,6 +79,15 @@ void mib_rows_sort(struct mib_rows *r);
 /* Index of the first row whose index is > (strict) or >= key; count if none. */
 size_t mib_rows_search(const struct mib_rows *r, const oid *key, size_t key_len, int strict);
 int mib_index_compare(const oid *a, size_t alen, const oid *b, size_t blen);
+
+/* SET helpers. The transaction a SET phase belongs to: over AgentX every
+ * phase comes in a PDU of its own, carrying the transaction's ID. */
+long mib_set_transid(const netsnmp_agent_request_info *reqinfo);
+/* net-snmp's checks of an INTEGER varbind (type, length, min..max: wrongType,
+ * wrongLength, wrongValue), then its value in *v. */
+int mib_set_int_value(const netsnmp_variable_list *vb, long min, long max, long *v);
+/* The same for a TruthValue: *on is true(1). */
+int mib_set_truth_value(const netsnmp_variable_list *vb, bool *on);
 
 /* Value setters. */
 void mib_set_int(netsnmp_variable_list *vb, long v);

@@ -58,7 +58,7 @@ static struct {
 	bool again;          /* an event came during the cycle */
 	bool refresh_pending; /* the cache asked for a cycle during a SET */
 	/* the SET running or waiting */
-	struct set_job *job;
+	struct set_job *job, *job_tail; /* SETs: the one running, then those waiting */
 	uint8_t buf[DCBNL_BUF_SIZE];
 } B = {.fd = -1};
 
@@ -224,12 +224,7 @@ static int by_ifindex(const void *a, const void *b)
 
 static void free_snapshot(void *v)
 {
-	struct dcbx_snapshot *s = v;
-
-	if (s) {
-		free(s->ports);
-		free(s);
-	}
+	dcbx_snapshot_free(v);
 }
 
 static void cycle_finish(bool ok, const char *failure)
@@ -242,15 +237,16 @@ static void cycle_finish(bool ok, const char *failure)
 	B.timeout_alarm = 0;
 	B.step = STEP_IDLE;
 	if (ok && (fresh = calloc(1, sizeof(*fresh)))) {
+		/* the cycle's ports become the snapshot's */
 		fresh->n = B.n_ports;
-		fresh->ports = calloc(B.n_ports ? B.n_ports : 1, sizeof(*fresh->ports));
-		if (!fresh->ports) {
-			free(fresh);
-			fresh = NULL;
-		} else {
-			if (B.n_ports)
-				memcpy(fresh->ports, B.ports, B.n_ports * sizeof(*B.ports));
+		fresh->ports = B.ports;
+		B.ports = NULL;
+		B.n_ports = B.cap_ports = 0;
+		if (fresh->n)
 			qsort(fresh->ports, fresh->n, sizeof(*fresh->ports), by_ifindex);
+		if (dcbx_snapshot_index(fresh)) {
+			dcbx_snapshot_free(fresh);
+			fresh = NULL;
 		}
 	}
 	if (fresh) {
@@ -277,6 +273,7 @@ static void cycle_finish(bool ok, const char *failure)
 /* ---- SET jobs ---- */
 
 struct set_job {
+	struct set_job *next;
 	struct dcbx_change *changes;
 	size_t n, cur;
 	int phase;   /* per change: 0 state, 1 feat, 2 pg, 3 pfc, 4.. apps, then SET_ALL */
@@ -292,11 +289,17 @@ static void job_end(int error)
 	if (B.timeout_alarm)
 		snmp_alarm_unregister(B.timeout_alarm);
 	B.timeout_alarm = 0;
-	B.job = NULL;
+	B.job = j->next;
+	if (!B.job)
+		B.job_tail = NULL;
 	B.step = STEP_IDLE;
 	j->done(j->ctx, error);
 	free(j->changes);
 	free(j);
+	if (B.job) {
+		job_start(); /* the next SET waiting */
+		return;
+	}
 	/* read what the kernel made of it */
 	if (B.refresh_pending) {
 		B.refresh_pending = false;
@@ -381,7 +384,7 @@ int dcbx_apply(const struct dcbx_change *changes, size_t n, dcbx_set_done_fn don
 {
 	struct set_job *j;
 
-	if (B.fd < 0 || B.job)
+	if (B.fd < 0)
 		return -1;
 	j = calloc(1, sizeof(*j));
 	if (!j || !(j->changes = malloc(n * sizeof(*changes) + 1))) {
@@ -392,7 +395,12 @@ int dcbx_apply(const struct dcbx_change *changes, size_t n, dcbx_set_done_fn don
 	j->n = n;
 	j->done = done;
 	j->ctx = ctx;
-	B.job = j;
+	if (B.job_tail) {
+		B.job_tail->next = j; /* after the SETs before it */
+		B.job_tail = j;
+		return 0;
+	}
+	B.job = B.job_tail = j;
 	if (B.step == STEP_IDLE)
 		job_start();
 	return 0;
@@ -519,14 +527,14 @@ static void on_readable(int fd, void *arg)
 
 			memset(&decoded, 0, sizeof(decoded));
 			used = dcbnl_decode(B.buf + off, (size_t)got - off, &r, &decoded, &why);
-			if (used <= 0) {
-				if (used < 0)
-					snmp_log(LOG_WARNING, "dcbx: dropped a message from the "
-						 "kernel: %s\n", why);
-				/* a malformed answer to our request ends that request */
-				if (used < 0 && B.step != STEP_IDLE && B.want_seq &&
-				    ((const struct nlmsghdr *)(B.buf + off))->nlmsg_seq ==
-					    B.want_seq && (size_t)got - off >= sizeof(struct nlmsghdr)) {
+			if (used == 0)
+				break;
+			if (used < 0) {
+				snmp_log(LOG_WARNING, "dcbx: dropped a message from the kernel: %s\n",
+					 why);
+				/* a malformed answer (its header was whole: seq and pid are
+				 * known; events have pid 0) ends our request at once */
+				if (B.step != STEP_IDLE && r.portid && r.seq == B.want_seq) {
 					if (B.step == STEP_SET)
 						job_end(EPROTO);
 					else
@@ -598,9 +606,12 @@ void dcbx_stop(void)
 		unregister_readfd(B.fd);
 	cache_group_stop(&B.group);
 	close(B.fd);
-	if (B.job) {
+	while (B.job) {
+		struct set_job *next = B.job->next;
+
 		free(B.job->changes);
 		free(B.job);
+		B.job = next;
 	}
 	free(B.links);
 	free(B.ports);

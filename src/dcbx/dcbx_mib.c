@@ -45,103 +45,80 @@ static const oid app_table_oid[] = {DCBX_MIB, 2, 4, 1};
 static const oid app_prio_table_oid[] = {DCBX_MIB, 2, 4, 2};
 static oid dcbx_mib_oid[] = {DCBX_MIB};
 
-enum { T_PORT, T_FEAT, T_PRIO, T_BW, T_PFC, T_APP, T_APP_PRIO, T_COUNT };
+/* ---- rows, built with each snapshot (before the backend publishes it) ---- */
 
-/* ---- rows, rebuilt when the snapshot changes ---- */
-
-struct dcbx_row {
-	const struct dcbx_port *p;
-	unsigned a, b; /* feature / priority / PG / app index; priority of an app */
-};
-
-static struct {
-	bool built;
-	unsigned built_at; /* the cache group's refresh count then */
-	struct mib_rows rows[T_COUNT];
-	struct dcbx_row *data[T_COUNT];
-} R;
-
-static void rows_free(void)
+static void add_row(struct dcbx_snapshot *s, int t, const struct dcbx_port *p, unsigned a,
+		    unsigned b, int n_index)
 {
-	for (int t = 0; t < T_COUNT; t++) {
-		free(R.rows[t].rows);
-		free(R.data[t]);
-		R.rows[t].rows = NULL;
-		R.rows[t].count = 0;
-		R.data[t] = NULL;
-	}
-	R.built = false;
-}
+	size_t i = s->rows[t].count++;
+	struct mib_row *r = &s->rows[t].rows[i];
 
-static void add_row(int t, const struct dcbx_port *p, unsigned a, unsigned b, int n_index)
-{
-	size_t i = R.rows[t].count++;
-	struct mib_row *r = &R.rows[t].rows[i];
-
-	R.data[t][i] = (struct dcbx_row){.p = p, .a = a, .b = b};
+	s->row_data[t][i] = (struct dcbx_row){.p = p, .a = a, .b = b};
 	r->index[0] = p->ifindex;
 	r->index[1] = a;
 	r->index[2] = b;
 	r->index_len = (unsigned)n_index;
-	r->data = &R.data[t][i];
+	r->data = &s->row_data[t][i];
 }
 
-static void rows_build(const struct dcbx_snapshot *s)
+void dcbx_snapshot_free(struct dcbx_snapshot *s)
 {
-	size_t cap = 0;
-
-	rows_free();
-	R.built = true;
-	R.built_at = dcbx_cache_group()->attempts;
 	if (!s)
 		return;
+	for (int t = 0; t < DCBX_T_COUNT; t++) {
+		free(s->rows[t].rows);
+		free(s->row_data[t]);
+	}
+	free(s->ports);
+	free(s);
+}
+
+int dcbx_snapshot_index(struct dcbx_snapshot *s)
+{
+	size_t cap = 1;
+
 	for (size_t i = 0; i < s->n; i++)
-		cap += 1 + s->ports[i].n_apps * DCBX_PRIOS;
-	cap = cap * DCBX_PRIOS + 1;
-	for (int t = 0; t < T_COUNT; t++) {
-		R.rows[t].rows = calloc(cap, sizeof(struct mib_row));
-		R.data[t] = calloc(cap, sizeof(struct dcbx_row));
-		if (!R.rows[t].rows || !R.data[t]) {
-			rows_free();
-			return;
-		}
+		cap += DCBX_PRIOS * (1 + s->ports[i].n_apps); /* the most rows any table has */
+	for (int t = 0; t < DCBX_T_COUNT; t++) {
+		s->rows[t].rows = calloc(cap, sizeof(struct mib_row));
+		s->row_data[t] = calloc(cap, sizeof(struct dcbx_row));
+		if (!s->rows[t].rows || !s->row_data[t])
+			return -1;
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct dcbx_port *p = &s->ports[i];
 
 		if (p->ifindex < 1 || p->ifindex > 4096)
 			continue; /* LldpPortNumber: 1..4096 */
-		add_row(T_PORT, p, 0, 0, 1);
+		add_row(s, DCBX_T_PORT, p, 0, 0, 1);
 		for (unsigned f = DCBX_FEAT_FIRST; f <= DCBX_FEAT_LAST; f++)
 			if (p->have_feat_of[f - DCBX_FEAT_FIRST])
-				add_row(T_FEAT, p, f, 0, 3); /* subtype 0 */
+				add_row(s, DCBX_T_FEAT, p, f, 0, 3); /* subtype 0 */
 		for (unsigned k = 0; k < DCBX_PRIOS; k++) {
 			if (p->have_pg || p->have_peer_pg) {
-				add_row(T_PRIO, p, k, 0, 2);
-				add_row(T_BW, p, k, 0, 2);
+				add_row(s, DCBX_T_PRIO, p, k, 0, 2);
+				add_row(s, DCBX_T_BW, p, k, 0, 2);
 			}
 			if (p->have_pfc || p->have_peer_pfc)
-				add_row(T_PFC, p, k, 0, 2);
+				add_row(s, DCBX_T_PFC, p, k, 0, 2);
 		}
 		for (unsigned k = 0; k < p->n_apps; k++) {
-			add_row(T_APP, p, k, 0, 2);
+			add_row(s, DCBX_T_APP, p, k, 0, 2);
 			for (unsigned q = 0; q < DCBX_PRIOS; q++)
-				add_row(T_APP_PRIO, p, k, q, 3);
+				add_row(s, DCBX_T_APP_PRIO, p, k, q, 3);
 		}
 	}
-	for (int t = 0; t < T_COUNT; t++)
-		mib_rows_sort(&R.rows[t]);
+	for (int t = 0; t < DCBX_T_COUNT; t++)
+		mib_rows_sort(&s->rows[t]);
+	return 0;
 }
 
 static const struct mib_rows *rows_of(int t, const void **snap)
 {
 	const struct dcbx_snapshot *s = cache_snapshot(dcbx_cache_group());
 
-	/* a new snapshot can sit where the old one was: compare refresh counts */
-	if (!R.built || R.built_at != dcbx_cache_group()->attempts)
-		rows_build(s);
 	*snap = s;
-	return s && R.built ? &R.rows[t] : NULL;
+	return s ? &s->rows[t] : NULL;
 }
 
 #define ROWS_FN(name, t)                                                    \
@@ -150,21 +127,15 @@ static const struct mib_rows *rows_of(int t, const void **snap)
 		(void)ctx;                                                  \
 		return rows_of(t, snap);                                    \
 	}
-ROWS_FN(port_rows, T_PORT)
-ROWS_FN(feat_rows, T_FEAT)
-ROWS_FN(prio_rows, T_PRIO)
-ROWS_FN(bw_rows, T_BW)
-ROWS_FN(pfc_rows, T_PFC)
-ROWS_FN(app_rows, T_APP)
-ROWS_FN(app_prio_rows, T_APP_PRIO)
+ROWS_FN(port_rows, DCBX_T_PORT)
+ROWS_FN(feat_rows, DCBX_T_FEAT)
+ROWS_FN(prio_rows, DCBX_T_PRIO)
+ROWS_FN(bw_rows, DCBX_T_BW)
+ROWS_FN(pfc_rows, DCBX_T_PFC)
+ROWS_FN(app_rows, DCBX_T_APP)
+ROWS_FN(app_prio_rows, DCBX_T_APP_PRIO)
 
 /* ---- values ---- */
-
-static bool peer_has(const struct dcbx_port *p, unsigned f)
-{
-	return f == DCBX_FEAT_PG ? p->have_peer_pg
-	     : f == DCBX_FEAT_PFC ? p->have_peer_pfc : p->have_peer_apps;
-}
 
 static int port_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		      const void *snap)
@@ -184,7 +155,7 @@ static int feat_value(const void *row, unsigned column, netsnmp_variable_list *v
 	const struct dcbx_row *r = row;
 	const struct dcbx_port *p = r->p;
 	uint8_t flags = dcbx_feat_flags(p, (enum dcbx_feature)r->a);
-	bool peer = peer_has(p, r->a);
+	bool peer = dcbx_peer_has(p, (enum dcbx_feature)r->a);
 
 	(void)snap;
 	switch (column) {
@@ -304,14 +275,6 @@ static int app_value(const void *row, unsigned column, netsnmp_variable_list *vb
 	return -1; /* OUI: dcbnl's app entries have none */
 }
 
-static const struct dcbx_app *peer_app(const struct dcbx_port *p, const struct dcbx_app *a)
-{
-	for (size_t i = 0; i < p->n_peer_apps; i++)
-		if (p->peer_apps[i].selector == a->selector && p->peer_apps[i].id == a->id)
-			return &p->peer_apps[i];
-	return NULL;
-}
-
 static int app_prio_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 			  const void *snap)
 {
@@ -323,7 +286,7 @@ static int app_prio_value(const void *row, unsigned column, netsnmp_variable_lis
 		mib_set_int(vb, mib_truth(a->prio_map & (1u << r->b)));
 		return 0;
 	}
-	if (column == 4 && r->p->have_peer_apps && (o = peer_app(r->p, a))) {
+	if (column == 4 && r->p->have_peer_apps && (o = dcbx_find_app(r->p->peer_apps, r->p->n_peer_apps, a->selector, a->id))) {
 		mib_set_int(vb, mib_truth(o->prio_map & (1u << r->b)));
 		return 0;
 	}
@@ -338,11 +301,6 @@ static struct {
 	size_t n;
 	struct dcbx_change change[32], before[32];
 } tx;
-
-static long transid_of(const netsnmp_agent_request_info *reqinfo)
-{
-	return reqinfo->asp && reqinfo->asp->pdu ? reqinfo->asp->pdu->transid : 0;
-}
 
 static struct dcbx_change *change_of(const struct dcbx_port *p)
 {
@@ -364,24 +322,6 @@ static struct dcbx_change *change_of(const struct dcbx_port *p)
 	tx.before[tx.n] = *c;
 	tx.n++;
 	return c;
-}
-
-static int truth_value(const netsnmp_variable_list *vb, bool *out)
-{
-	if (vb->type != ASN_INTEGER)
-		return SNMP_ERR_WRONGTYPE;
-	if (*vb->val.integer != 1 && *vb->val.integer != 2)
-		return SNMP_ERR_WRONGVALUE;
-	*out = *vb->val.integer == 1;
-	return SNMP_ERR_NOERROR;
-}
-
-static int int_value(const netsnmp_variable_list *vb, long min, long max, long *out)
-{
-	if (vb->type != ASN_INTEGER)
-		return SNMP_ERR_WRONGTYPE;
-	*out = *vb->val.integer;
-	return *out < min || *out > max ? SNMP_ERR_WRONGVALUE : SNMP_ERR_NOERROR;
 }
 
 static struct dcbx_app *set_app(struct dcbx_change *c, const struct dcbx_app *a)
@@ -407,59 +347,59 @@ static int reserve_one(int t, const struct dcbx_row *r, unsigned column,
 	if (!c)
 		return SNMP_ERR_RESOURCEUNAVAILABLE;
 	switch (t) {
-	case T_PORT:
+	case DCBX_T_PORT:
 		if (column != 2)
 			return SNMP_ERR_NOTWRITABLE;
-		if ((err = truth_value(vb, &on)))
+		if ((err = mib_set_truth_value(vb, &on)))
 			return err;
 		c->set_state = true;
 		c->state = on;
 		return SNMP_ERR_NOERROR;
-	case T_FEAT: {
+	case DCBX_T_FEAT: {
 		uint8_t bit = column == 5 ? DCBX_FLAG_ENABLE : column == 6 ? DCBX_FLAG_WILLING
 			    : column == 8 ? DCBX_FLAG_ADVERTISE : 0;
 		uint8_t *flags = &c->feat[r->a - DCBX_FEAT_FIRST];
 
 		if (!bit)
 			return SNMP_ERR_NOTWRITABLE;
-		if ((err = truth_value(vb, &on)))
+		if ((err = mib_set_truth_value(vb, &on)))
 			return err;
 		*flags = on ? (uint8_t)(*flags | bit) : (uint8_t)(*flags & ~bit);
 		c->set_feat = true;
 		return SNMP_ERR_NOERROR;
 	}
-	case T_PRIO:
+	case DCBX_T_PRIO:
 		if (column != 2)
 			return SNMP_ERR_NOTWRITABLE;
-		if ((err = int_value(vb, 0, 15, &v)))
+		if ((err = mib_set_int_value(vb, 0, 15, &v)))
 			return err;
 		if (v > 7 && v < DCBX_PGID_NO_LIMIT)
 			return SNMP_ERR_WRONGVALUE; /* reserved8 .. reserved14 */
 		c->prio_pgid[r->a] = (uint8_t)v;
 		c->set_pg = true;
 		return SNMP_ERR_NOERROR;
-	case T_BW:
+	case DCBX_T_BW:
 		if (column != 2)
 			return SNMP_ERR_NOTWRITABLE;
-		if ((err = int_value(vb, 0, 100, &v)))
+		if ((err = mib_set_int_value(vb, 0, 100, &v)))
 			return err;
 		c->pg_bw[r->a] = (uint8_t)v;
 		c->set_pg = true;
 		return SNMP_ERR_NOERROR;
-	case T_PFC:
+	case DCBX_T_PFC:
 		if (column != 2)
 			return SNMP_ERR_NOTWRITABLE;
-		if ((err = truth_value(vb, &on)))
+		if ((err = mib_set_truth_value(vb, &on)))
 			return err;
 		c->pfc[r->a] = on;
 		c->set_pfc = true;
 		return SNMP_ERR_NOERROR;
-	case T_APP_PRIO: {
+	case DCBX_T_APP_PRIO: {
 		struct dcbx_app *a;
 
 		if (column != 2)
 			return SNMP_ERR_NOTWRITABLE;
-		if ((err = truth_value(vb, &on)))
+		if ((err = mib_set_truth_value(vb, &on)))
 			return err;
 		if (!(a = set_app(c, &r->p->apps[r->a])))
 			return SNMP_ERR_RESOURCEUNAVAILABLE;
@@ -556,7 +496,7 @@ static int table_set(struct mib_table *t, netsnmp_mib_handler *handler,
 		     netsnmp_request_info *requests)
 {
 	const int which = (int)(intptr_t)t->ctx;
-	long transid = transid_of(reqinfo);
+	long transid = mib_set_transid(reqinfo);
 
 	switch (reqinfo->mode) {
 	case MODE_SET_RESERVE1: {
@@ -608,7 +548,7 @@ static int table_set(struct mib_table *t, netsnmp_mib_handler *handler,
 				r->delegated = 1;
 			tx.sent = true;
 			if (dcbx_apply(tx.change, tx.n, set_done, w)) {
-				/* not started (another SET is under way): w is still ours */
+				/* not queued (no socket, no memory): w is still ours */
 				for (netsnmp_request_info *r = requests; r; r = r->next)
 					r->delegated = 0;
 				netsnmp_free_delegated_cache(w->cache);
@@ -634,7 +574,7 @@ static int table_set(struct mib_table *t, netsnmp_mib_handler *handler,
 				back[i].n_set_apps = 0;
 			}
 			if (dcbx_apply(back, tx.n, undo_done, NULL))
-				snmp_log(LOG_WARNING, "dcbx: cannot undo a failed SET now\n");
+				snmp_log(LOG_WARNING, "dcbx: cannot undo a failed SET\n");
 		}
 		break;
 	case MODE_SET_COMMIT:
@@ -652,16 +592,16 @@ static int table_set(struct mib_table *t, netsnmp_mib_handler *handler,
 		.first_column = first, .last_column = last, .rows = rowsfn,          \
 		.value = valuefn, .set = table_set, .ctx = (const void *)(intptr_t)idx, \
 	}
-TABLE(port_table, "lldpXdcbxPortTable", port_table_oid, 2, 6, port_rows, port_value, T_PORT);
-TABLE(feat_table, "lldpXdcbxFeatTable", feat_table_oid, 3, 17, feat_rows, feat_value, T_FEAT);
+TABLE(port_table, "lldpXdcbxPortTable", port_table_oid, 2, 6, port_rows, port_value, DCBX_T_PORT);
+TABLE(feat_table, "lldpXdcbxFeatTable", feat_table_oid, 3, 17, feat_rows, feat_value, DCBX_T_FEAT);
 TABLE(prio_table, "lldpXdcbxFeatPgPrioAllocTable", prio_table_oid, 2, 4, prio_rows,
-      prio_value, T_PRIO);
-TABLE(bw_table, "lldpXdcbxFeatPgBwAllocTable", bw_table_oid, 2, 4, bw_rows, bw_value, T_BW);
-TABLE(pfc_table, "lldpXdcbxFeatPfcTable", pfc_table_oid, 2, 4, pfc_rows, pfc_value, T_PFC);
+      prio_value, DCBX_T_PRIO);
+TABLE(bw_table, "lldpXdcbxFeatPgBwAllocTable", bw_table_oid, 2, 4, bw_rows, bw_value, DCBX_T_BW);
+TABLE(pfc_table, "lldpXdcbxFeatPfcTable", pfc_table_oid, 2, 4, pfc_rows, pfc_value, DCBX_T_PFC);
 TABLE(app_table, "lldpXdcbxFeatAppProtoTable", app_table_oid, 2, 4, app_rows, app_value,
-      T_APP);
+      DCBX_T_APP);
 TABLE(app_prio_table, "lldpXdcbxFeatAppProtoPrioTable", app_prio_table_oid, 2, 4,
-      app_prio_rows, app_prio_value, T_APP_PRIO);
+      app_prio_rows, app_prio_value, DCBX_T_APP_PRIO);
 
 static struct mib_table *const tables[] = {&port_table, &feat_table, &prio_table, &bw_table,
 					   &pfc_table, &app_table, &app_prio_table};
@@ -801,6 +741,5 @@ void dcbx_mib_unregister(void)
 		if (numtcs_reg[i])
 			netsnmp_unregister_handler(numtcs_reg[i]);
 	unregister_sysORTable(dcbx_mib_oid, OID_LENGTH(dcbx_mib_oid));
-	rows_free();
 	notify_limit_free(&limiter);
 }

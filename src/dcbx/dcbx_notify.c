@@ -12,7 +12,7 @@
 
 #include "ibsnmpd/dcbx.h"
 
-static bool peer_has(const struct dcbx_port *p, enum dcbx_feature f)
+bool dcbx_peer_has(const struct dcbx_port *p, enum dcbx_feature f)
 {
 	switch (f) {
 	case DCBX_FEAT_PG: return p->have_peer_pg;
@@ -27,8 +27,8 @@ static bool peer_present(const struct dcbx_port *p)
 	return p->have_peer_pg || p->have_peer_pfc || p->have_peer_apps;
 }
 
-static const struct dcbx_app *find_app(const struct dcbx_app *apps, size_t n, uint8_t selector,
-				       uint16_t id)
+const struct dcbx_app *dcbx_find_app(const struct dcbx_app *apps, size_t n, uint8_t selector,
+				     uint16_t id)
 {
 	for (size_t i = 0; i < n; i++)
 		if (apps[i].selector == selector && apps[i].id == id)
@@ -38,7 +38,7 @@ static const struct dcbx_app *find_app(const struct dcbx_app *apps, size_t n, ui
 
 bool dcbx_peer_mismatch(const struct dcbx_port *p, enum dcbx_feature f)
 {
-	if (!peer_has(p, f))
+	if (!dcbx_peer_has(p, f))
 		return false;
 	switch (f) {
 	case DCBX_FEAT_PG:
@@ -59,7 +59,7 @@ bool dcbx_peer_mismatch(const struct dcbx_port *p, enum dcbx_feature f)
 		if (p->n_apps != p->n_peer_apps)
 			return true;
 		for (size_t i = 0; i < p->n_apps; i++) {
-			const struct dcbx_app *o = find_app(p->peer_apps, p->n_peer_apps,
+			const struct dcbx_app *o = dcbx_find_app(p->peer_apps, p->n_peer_apps,
 							    p->apps[i].selector, p->apps[i].id);
 
 			if (!o || o->prio_map != p->apps[i].prio_map)
@@ -79,7 +79,7 @@ static bool feature_error(const struct dcbx_port *p, enum dcbx_feature f)
 static bool peer_lacks(const struct dcbx_port *p, enum dcbx_feature f)
 {
 	return p && peer_present(p) && p->have_feat_of[f - DCBX_FEAT_FIRST] &&
-	       (dcbx_feat_flags(p, f) & DCBX_FLAG_ADVERTISE) && !peer_has(p, f);
+	       (dcbx_feat_flags(p, f) & DCBX_FLAG_ADVERTISE) && !dcbx_peer_has(p, f);
 }
 
 static bool any_mismatch(const struct dcbx_port *p)

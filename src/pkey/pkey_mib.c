@@ -232,11 +232,6 @@ static struct {
 	struct partition_file pf;
 } tx;
 
-static long transid_of(const netsnmp_agent_request_info *reqinfo)
-{
-	return reqinfo->asp && reqinfo->asp->pdu ? reqinfo->asp->pdu->transid : 0;
-}
-
 static void tx_close(void)
 {
 	if (tx.open)
@@ -246,7 +241,7 @@ static void tx_close(void)
 
 static int tx_begin(netsnmp_agent_request_info *reqinfo)
 {
-	if (tx.open && tx.transid == transid_of(reqinfo))
+	if (tx.open && tx.transid == mib_set_transid(reqinfo))
 		return 0;
 	tx_close();
 	pkey_policy_reload_if_changed(policy);
@@ -255,7 +250,7 @@ static int tx_begin(netsnmp_agent_request_info *reqinfo)
 	if (partition_file_copy(&policy->pf, &tx.pf))
 		return -1;
 	tx.open = true;
-	tx.transid = transid_of(reqinfo);
+	tx.transid = mib_set_transid(reqinfo);
 	return 0;
 }
 
@@ -283,14 +278,6 @@ static int parse_index(const oid *table, size_t table_len, const netsnmp_variabl
 	return 0;
 }
 
-static int int_value(const netsnmp_variable_list *vb, long min, long max, long *v)
-{
-	if (vb->type != ASN_INTEGER)
-		return SNMP_ERR_WRONGTYPE;
-	*v = *vb->val.integer;
-	return *v < min || *v > max ? SNMP_ERR_WRONGVALUE : SNMP_ERR_NOERROR;
-}
-
 static int row_status_check(long v)
 {
 	return v == RS_ACTIVE || v == RS_CREATEANDGO || v == RS_DESTROY ? SNMP_ERR_NOERROR
@@ -314,7 +301,7 @@ static int part_reserve(netsnmp_variable_list *vb, int pass)
 		return SNMP_ERR_NOERROR;
 	p = partition_find_pkey(&tx.pf, pkey);
 	if (column == PC_ROWSTATUS) {
-		if ((err = int_value(vb, 1, 6, &v)) || (err = row_status_check(v)))
+		if ((err = mib_set_int_value(vb, 1, 6, &v)) || (err = row_status_check(v)))
 			return err;
 		if (v == RS_CREATEANDGO)
 			return p ? SNMP_ERR_INCONSISTENTVALUE
@@ -348,32 +335,32 @@ static int part_reserve(netsnmp_variable_list *vb, int pass)
 		break;
 	}
 	case PC_IPOIB:
-		if ((err = int_value(vb, 1, 2, &v)))
+		if ((err = mib_set_int_value(vb, 1, 2, &v)))
 			return err;
 		p->ipoib = v == 1;
 		break;
 	case PC_MTU:
-		if ((err = int_value(vb, 0, 5, &v)))
+		if ((err = mib_set_int_value(vb, 0, 5, &v)))
 			return err;
 		p->mtu = v ? (int)v : -1;
 		break;
 	case PC_RATE:
-		if ((err = int_value(vb, 0, 255, &v)))
+		if ((err = mib_set_int_value(vb, 0, 255, &v)))
 			return err;
 		p->rate = v ? (int)v : -1;
 		break;
 	case PC_SL:
-		if ((err = int_value(vb, -1, 15, &v)))
+		if ((err = mib_set_int_value(vb, -1, 15, &v)))
 			return err;
 		p->sl = (int)v;
 		break;
 	case PC_SCOPE:
-		if ((err = int_value(vb, 0, 15, &v)))
+		if ((err = mib_set_int_value(vb, 0, 15, &v)))
 			return err;
 		p->scope = v ? (int)v : -1;
 		break;
 	case PC_DEFMEMBER:
-		if ((err = int_value(vb, 0, 3, &v)))
+		if ((err = mib_set_int_value(vb, 0, 3, &v)))
 			return err;
 		p->defmember = (enum member_type)v;
 		break;
@@ -402,7 +389,7 @@ static int member_reserve(netsnmp_variable_list *vb, int pass)
 	p = partition_find_pkey(&tx.pf, pkey);
 	m = p ? partition_find_member(p, guid) : NULL;
 	if (column == MC_ROWSTATUS) {
-		if ((err = int_value(vb, 1, 6, &v)) || (err = row_status_check(v)))
+		if ((err = mib_set_int_value(vb, 1, 6, &v)) || (err = row_status_check(v)))
 			return err;
 		if (v == RS_CREATEANDGO) {
 			if (!p || m)
@@ -418,7 +405,7 @@ static int member_reserve(netsnmp_variable_list *vb, int pass)
 	}
 	if (!m)
 		return SNMP_ERR_NOCREATION;
-	if ((err = int_value(vb, 1, 3, &v)))
+	if ((err = mib_set_int_value(vb, 1, 3, &v)))
 		return err;
 	m->type = (enum member_type)v;
 	p->changed = true;
@@ -435,7 +422,7 @@ static int global_reserve(netsnmp_variable_list *vb, int pass)
 		return SNMP_ERR_NOERROR;
 	if (vb->name_length != OID_LENGTH(policy_oid) + 2 || vb->name[OID_LENGTH(policy_oid)] != 5)
 		return SNMP_ERR_NOTWRITABLE;
-	if ((err = int_value(vb, 1, 2, &v)))
+	if ((err = mib_set_int_value(vb, 1, 2, &v)))
 		return err;
 	return partition_set_unconfigured_connected(&tx.pf, v == 2) ? SNMP_ERR_RESOURCEUNAVAILABLE
 								     : SNMP_ERR_NOERROR;
@@ -487,7 +474,7 @@ static int policy_set(netsnmp_agent_request_info *reqinfo, netsnmp_request_info 
 			}
 		break;
 	case MODE_SET_RESERVE2:
-		if (tx.open && tx.transid == transid_of(reqinfo)) {
+		if (tx.open && tx.transid == mib_set_transid(reqinfo)) {
 			int err = tx_check();
 
 			if (err != SNMP_ERR_NOERROR)
@@ -495,7 +482,7 @@ static int policy_set(netsnmp_agent_request_info *reqinfo, netsnmp_request_info 
 		}
 		break;
 	case MODE_SET_ACTION:
-		if (tx.open && tx.transid == transid_of(reqinfo) && !tx.written) {
+		if (tx.open && tx.transid == mib_set_transid(reqinfo) && !tx.written) {
 			char err[300];
 
 			if (pkey_policy_write(policy, &tx.pf, err, sizeof(err))) {
@@ -509,20 +496,20 @@ static int policy_set(netsnmp_agent_request_info *reqinfo, netsnmp_request_info 
 		}
 		break;
 	case MODE_SET_COMMIT:
-		if (tx.open && tx.transid == transid_of(reqinfo) && tx.written && !tx.told) {
+		if (tx.open && tx.transid == mib_set_transid(reqinfo) && tx.written && !tx.told) {
 			tx.told = true;
 			pkey_policy_apply(policy);
 		}
 		break;
 	case MODE_SET_UNDO:
-		if (tx.open && tx.transid == transid_of(reqinfo) && tx.written) {
+		if (tx.open && tx.transid == mib_set_transid(reqinfo) && tx.written) {
 			if (pkey_policy_restore(policy))
 				netsnmp_set_request_error(reqinfo, requests, SNMP_ERR_UNDOFAILED);
 			tx.written = false;
 		}
 		break;
 	case MODE_SET_FREE:
-		if (tx.open && tx.transid == transid_of(reqinfo))
+		if (tx.open && tx.transid == mib_set_transid(reqinfo))
 			tx_close();
 		break;
 	}

@@ -124,6 +124,7 @@ class FakeKernel(threading.Thread):
         self.received = []      # (cmd, ifname, attrs) of every DCB request
         self.refuse = {}        # cmd -> errno for the next such request
         self.silent = set()     # cmds left unanswered
+        self.mangle = set()     # cmds answered with a malformed reply (a u16 DCB_ATTR_STATE)
         self.lock = threading.Lock()
         self.conn = None
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -206,6 +207,9 @@ class FakeKernel(threading.Thread):
             return
         if not port.dcb:
             conn.send(error(seq, data, errno.EOPNOTSUPP))
+            return
+        if cmd in self.mangle:
+            conn.send(dcb(mtype, cmd, seq, REPLY_PID, string(A_IFNAME, name), u16(A_STATE, 1)))
             return
         if cmd in self.refuse:
             conn.send(error(seq, data, self.refuse.pop(cmd)))

@@ -229,6 +229,19 @@ def test_no_answer_keeps_the_last_state(bed, kernel):
     assert wait_for(lambda: "dcbx: refresh works again" in bed.log("ibsnmpd.log"))
 
 
+def test_malformed_answer_ends_the_poll_at_once(bed, kernel):
+    log = lambda: bed.log("ibsnmpd.log")
+    recovered = log().count("dcbx: refresh works again")
+    kernel.mangle.add(K.CEE_GET)
+    try:
+        assert wait_for(lambda: "refresh failed: a malformed answer" in log())
+        assert "did not answer" not in log()[log().index("a malformed answer"):]
+        assert value(bed, "%s.2.%d" % (PORT, ETH2)) == "1"  # the previous snapshot
+    finally:
+        kernel.mangle.discard(K.CEE_GET)
+    assert wait_for(lambda: log().count("dcbx: refresh works again") > recovered)
+
+
 def test_ports_follow_interfaces_and_the_configured_list(bed, kernel):
     # a new DCB interface appears at the next poll, and goes with it
     kernel.add(K.Port(9, "eth9"))

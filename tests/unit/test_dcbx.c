@@ -302,7 +302,7 @@ static void set_commands_carry_the_values(void **state)
 static void events_fire_on_changes_only(void **state)
 {
 	struct dcbx_port before = {.ifindex = 5}, after;
-	struct dcbx_snapshot s0 = {1, &before}, s1 = {1, &after};
+	struct dcbx_snapshot s0 = {.n = 1, .ports = &before}, s1 = {.n = 1, .ports = &after};
 	struct dcbx_event ev[8];
 	size_t n;
 
