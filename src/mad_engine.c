@@ -571,6 +571,22 @@ int mad_engine_smp_get(const ib_portid_t *target, unsigned attr_id, unsigned att
 	return mad_engine_call(target, &c, done, ctx);
 }
 
+int mad_engine_perf(unsigned lid, int method, unsigned attr_id, const uint8_t *data,
+		    size_t data_len, mad_done_fn done, void *ctx)
+{
+	struct mad_call c = {
+		.mgmt_class = IB_PERFORMANCE_CLASS,
+		.method = method,
+		.attr_id = attr_id,
+		.data = data,
+		.data_len = data_len,
+	};
+	ib_portid_t to;
+
+	mad_portid_gs(&to, lid);
+	return mad_engine_call(&to, &c, done, ctx);
+}
+
 int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *out,
 		    char *err, size_t errlen, int *exit_code)
 {

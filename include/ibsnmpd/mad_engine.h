@@ -57,6 +57,10 @@ int mad_engine_smp_get(const ib_portid_t *target, unsigned attr_id, unsigned att
 		       mad_done_fn done, void *ctx);
 /* A LID-routed GS destination (QP1, the well-known Q_Key). */
 void mad_portid_gs(ib_portid_t *p, unsigned lid);
+/* A PerfMgt (performance class) request to a LID: Get or Set of attr_id
+ * with data (a Get's PortSelect, a Set's values; may be NULL). */
+int mad_engine_perf(unsigned lid, int method, unsigned attr_id, const uint8_t *data,
+		    size_t data_len, mad_done_fn done, void *ctx);
 
 /* A directed route of zero hops: the local node's SMA. */
 void mad_portid_local(ib_portid_t *p);

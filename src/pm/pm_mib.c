@@ -296,14 +296,6 @@ static int apply_set(struct mib_table *t, netsnmp_mib_handler *handler,
 		const struct pm_node_row *nr = set_row(t, r, &s, &column);
 		struct pm_delegation *d;
 		uint8_t data[IB_PC_DATA_SZ];
-		ib_portid_t to;
-		struct mad_call call = {
-			.mgmt_class = IB_PERFORMANCE_CLASS,
-			.method = IB_MAD_METHOD_SET,
-			.attr_id = IB_GSI_PORT_COUNTERS,
-			.data = data,
-			.data_len = sizeof(data),
-		};
 
 		if (!nr || column < 3 || r->delegated || r->processed)
 			continue;
@@ -324,8 +316,8 @@ static int apply_set(struct mib_table *t, netsnmp_mib_handler *handler,
 		pm_port_select(data, sizeof(data), IB_GSI_PORT_COUNTERS,
 			       pm_port_select_get(served_pm, nr, s));
 		mad_set_field(data, 0, IB_PC_COUNTER_SELECT_F, mask);
-		mad_portid_gs(&to, nr->node->lid);
-		if (mad_engine_call(&to, &call, clear_done, d))
+		if (mad_engine_perf(nr->node->lid, IB_MAD_METHOD_SET, IB_GSI_PORT_COUNTERS, data,
+				    sizeof(data), clear_done, d))
 			delegation_finish(d, MAD_SEND_FAILED, true);
 	}
 	return SNMP_ERR_NOERROR;

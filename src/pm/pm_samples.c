@@ -115,12 +115,6 @@ static void got_sample_attr(void *ctx, int result, const uint8_t *data, size_t l
 static void send_sample_get(struct samples_read *rd, size_t i, unsigned lid, unsigned attr)
 {
 	struct samples_job *job = calloc(1, sizeof(*job));
-	ib_portid_t to;
-	struct mad_call call = {
-		.mgmt_class = IB_PERFORMANCE_CLASS,
-		.method = IB_MAD_METHOD_GET,
-		.attr_id = attr,
-	};
 
 	if (!job) {
 		rd->snap->nodes[i].stale = true;
@@ -129,9 +123,8 @@ static void send_sample_get(struct samples_read *rd, size_t i, unsigned lid, uns
 	job->rd = rd;
 	job->i = i;
 	job->attr = attr;
-	mad_portid_gs(&to, lid);
 	rd->pending++;
-	if (mad_engine_call(&to, &call, got_sample_attr, job)) {
+	if (mad_engine_perf(lid, IB_MAD_METHOD_GET, attr, NULL, 0, got_sample_attr, job)) {
 		rd->pending--;
 		rd->snap->nodes[i].stale = true;
 		free(job);
@@ -214,14 +207,6 @@ static void got_current_ctl(void *ctx, int result, const uint8_t *data, size_t l
 	struct samples_set *op = ctx;
 	struct pm_sample_ctl c;
 	uint8_t d[IB_PC_DATA_SZ];
-	ib_portid_t to;
-	struct mad_call call = {
-		.mgmt_class = IB_PERFORMANCE_CLASS,
-		.method = IB_MAD_METHOD_SET,
-		.attr_id = IB_GSI_PORT_SAMPLES_CONTROL,
-		.data = d,
-		.data_len = sizeof(d),
-	};
 
 	if (result == MAD_OK && pm_sample_ctl_decode(data, len, &c))
 		result = MAD_MALFORMED;
@@ -243,8 +228,8 @@ static void got_current_ctl(void *ctx, int result, const uint8_t *data, size_t l
 		if (op->fields & PM_SAMPLE_SET_SELECT(i))
 			c.counter_select[i] = op->want.counter_select[i];
 	pm_sample_ctl_encode(&c, d, sizeof(d));
-	mad_portid_gs(&to, op->lid);
-	if (mad_engine_call(&to, &call, got_set_answer, op))
+	if (mad_engine_perf(op->lid, IB_MAD_METHOD_SET, IB_GSI_PORT_SAMPLES_CONTROL, d, sizeof(d),
+			    got_set_answer, op))
 		set_finish(op, MAD_MALFORMED);
 }
 
@@ -253,12 +238,6 @@ int pm_samples_start(struct pm_subnet *pm, uint64_t guid, unsigned lid,
 		     void *ctx)
 {
 	struct samples_set *op = calloc(1, sizeof(*op));
-	ib_portid_t to;
-	struct mad_call call = {
-		.mgmt_class = IB_PERFORMANCE_CLASS,
-		.method = IB_MAD_METHOD_GET,
-		.attr_id = IB_GSI_PORT_SAMPLES_CONTROL,
-	};
 
 	if (!op)
 		return -1;
@@ -271,8 +250,8 @@ int pm_samples_start(struct pm_subnet *pm, uint64_t guid, unsigned lid,
 	op->ctx = ctx;
 	DEBUGMSGTL(("ibsnmpd:pm", "starting a sample on 0x%016llx (fields 0x%x)\n",
 		    (unsigned long long)guid, (unsigned)fields));
-	mad_portid_gs(&to, lid);
-	if (mad_engine_call(&to, &call, got_current_ctl, op)) {
+	if (mad_engine_perf(lid, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, NULL, 0,
+			    got_current_ctl, op)) {
 		free(op);
 		return -1;
 	}

@@ -258,14 +258,7 @@ static void send_port_counters(struct sweep *sw, size_t i, int step, struct port
 	struct pm_port_state *st = &sw->snap->ports[i];
 	struct port_job *job = reuse ? reuse : calloc(1, sizeof(*job));
 	uint8_t sel[IB_PC_DATA_SZ];
-	ib_portid_t to;
-	struct mad_call call = {
-		.mgmt_class = IB_PERFORMANCE_CLASS,
-		.method = IB_MAD_METHOD_GET,
-		.attr_id = step ? IB_GSI_PORT_COUNTERS_EXT : IB_GSI_PORT_COUNTERS,
-		.data = sel,
-		.data_len = sizeof(sel),
-	};
+	unsigned attr = step ? IB_GSI_PORT_COUNTERS_EXT : IB_GSI_PORT_COUNTERS;
 
 	if (!job) {
 		st->stale = true;
@@ -275,9 +268,8 @@ static void send_port_counters(struct sweep *sw, size_t i, int step, struct port
 	job->sw = sw;
 	job->i = i;
 	job->step = step;
-	pm_port_select(sel, sizeof(sel), call.attr_id, st->port);
-	mad_portid_gs(&to, st->lid);
-	if (mad_engine_call(&to, &call, got_port, job)) {
+	pm_port_select(sel, sizeof(sel), attr, st->port);
+	if (mad_engine_perf(st->lid, IB_MAD_METHOD_GET, attr, sel, sizeof(sel), got_port, job)) {
 		st->stale = true;
 		free(job);
 		sweep_done_one(sw);
@@ -449,12 +441,6 @@ static void sweep_start(struct cache_group *g)
 	sw->pending = 1;
 	for (size_t k = 0; k < f->n_nodes; k++) {
 		struct node_job *job = calloc(1, sizeof(*job));
-		ib_portid_t to;
-		struct mad_call call = {
-			.mgmt_class = IB_PERFORMANCE_CLASS,
-			.method = IB_MAD_METHOD_GET,
-			.attr_id = CLASS_PORT_INFO,
-		};
 
 		if (!job || !f->nodes[k].lid) {
 			free(job);
@@ -462,9 +448,9 @@ static void sweep_start(struct cache_group *g)
 		}
 		job->sw = sw;
 		job->node = k;
-		mad_portid_gs(&to, f->nodes[k].lid);
 		sw->pending++;
-		if (mad_engine_call(&to, &call, got_classportinfo, job)) {
+		if (mad_engine_perf(f->nodes[k].lid, IB_MAD_METHOD_GET, CLASS_PORT_INFO, NULL, 0,
+				    got_classportinfo, job)) {
 			free(job);
 			sw->pending--;
 		}
