@@ -290,3 +290,13 @@ int mib_set_truth_value(const netsnmp_variable_list *vb, bool *on)
 		*on = *vb->val.integer == TV_TRUE;
 	return err;
 }
+
+netsnmp_variable_list *mib_notification_new(const oid *trap, size_t trap_len)
+{
+	static const oid snmp_trap_oid[] = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0}; /* SNMPv2-MIB */
+	netsnmp_variable_list *vl = NULL;
+
+	snmp_varlist_add_variable(&vl, snmp_trap_oid, OID_LENGTH(snmp_trap_oid), ASN_OBJECT_ID,
+				  trap, trap_len * sizeof(oid));
+	return vl;
+}

@@ -198,11 +198,12 @@ struct dcbx_change {
 };
 
 /* Sends the changes' set commands and SET_ALL, after any SET still under
- * way; done(ctx, 0) when the kernel accepted all, done(ctx, errno) at the
- * first refusal (EOPNOTSUPP, EPERM, EINVAL, ...) or ETIMEDOUT. Later
- * commands are not sent after a refusal. -1: not queued (no socket, no
- * memory). */
-typedef void (*dcbx_set_done_fn)(void *ctx, int error);
+ * way; done(ctx, 0, n) when the kernel accepted all n, done(ctx, errno,
+ * accepted) at the first refusal (EOPNOTSUPP, EPERM, EINVAL, ...) or
+ * ETIMEDOUT, with how many it had accepted before (nothing to undo if 0).
+ * Later commands are not sent after a refusal. -1: not queued (no socket,
+ * no memory). */
+typedef void (*dcbx_set_done_fn)(void *ctx, int error, unsigned accepted);
 int dcbx_apply(const struct dcbx_change *changes, size_t n, dcbx_set_done_fn done, void *ctx);
 
 int dcbx_mib_register(void);

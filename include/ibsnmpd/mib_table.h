@@ -89,6 +89,11 @@ int mib_set_int_value(const netsnmp_variable_list *vb, long min, long max, long 
 /* The same for a TruthValue: *on is true(1). */
 int mib_set_truth_value(const netsnmp_variable_list *vb, bool *on);
 
+/* A notification's varbind list, begun with snmpTrapOID.0 = trap; the
+ * caller adds the NOTIFICATION-TYPE's objects, sends it (send_v2trap) and
+ * frees it (snmp_free_varbind). NULL on out of memory. */
+netsnmp_variable_list *mib_notification_new(const oid *trap, size_t trap_len);
+
 /* Value setters. */
 void mib_set_int(netsnmp_variable_list *vb, long v);
 void mib_set_unsigned(netsnmp_variable_list *vb, u_char type, unsigned long v);

@@ -278,6 +278,7 @@ struct set_job {
 	size_t n, cur;
 	int phase;   /* per change: 0 state, 1 feat, 2 pg, 3 pfc, 4.. apps, then SET_ALL */
 	size_t app;
+	unsigned accepted; /* commands the kernel took */
 	dcbx_set_done_fn done;
 	void *ctx;
 };
@@ -293,7 +294,7 @@ static void job_end(int error)
 	if (!B.job)
 		B.job_tail = NULL;
 	B.step = STEP_IDLE;
-	j->done(j->ctx, error);
+	j->done(j->ctx, error, j->accepted);
 	free(j->changes);
 	free(j);
 	if (B.job) {
@@ -503,6 +504,7 @@ static void on_reply(const struct dcbnl_reply *r, const struct dcbx_port *decode
 			job_end(EINVAL);
 			return;
 		}
+		B.job->accepted++;
 		if (job_send_next() == 1)
 			job_end(0);
 		return;

@@ -298,6 +298,7 @@ static int app_prio_value(const void *row, unsigned column, netsnmp_variable_lis
 static struct {
 	long transid;
 	bool open, sent, undone;
+	unsigned accepted; /* set commands the kernel took before refusing one */
 	size_t n;
 	struct dcbx_change change[32], before[32];
 } tx;
@@ -450,6 +451,7 @@ static int check_ports(void)
 struct set_wait {
 	netsnmp_delegated_cache *cache;
 	netsnmp_request_info *requests;
+	long transid;
 };
 
 static int snmp_error_of(int error)
@@ -465,13 +467,15 @@ static int snmp_error_of(int error)
 	}
 }
 
-static void set_done(void *ctx, int error)
+static void set_done(void *ctx, int error, unsigned accepted)
 {
 	struct set_wait *w = ctx;
 	netsnmp_delegated_cache *cache = netsnmp_handler_check_cache(w->cache);
 
 	if (error)
 		snmp_log(LOG_WARNING, "dcbx: the kernel refused a SET: %s\n", strerror(error));
+	if (tx.open && tx.transid == w->transid)
+		tx.accepted = accepted;
 	if (cache) {
 		for (netsnmp_request_info *r = w->requests; r; r = r->next) {
 			if (error && !r->processed)
@@ -483,9 +487,10 @@ static void set_done(void *ctx, int error)
 	free(w);
 }
 
-static void undo_done(void *ctx, int error)
+static void undo_done(void *ctx, int error, unsigned accepted)
 {
 	(void)ctx;
+	(void)accepted;
 	if (error)
 		snmp_log(LOG_WARNING, "dcbx: undoing a failed SET: the kernel said %s\n",
 			 strerror(error));
@@ -542,6 +547,7 @@ static int table_set(struct mib_table *t, netsnmp_mib_handler *handler,
 			/* delegated before the first command goes out: the answer may
 			 * come at once (a port gone, a send that fails) */
 			w->requests = requests;
+			w->transid = transid;
 			w->cache = netsnmp_create_delegated_cache(handler, reg, reqinfo, requests,
 								  NULL);
 			for (netsnmp_request_info *r = requests; r; r = r->next)
@@ -560,7 +566,8 @@ static int table_set(struct mib_table *t, netsnmp_mib_handler *handler,
 		}
 		break;
 	case MODE_SET_UNDO:
-		if (tx.open && tx.transid == transid && tx.sent && !tx.undone) {
+		/* only what the kernel took needs sending back */
+		if (tx.open && tx.transid == transid && tx.sent && tx.accepted && !tx.undone) {
 			struct dcbx_change back[32];
 
 			tx.undone = true;
@@ -687,7 +694,6 @@ void dcbx_notify_send(const struct dcbx_event *ev, size_t n)
 /* snmpTrapOID = lldpXdcbxNotifications.N, then the NOTIFICATION-TYPE's one object */
 static void send_one(const struct dcbx_event *e)
 {
-	static const oid trap_oid_name[] = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0};
 	oid notification[] = {DCBX_MIB, 0, e->what};
 	oid object[20] = {DCBX_MIB};
 	size_t len = OID_LENGTH(dcbx_mib_oid);
@@ -710,8 +716,8 @@ static void send_one(const struct dcbx_event *e)
 		len += OID_LENGTH(column);
 		value = (long)e->ifindex;
 	}
-	snmp_varlist_add_variable(&vl, trap_oid_name, OID_LENGTH(trap_oid_name), ASN_OBJECT_ID,
-				  notification, sizeof(notification));
+	if (!(vl = mib_notification_new(notification, OID_LENGTH(notification))))
+		return;
 	snmp_varlist_add_variable(&vl, object, len, ASN_INTEGER, &value, sizeof(value));
 	snmp_log(LOG_INFO, "dcbx: notification %u for ifIndex %u\n", e->what, e->ifindex);
 	send_v2trap(vl);

@@ -24,6 +24,7 @@
 #include <infiniband/mad.h>
 
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
 #include "ibsnmpd/pkey.h"
@@ -657,15 +658,14 @@ void pkey_policy_apply(struct pkey_policy *pp)
 
 static void send_notification(struct pkey_policy *pp)
 {
-	static const oid trap_oid_name[] = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0};
 	static const oid notification[] = {PARTITION_MIB, 0, 1};
 	static const oid result_oid[] = {PARTITION_MIB, 1, 3, 3, 0};
 	static const oid error_oid[] = {PARTITION_MIB, 1, 3, 4, 0};
 	netsnmp_variable_list *vl = NULL;
 	long result = pp->last_result;
 
-	snmp_varlist_add_variable(&vl, trap_oid_name, OID_LENGTH(trap_oid_name), ASN_OBJECT_ID,
-				  notification, sizeof(notification));
+	if (!(vl = mib_notification_new(notification, OID_LENGTH(notification))))
+		return;
 	snmp_varlist_add_variable(&vl, result_oid, OID_LENGTH(result_oid), ASN_INTEGER, &result,
 				  sizeof(result));
 	snmp_varlist_add_variable(&vl, error_oid, OID_LENGTH(error_oid), ASN_OCTET_STR,

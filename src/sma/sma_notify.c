@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/netsnmp.h"
 #include "ibsnmpd/trap.h"
 
@@ -92,12 +93,11 @@ static void add_packet_fields(netsnmp_variable_list **vl, const struct notice *n
 /* The varbinds after snmpTrapOID: the OBJECTS of the notification. */
 static netsnmp_variable_list *notification_varbinds(const struct notice *n, unsigned which)
 {
-	static const oid trap_oid_name[] = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0};
 	oid notification[] = {SMA_NOTIFICATIONS, which};
 	netsnmp_variable_list *vl = NULL;
 
-	snmp_varlist_add_variable(&vl, trap_oid_name, OID_LENGTH(trap_oid_name), ASN_OBJECT_ID,
-				  notification, sizeof(notification));
+	if (!(vl = mib_notification_new(notification, OID_LENGTH(notification))))
+		return NULL;
 	switch (n->trap_number) {
 	case 128:
 		add_int(&vl, OBJ_LID, notice_source_lid(n));

@@ -162,6 +162,23 @@ def test_kernel_refusal_is_the_snmp_error(bed, kernel, code, snmp_error):
     assert "the kernel refused a SET: %s" % os.strerror(code) in bed.log("ibsnmpd.log")
 
 
+def test_refused_commit_is_undone(bed, kernel):
+    """PFC_SCFG taken, SET_ALL refused: the SET fails and the previous PFC
+    values are sent back (then committed) - the kernel ends where it was."""
+    before = len(kernel.received)
+    old = list(kernel.ports[ETH2].pfc)
+    kernel.refuse[K.SET_ALL] = errno.EINVAL
+    out = snmpset(bed, "%s.2.%d.6" % (PFC, ETH2), "i", "1")
+    assert out.returncode != 0 and "wrongValue" in out.stderr, out.stderr
+    sets = lambda: [(c, a) for c, n, a in kernel.received[before:]
+                    if n == "eth2" and c in (K.PFC_SCFG, K.SET_ALL)]
+    assert wait_for(lambda: [c for c, _ in sets()] ==
+                    [K.PFC_SCFG, K.SET_ALL, K.PFC_SCFG, K.SET_ALL], seconds=30)
+    undo = dict(K.parse_attrs(sets()[2][1][K.A_PFC_CFG]))
+    assert [undo[1 + i][0] for i in range(8)] == old
+    assert kernel.ports[ETH2].pfc == old
+
+
 def traps(bed, notification):
     return bed.log("traps.log").count("OID: %s.0.%d" % (DCBX, notification))
 
