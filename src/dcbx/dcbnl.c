@@ -55,11 +55,6 @@ size_t dcbnl_build_get(void *buf, size_t len, uint8_t cmd, uint32_t seq, const c
 		mnl_attr_put(nlh, DCB_NUMTCS_ATTR_ALL, 0, NULL);
 		mnl_attr_nest_end(nlh, nest);
 		break;
-	case DCB_CMD_GFEATCFG:
-		nest = mnl_attr_nest_start(nlh, DCB_ATTR_FEATCFG);
-		mnl_attr_put(nlh, DCB_FEATCFG_ATTR_ALL, 0, NULL);
-		mnl_attr_nest_end(nlh, nest);
-		break;
 	default:
 		break;
 	}
