@@ -117,8 +117,9 @@ size_t dcbnl_build_set_all(void *buf, size_t len, uint32_t seq, const char *ifna
 
 /* Decodes one netlink message (header at msg, len octets available):
  * fills r and, for DCB replies and events, the fields of port the message
- * carries (have_* set). Returns the message's length (to step to the next),
- * 0 at the end of the buffer, -1 if malformed (why says what). */
+ * carries (have_* set). Returns how far the next message starts (the
+ * message's length rounded up to NLMSG_ALIGNTO, at most len), 0 at the end
+ * of the buffer, -1 if malformed (why says what). */
 int dcbnl_decode(const void *msg, size_t len, struct dcbnl_reply *r, struct dcbx_port *port,
 		 const char **why);
 

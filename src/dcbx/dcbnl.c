@@ -17,6 +17,7 @@
  * In CEE PG nests the TC_n index is the 802.1p priority and PGID its
  * priority group (the convention of mlx5 and of the CEE managed objects). */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include <libmnl/libmnl.h>
@@ -520,17 +521,21 @@ int dcbnl_decode(const void *msg, size_t len, struct dcbnl_reply *r, struct dcbx
 {
 	const struct nlmsghdr *nlh = msg;
 	struct decode_ctx c = {.port = port, .r = r};
-	size_t hdr;
+	size_t hdr, step;
 
 	memset(r, 0, sizeof(*r));
 	r->set_status = -1;
 	*why = NULL;
 	if (len == 0)
 		return 0;
-	if (!mnl_nlmsg_ok(nlh, (int)len)) {
+	/* Not mnl_nlmsg_ok(): it compares nlmsg_len as an int, so a length
+	 * with its top bit set passes and the payload is read past the end. */
+	if (len < sizeof(*nlh) || nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len ||
+	    nlh->nlmsg_len > INT_MAX) {
 		*why = "a truncated netlink message";
 		return -1;
 	}
+	step = NLMSG_ALIGN(nlh->nlmsg_len) < len ? NLMSG_ALIGN(nlh->nlmsg_len) : len;
 	r->seq = nlh->nlmsg_seq;
 	r->portid = nlh->nlmsg_pid;
 	r->type = nlh->nlmsg_type;
@@ -545,13 +550,13 @@ int dcbnl_decode(const void *msg, size_t len, struct dcbnl_reply *r, struct dcbx
 		}
 		r->error = e->error < 0 ? -e->error : e->error;
 		r->done = true;
-		return (int)nlh->nlmsg_len;
+		return (int)step;
 	}
 	case NLMSG_DONE:
 		r->done = true;
-		return (int)nlh->nlmsg_len;
+		return (int)step;
 	case NLMSG_NOOP:
-		return (int)nlh->nlmsg_len;
+		return (int)step;
 	case RTM_NEWLINK: {
 		const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 
@@ -566,7 +571,7 @@ int dcbnl_decode(const void *msg, size_t len, struct dcbnl_reply *r, struct dcbx
 			*why = c.why ? c.why : "malformed link attributes";
 			return -1;
 		}
-		return (int)nlh->nlmsg_len;
+		return (int)step;
 	}
 	case RTM_GETDCB:
 	case RTM_SETDCB: {
@@ -583,10 +588,10 @@ int dcbnl_decode(const void *msg, size_t len, struct dcbnl_reply *r, struct dcbx
 			*why = c.why ? c.why : "malformed DCB attributes";
 			return -1;
 		}
-		return (int)nlh->nlmsg_len;
+		return (int)step;
 	}
 	default:
-		return (int)nlh->nlmsg_len; /* not ours: skipped */
+		return (int)step; /* not ours: skipped */
 	}
 }
 

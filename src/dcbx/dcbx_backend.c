@@ -544,7 +544,7 @@ static void on_readable(int fd, void *arg)
 				}
 				break;
 			}
-			off += (size_t)NLMSG_ALIGN((unsigned)used);
+			off += (size_t)used; /* aligned: the next header */
 			if (r.type == NLMSG_NOOP)
 				continue;
 			if (r.portid == 0 && (r.type == RTM_GETDCB || r.type == RTM_SETDCB) &&

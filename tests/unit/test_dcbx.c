@@ -199,6 +199,33 @@ static void multipart_link_dump(void **state)
 	assert_int_equal(seen, 2);
 }
 
+/* A message whose nlmsg_len is not a multiple of 4: the next header starts
+ * at the aligned offset, and that is where the returned step leads (UBSan
+ * saw a misaligned read when the caller stepped by nlmsg_len). */
+static void unaligned_length_steps_to_the_aligned_header(void **state)
+{
+	uint32_t words[16] = {0};
+	uint8_t *buf = (uint8_t *)words;
+	struct nlmsghdr *noop = (struct nlmsghdr *)buf;
+	struct dcbnl_reply r;
+	struct dcbx_port p;
+	const char *why;
+	int used;
+
+	(void)state;
+	noop->nlmsg_len = 17; /* a header and one octet */
+	noop->nlmsg_type = NLMSG_NOOP;
+	memcpy(buf + 20, gstate_reply, sizeof(gstate_reply));
+	used = dcbnl_decode(buf, 20 + sizeof(gstate_reply), &r, &p, &why);
+	assert_int_equal(used, 20);
+	memset(&p, 0, sizeof(p));
+	used = dcbnl_decode(buf + used, sizeof(gstate_reply), &r, &p, &why);
+	assert_int_equal(used, (int)sizeof(gstate_reply));
+	assert_true(p.have_state);
+	/* the last message of a datagram need not be padded */
+	assert_int_equal(dcbnl_decode(buf, 17, &r, &p, &why), 17);
+}
+
 static void malformed_messages_are_refused(void **state)
 {
 	uint8_t buf[DCBNL_BUF_SIZE], bad[64];
@@ -228,6 +255,18 @@ static void malformed_messages_are_refused(void **state)
 	memcpy(bad, error_reply, 18);
 	bad[0] = 18;
 	assert_int_equal(dcbnl_decode(bad, 18, &r, &p, &why), -1);
+	/* found by libFuzzer: an RTM_NEWLINK whose nlmsg_len has its top bit set
+	 * (0xfff9ff20) passed mnl_nlmsg_ok()'s signed compare and the ifinfomsg
+	 * was read past the end of the 22 octets */
+	{
+		static const uint8_t huge_len[] = {
+			0x20, 0xff, 0xf9, 0xff, 0x10, 0x00, 0x91, 0x44, 0x02, 0x00, 0x30,
+			0x60, 0x00, 0x2f, 0x5b, 0x10, 0x00, 0x00, 0x00, 0xff, 0x00, 0x31,
+		};
+
+		assert_int_equal(dcbnl_decode(huge_len, sizeof(huge_len), &r, &p, &why), -1);
+		assert_string_equal(why, "a truncated netlink message");
+	}
 	/* every prefix and every one-octet change of a good CEE_GET: refused or
 	 * decoded, never a read past the end (the ASan build checks) */
 	for (size_t cut = 0; cut <= len; cut++)
@@ -360,6 +399,7 @@ int main(void)
 		cmocka_unit_test(decodes_state_and_errors),
 		cmocka_unit_test(decodes_cee_get_with_peer),
 		cmocka_unit_test(multipart_link_dump),
+		cmocka_unit_test(unaligned_length_steps_to_the_aligned_header),
 		cmocka_unit_test(malformed_messages_are_refused),
 		cmocka_unit_test(set_commands_carry_the_values),
 		cmocka_unit_test(events_fire_on_changes_only),
