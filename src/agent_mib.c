@@ -7,6 +7,7 @@
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/mib_table.h"
+#include "ibsnmpd/notify.h"
 #include "ibsnmpd/trap.h"
 
 #include <net-snmp/agent/agent_sysORTable.h>
@@ -48,13 +49,15 @@ static int stats_value(unsigned column, netsnmp_variable_list *vb, const void *s
 static int traps_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
 {
 	struct trap_stats st;
+	struct notify_stats ns;
 
 	(void)snap;
 	trap_get_stats(&st);
+	notify_get_stats(NOTIFY_IB_TRAP, &ns); /* SMA-MIB's notifications */
 	switch (column) {
 	case 1: mib_set_unsigned(vb, ASN_COUNTER, st.received); return 0;
-	case 2: mib_set_unsigned(vb, ASN_COUNTER, st.sent); return 0;
-	case 3: mib_set_unsigned(vb, ASN_COUNTER, st.suppressed); return 0;
+	case 2: mib_set_unsigned(vb, ASN_COUNTER, ns.sent); return 0;
+	case 3: mib_set_unsigned(vb, ASN_COUNTER, ns.suppressed); return 0;
 	case 4: mib_set_unsigned(vb, ASN_COUNTER, st.repeated); return 0;
 	case 5: mib_set_unsigned(vb, ASN_COUNTER, st.malformed); return 0;
 	case 6: mib_set_unsigned(vb, ASN_GAUGE, st.subscriptions); return 0;

@@ -67,6 +67,16 @@ void cache_group_set_lifetime(struct cache_group *g, unsigned lifetime_s)
 	}
 }
 
+int cache_group_observe(struct cache_group *g, cache_published_fn fn, void *arg)
+{
+	if (g->n_observers == CACHE_OBSERVERS_MAX)
+		return -1;
+	g->observer[g->n_observers].fn = fn;
+	g->observer[g->n_observers].arg = arg;
+	g->n_observers++;
+	return 0;
+}
+
 void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 {
 	g->refreshing = false;
@@ -77,6 +87,8 @@ void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 
 		g->snapshot = fresh;
 		g->filled_at = now_s();
+		for (unsigned i = 0; i < g->n_observers; i++)
+			g->observer[i].fn(g, old, fresh, g->observer[i].arg);
 		if (old && g->free_snapshot)
 			g->free_snapshot(old);
 		if (g->last_failed)

@@ -87,18 +87,6 @@ void mad_portid_gs(ib_portid_t *p, unsigned lid)
 	p->qkey = IB_DEFAULT_QP1_QKEY;
 }
 
-size_t mad_class_data_size(int mgmt_class)
-{
-	if (mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS)
-		return IB_SMP_DATA_SIZE;
-	return mgmt_class == IB_SA_CLASS ? IB_SA_DATA_SIZE : IB_PC_DATA_SZ;
-}
-
-size_t mad_class_data_offset(int mgmt_class)
-{
-	return mgmt_class == IB_SA_CLASS ? IB_SA_DATA_OFFS : IB_SMP_DATA_OFFS;
-}
-
 void mad_engine_set_unsolicited(mad_unsolicited_fn fn, void *ctx)
 {
 	eng.unsolicited = fn;
@@ -362,27 +350,6 @@ static void retry_or_fail(struct mad_request *r)
 		return;
 	}
 	finish(r, MAD_TIMEOUT, NULL, 0);
-}
-
-int mad_check_response(const uint8_t *mad, size_t len, int mgmt_class, unsigned attr_id,
-		       unsigned attr_mod, uint32_t tid_low)
-{
-	uint8_t *m = (uint8_t *)mad; /* libibmad's getters take non-const */
-
-	/* SA answers carry only their attribute (opensm sends 56 + 36 octets for
-	 * InformInfo); what is missing reads as zeros. Other classes: whole. */
-	if (len < mad_class_data_offset(mgmt_class) +
-			  (mgmt_class == IB_SA_CLASS ? 0 : mad_class_data_size(mgmt_class)))
-		return MAD_MALFORMED;
-	if ((int)mad_get_field(m, 0, IB_MAD_MGMTCLASS_F) != mgmt_class ||
-	    !mad_get_field(m, 0, IB_MAD_RESPONSE_F) ||
-	    mad_get_field(m, 0, IB_MAD_ATTRID_F) != attr_id ||
-	    mad_get_field(m, 0, IB_MAD_ATTRMOD_F) != attr_mod ||
-	    (uint32_t)mad_get_field64(m, 0, IB_MAD_TRID_F) != tid_low)
-		return MAD_MALFORMED;
-	if (mgmt_class == IB_SMI_DIRECT_CLASS)
-		return (int)mad_get_field(m, 0, IB_DRSMP_STATUS_F);
-	return (int)mad_get_field(m, 0, IB_MAD_STATUS_F);
 }
 
 static void handle_rx(struct rx_item *it)

@@ -14,8 +14,9 @@
 
 #include "ibsnmpd/agent_mib.h"
 #include "ibsnmpd/config.h"
-#include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/dcbx.h"
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/notify.h"
 #include "ibsnmpd/pkey.h"
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/sma.h"
@@ -143,39 +144,53 @@ static void write_pid_file(const char *path)
 	fclose(f);
 }
 
+/* What the daemon runs: the local node's SMA, the subnet's counters (if
+ * pmEnable), the partition policy, DCBX (if dcbxEnable and the kernel
+ * answers), and the trap sources. */
+struct daemon {
+	struct mad_local_port local;
+	struct sma_node node;
+	struct pm_subnet pm;
+	bool pm_running;
+	struct pkey_policy *partitions;
+	bool dcbx_running;
+	unsigned rediscover_alarm;
+};
+
 /* A new master SM: rediscover, the SM may have changed LIDs and routes;
  * subscribe to traps with its SA. */
 static void sm_changed(void *arg, unsigned old_lid, unsigned new_lid)
 {
-	struct pm_subnet *pm = arg;
+	struct daemon *d = arg;
 
 	snmp_log(LOG_NOTICE, "master SM moved from LID %u to LID %u%s\n", old_lid, new_lid,
-		 pm->sweep.owner ? ": rediscovering the subnet" : "");
-	if (pm->sweep.owner)
-		pm_subnet_rediscover(pm);
+		 d->pm_running ? ": rediscovering the subnet" : "");
+	if (d->pm_running)
+		pm_subnet_rediscover(&d->pm);
 	trap_subscriber_sm_changed(new_lid);
 }
 
 /* A link changed state somewhere (trap 128): rediscover the subnet, once a
  * burst of them is over. */
-static unsigned rediscover_alarm;
-
 static void rediscover_now(unsigned reg, void *arg)
 {
+	struct daemon *d = arg;
+
 	(void)reg;
-	rediscover_alarm = 0;
-	pm_subnet_rediscover(arg);
+	d->rediscover_alarm = 0;
+	pm_subnet_rediscover(&d->pm);
 }
 
-static void trap_seen(const struct notice *n, void *arg)
+static void link_trap_seen(const struct notice *n, const char *via, void *arg)
 {
-	struct pm_subnet *pm = arg;
+	struct daemon *d = arg;
 
-	if (!n->is_generic || n->trap_number != 128 || !pm->sweep.owner)
+	(void)via;
+	if (!n->is_generic || n->trap_number != 128 || !d->pm_running)
 		return;
-	if (rediscover_alarm)
-		snmp_alarm_unregister(rediscover_alarm);
-	rediscover_alarm = snmp_alarm_register(2, 0, rediscover_now, pm);
+	if (d->rediscover_alarm)
+		snmp_alarm_unregister(d->rediscover_alarm);
+	d->rediscover_alarm = snmp_alarm_register(2, 0, rediscover_now, d);
 }
 
 /* The master SM's LID as the local port last read it, else as umad said. */
@@ -186,7 +201,7 @@ static unsigned node_sm_lid(const struct sma_node *node, unsigned fallback)
 	return s && s->mgmt && s->mgmt->pi.sm_lid ? s->mgmt->pi.sm_lid : fallback;
 }
 
-static void reload_config(struct sma_node *node, struct pm_subnet *pm)
+static void reload_config(struct daemon *d)
 {
 	char ca[IBSNMPD_CA_NAME_MAX];
 	int port = ibsnmpd_cfg.port_num;
@@ -210,30 +225,24 @@ static void reload_config(struct sma_node *node, struct pm_subnet *pm)
 	}
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding);
-	sma_node_apply_config(node);
-	if (pm->sweep.owner)
-		pm_subnet_apply_config(pm);
+	notify_apply_config();
+	sma_node_apply_config(&d->node);
+	if (d->pm_running)
+		pm_subnet_apply_config(&d->pm);
 	trap_subscriber_apply_config();
 	dcbx_apply_config();
 }
 
-int main(int argc, char **argv)
+/* The command line; returns -1 to go on, else the exit status. */
+static int parse_command_line(int argc, char **argv, bool *foreground, bool *log_set,
+			      const char **pid_file)
 {
-	int foreground = 0, log_set = 0, c, exit_code;
-	const char *pid_file = NULL;
-	char err[768];
-	struct mad_local_port local;
-	struct sma_node node;
-	struct pm_subnet pm;
-	struct pkey_policy partitions;
-	bool dcbx_running;
-	struct cache_group *groups[CACHE_GROUP_COUNT] = {0};
-	ib_portid_t self;
+	int c;
 
 	while ((c = getopt(argc, argv, "fx:c:L:D::p:vhH")) != -1) {
 		switch (c) {
 		case 'f':
-			foreground = 1;
+			*foreground = true;
 			break;
 		case 'x':
 			netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET,
@@ -255,14 +264,14 @@ int main(int argc, char **argv)
 				usage(stderr);
 				return 1;
 			}
-			log_set = 1;
+			*log_set = true;
 			break;
 		case 'D':
 			debug_register_tokens(optarg ? optarg : "ibsnmpd");
 			snmp_set_do_debugging(1);
 			break;
 		case 'p':
-			pid_file = optarg;
+			*pid_file = optarg;
 			break;
 		case 'v':
 			printf(APP_NAME " %s (net-snmp %s)\n", IBSNMPD_VERSION,
@@ -281,6 +290,122 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	return -1;
+}
+
+/* net-snmp as an AgentX subagent that reconnects by itself when snmpd goes
+ * away; reads ibsnmpd.conf. */
+static void start_agent(void)
+{
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 1);
+	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
+			   DEFAULT_PING_INTERVAL);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+	init_agent(APP_NAME);
+	config_register_tokens();
+	init_snmp(APP_NAME); /* reads ibsnmpd.conf, connects to the master */
+	if (config_error_count())
+		fatal(1, "stopping: the configuration has errors (see the lines above)");
+	notify_apply_config();
+}
+
+/* The local node first, filled before anything is registered: a manager
+ * never sees an empty group just because the daemon has only started. */
+static void start_local_node(struct daemon *d)
+{
+	ib_portid_t self;
+
+	mad_portid_local(&self);
+	sma_node_init(&d->node, &self);
+	d->node.on_sm_change = sm_changed;
+	d->node.on_sm_change_arg = d;
+	sma_node_start(&d->node);
+	while (!stop_requested && !sma_node_start_step(&d->node))
+		agent_check_and_process(1);
+	if (stop_requested)
+		fatal(0, "stopped during start-up");
+	if (!cache_snapshot(&d->node.group[CACHE_NODE_INFO]))
+		snmp_log(LOG_WARNING, "the first read of the local node failed; serving nothing "
+			 "until a refresh succeeds\n");
+}
+
+/* The areas that run in the background, and their MIBs. */
+static void start_areas(struct daemon *d)
+{
+	struct cache_group *groups[CACHE_GROUP_COUNT] = {0};
+
+	/* the subnet's counters: discovery and sweeps run in the background;
+	 * their tables fill when the first sweep is done */
+	memset(&d->pm, 0, sizeof(d->pm));
+	if (ibsnmpd_cfg.pm_enabled) {
+		if (pm_subnet_start(&d->pm, d->local.ca_name, d->local.port_num))
+			fatal(3, "cannot start the subnet's performance sweeps");
+		d->pm_running = true;
+		groups[CACHE_PM_COUNTERS] = &d->pm.sweep;
+		groups[CACHE_PM_SAMPLES] = &d->pm.samples;
+	}
+	for (int i = 0; i < CACHE_SMA_COUNT; i++)
+		groups[i] = &d->node.group[i];
+	/* the partition policy: its member ports are found through the PM
+	 * subsystem's discovery */
+	d->partitions = pkey_policy_start(d->pm_running ? &d->pm : NULL);
+	if (!d->partitions)
+		fatal(3, "cannot start the partition policy: out of memory");
+	groups[CACHE_PARTITION_STATUS] = pkey_policy_status_group(d->partitions);
+	/* DCBX of the host's Ethernet ports: kernel dcbnl, independent of the fabric */
+	d->dcbx_running = ibsnmpd_cfg.dcbx_enabled && !dcbx_start();
+	if (d->dcbx_running)
+		groups[CACHE_DCBX] = dcbx_cache_group();
+	if (sma_mib_register(&d->node) || agent_mib_register(groups, CACHE_GROUP_COUNT) ||
+	    (d->pm_running && pm_mib_register(&d->pm)) || pkey_mib_register(d->partitions) ||
+	    (d->dcbx_running && dcbx_mib_register()))
+		fatal(3, "cannot register the MIB handlers");
+}
+
+/* Traps: every source feeds the observers; after registering, since
+ * notifications need the AgentX session. */
+static void start_traps(struct daemon *d)
+{
+	if (trap_observe(link_trap_seen, d) || trap_observe(sma_notify_trap, NULL) ||
+	    (d->pm_running && trap_watch_counters(&d->pm.sweep)))
+		fatal(3, "cannot watch for traps");
+	trap_subscriber_start(node_sm_lid(&d->node, (unsigned)d->local.sm_lid));
+}
+
+static void stop_all(struct daemon *d)
+{
+	trap_subscriber_stop();
+	if (d->dcbx_running) {
+		dcbx_mib_unregister();
+		dcbx_stop();
+	}
+	pkey_mib_unregister();
+	pkey_policy_stop(d->partitions);
+	if (d->rediscover_alarm)
+		snmp_alarm_unregister(d->rediscover_alarm);
+	agent_mib_unregister();
+	if (d->pm_running) {
+		pm_mib_unregister();
+		pm_subnet_stop(&d->pm);
+	}
+	sma_mib_unregister();
+	sma_node_stop(&d->node);
+	notify_stop();
+	mad_engine_close();
+}
+
+int main(int argc, char **argv)
+{
+	bool foreground = false, log_set = false;
+	const char *pid_file = NULL;
+	char err[768];
+	int exit_code;
+	static struct daemon d; /* large; lives as long as the process */
+
+	exit_code = parse_command_line(argc, argv, &foreground, &log_set, &pid_file);
+	if (exit_code >= 0)
+		return exit_code;
 	/* The agent needs no MIB files; loading the default list only prints
 	 * "Cannot find module" noise on hosts without the IETF modules. */
 	setenv("MIBS", "", 0);
@@ -292,73 +417,24 @@ int main(int argc, char **argv)
 	}
 	if (!foreground)
 		daemonize_with_status();
-
-	/* AgentX subagent; reconnect by itself when snmpd goes away. */
-	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 1);
-	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
-			   DEFAULT_PING_INTERVAL);
-	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
-	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
-	init_agent(APP_NAME);
-	config_register_tokens();
-	init_snmp(APP_NAME); /* reads ibsnmpd.conf, connects to the master */
-	if (config_error_count())
-		fatal(1, "stopping: the configuration has errors (see the lines above)");
+	start_agent();
 
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding);
-	if (mad_engine_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &local, err, sizeof(err),
+	if (mad_engine_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &d.local, err, sizeof(err),
 			    &exit_code) < 0)
 		fatal(exit_code, err);
 	snmp_log(LOG_INFO, APP_NAME " %s: using %s port %d (LID %d, SM LID %d)\n",
-		 IBSNMPD_VERSION, local.ca_name, local.port_num, local.lid, local.sm_lid);
+		 IBSNMPD_VERSION, d.local.ca_name, d.local.port_num, d.local.lid, d.local.sm_lid);
 
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	signal(SIGHUP, on_hup);
 	signal(SIGPIPE, SIG_IGN);
 
-	/* First fill before registering: a manager never sees an empty group
-	 * just because the daemon has only started. */
-	mad_portid_local(&self);
-	sma_node_init(&node, &self);
-	sma_node_start(&node);
-	while (!stop_requested && !sma_node_start_step(&node))
-		agent_check_and_process(1);
-	if (stop_requested)
-		fatal(0, "stopped during start-up");
-	if (!cache_snapshot(&node.group[CACHE_NODE_INFO]))
-		snmp_log(LOG_WARNING, "the first read of the local node failed; serving nothing "
-			 "until a refresh succeeds\n");
-	/* The subnet's counters: discovery and sweeps run in the background;
-	 * their table fills when the first sweep is done. */
-	memset(&pm, 0, sizeof(pm));
-	if (ibsnmpd_cfg.pm_enabled && pm_subnet_start(&pm, local.ca_name, local.port_num))
-		fatal(3, "cannot start the subnet's performance sweeps");
-	node.on_sm_change = sm_changed;
-	node.on_sm_change_arg = &pm;
-	for (int i = 0; i < CACHE_SMA_COUNT; i++)
-		groups[i] = &node.group[i];
-	if (ibsnmpd_cfg.pm_enabled) {
-		groups[CACHE_PM_COUNTERS] = &pm.sweep;
-		groups[CACHE_PM_SAMPLES] = &pm.samples;
-	}
-	/* the partition policy: its member ports are found through the PM
-	 * subsystem's discovery */
-	pkey_policy_start(&partitions, ibsnmpd_cfg.pm_enabled ? &pm : NULL);
-	groups[CACHE_PARTITION_STATUS] = &partitions.status;
-	/* DCBX of the host's Ethernet ports: kernel dcbnl, independent of the fabric */
-	dcbx_running = ibsnmpd_cfg.dcbx_enabled && !dcbx_start();
-	if (dcbx_running)
-		groups[CACHE_DCBX] = dcbx_cache_group();
-	if (sma_mib_register(&node) || agent_mib_register(groups, CACHE_GROUP_COUNT) ||
-	    (ibsnmpd_cfg.pm_enabled && pm_mib_register(&pm)) || pkey_mib_register(&partitions) ||
-	    (dcbx_running && dcbx_mib_register()))
-		fatal(3, "cannot register the MIB handlers");
-
-	/* traps: after registering, notifications need the AgentX session */
-	trap_set_observer(trap_seen, &pm);
-	trap_subscriber_start(node_sm_lid(&node, (unsigned)local.sm_lid));
+	start_local_node(&d);
+	start_areas(&d);
+	start_traps(&d);
 
 	write_pid_file(pid_file);
 	snmp_log(LOG_INFO, APP_NAME " started\n");
@@ -368,28 +444,12 @@ int main(int argc, char **argv)
 		agent_check_and_process(1);
 		if (reload_requested) {
 			reload_requested = 0;
-			reload_config(&node, &pm);
+			reload_config(&d);
 		}
 	}
 
 	snmp_log(LOG_INFO, APP_NAME " stopping\n");
-	trap_subscriber_stop();
-	if (dcbx_running) {
-		dcbx_mib_unregister();
-		dcbx_stop();
-	}
-	pkey_mib_unregister();
-	pkey_policy_stop(&partitions);
-	if (rediscover_alarm)
-		snmp_alarm_unregister(rediscover_alarm);
-	agent_mib_unregister();
-	if (ibsnmpd_cfg.pm_enabled) {
-		pm_mib_unregister();
-		pm_subnet_stop(&pm);
-	}
-	sma_mib_unregister();
-	sma_node_stop(&node);
-	mad_engine_close();
+	stop_all(&d);
 	snmp_shutdown(APP_NAME);
 	if (pid_file)
 		unlink(pid_file);

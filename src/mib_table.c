@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ibsnmpd/mib_table.h"
+#include "ibsnmpd/octets.h"
 
 int mib_index_compare(const oid *a, size_t alen, const oid *b, size_t blen)
 {
@@ -62,19 +63,13 @@ void mib_set_octets(netsnmp_variable_list *vb, const void *p, size_t n)
 	snmp_set_var_typed_value(vb, ASN_OCTET_STR, p, n);
 }
 
-void mib_be_octets(uint64_t v, uint8_t *out, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		out[n - 1 - i] = (uint8_t)(v >> (8 * i));
-}
-
 void mib_set_be_octets(netsnmp_variable_list *vb, uint64_t v, size_t n)
 {
 	uint8_t buf[8];
 
 	if (n > sizeof(buf))
 		n = sizeof(buf);
-	mib_be_octets(v, buf, n);
+	octets_put_be(v, buf, n);
 	mib_set_octets(vb, buf, n);
 }
 

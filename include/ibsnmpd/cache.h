@@ -11,6 +11,14 @@ struct cache_group;
 /* Starts a refresh; must end (now or later) in cache_refresh_done(). */
 typedef void (*cache_refresh_fn)(struct cache_group *g);
 typedef void (*cache_free_fn)(void *snapshot);
+/* Called after a new snapshot is published, with the one it replaced (NULL
+ * at the first fill), which is freed once the observers return. Events
+ * (notifications, rediscoveries) come from here, never from a builder: a
+ * builder's batch may still be dropped. */
+typedef void (*cache_published_fn)(struct cache_group *g, const void *before,
+				   const void *after, void *arg);
+
+#define CACHE_OBSERVERS_MAX 4
 
 struct cache_group {
 	const char *name;
@@ -28,6 +36,11 @@ struct cache_group {
 	bool noted;           /* likewise for a note on a published snapshot */
 	double started_at;    /* monotonic seconds when the running refresh began */
 	double last_duration; /* seconds the last finished refresh took */
+	struct {
+		cache_published_fn fn;
+		void *arg;
+	} observer[CACHE_OBSERVERS_MAX];
+	unsigned n_observers;
 };
 
 void cache_group_start(struct cache_group *g);
@@ -35,10 +48,13 @@ void cache_group_stop(struct cache_group *g);
 /* Refreshes now (if no refresh is running), besides the periodic ones. */
 void cache_group_refresh_now(struct cache_group *g);
 void cache_group_set_lifetime(struct cache_group *g, unsigned lifetime_s);
+/* fn(g, before, after, arg) after every publication; -1 if g has no room. */
+int cache_group_observe(struct cache_group *g, cache_published_fn fn, void *arg);
 /* Ends a refresh: fresh (may be NULL on failure) replaces the snapshot when
- * not NULL; on failure the previous snapshot stays. With both fresh and a
- * message, fresh is published and the message logged once (e.g. "the node
- * does not support this attribute: served empty"). */
+ * not NULL, then the observers are called; on failure the previous snapshot
+ * stays. With both fresh and a message, fresh is published and the message
+ * logged once (e.g. "the node does not support this attribute: served
+ * empty"). */
 void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure);
 static inline const void *cache_snapshot(const struct cache_group *g)
 {

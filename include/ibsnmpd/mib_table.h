@@ -98,10 +98,8 @@ netsnmp_variable_list *mib_notification_new(const oid *trap, size_t trap_len);
 void mib_set_int(netsnmp_variable_list *vb, long v);
 void mib_set_unsigned(netsnmp_variable_list *vb, u_char type, unsigned long v);
 void mib_set_octets(netsnmp_variable_list *vb, const void *p, size_t n);
+/* The n low octets of v, most significant first (octets.h). */
 void mib_set_be_octets(netsnmp_variable_list *vb, uint64_t v, size_t n);
-/* The n low octets of v, most significant first (fixed-size OCTET STRINGs:
- * GUIDs, VendorID, DeviceID ...). Pure. */
-void mib_be_octets(uint64_t v, uint8_t *out, size_t n);
 static inline long mib_truth(int b) { return b ? 1 : 2; } /* TruthValue */
 
 #endif

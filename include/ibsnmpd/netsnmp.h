@@ -4,6 +4,10 @@
 #ifndef IBSNMPD_NETSNMP_H
 #define IBSNMPD_NETSNMP_H
 
+#ifdef IBSNMPD_PURE
+#error "pure code (ibsnmpd_pure) must not depend on net-snmp"
+#endif
+
 #define xdump netsnmp_xdump_unused
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>

@@ -1,150 +1,18 @@
-/* OpenSM's partition policy (seed 004): its partition file, parsed and
- * rewritten in place (partition_file.c, pure), and the policy served and
- * set through IBSNMPD-PARTITION-MIB (pkey_policy.c, pkey_mib.c). */
+/* OpenSM's partition policy (seed 004) served and set through
+ * IBSNMPD-PARTITION-MIB: what the daemon's main loop needs of it. */
 #ifndef IBSNMPD_PKEY_H
 #define IBSNMPD_PKEY_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#define PARTITION_NAME_MAX 64
-#define PKEY_MIN 0x0001
-#define PKEY_MAX 0x7ffe
-#define PKEY_DEFAULT 0x7fff /* opensm's Default partition */
-
-enum member_type { MEMBER_UNSET = 0, MEMBER_FULL = 1, MEMBER_LIMITED = 2, MEMBER_BOTH = 3 };
-
-struct partition_member {
-	bool is_guid;           /* else a keyword (ALL, ALL_CAS, SELF, ...) kept as written */
-	uint64_t guid;
-	char keyword[32];
-	enum member_type type;  /* as written; MEMBER_UNSET: the partition's default */
-};
-
-struct partition {
-	char name[PARTITION_NAME_MAX + 1];
-	unsigned pkey;          /* low 15 bits; 0 = not given (opensm picks one) */
-	bool ipoib;
-	int mtu, rate, sl, scope; /* -1 = not given */
-	enum member_type defmember;
-	char other_flags[256];  /* flags ibsnmpd does not manage, verbatim (", "-joined) */
-	struct partition_member *members;
-	size_t n_members;
-	/* where it is in the file; rewritten only when changed */
-	size_t src_begin, src_end;
-	unsigned line;
-	bool changed, removed, added;
-};
-
-struct partition_file {
-	char *text;             /* the file as read */
-	size_t len;
-	struct partition *parts;
-	size_t n_parts, cap_parts;
-};
-
-/* Parses opensm's partition file syntax. -1 on error, with "line N: why" in
- * err. The file keeps its text: partition_file_render() rewrites only what
- * changed (comments, order and untouched entries stay as they were). */
-int partition_file_parse(const char *text, size_t len, struct partition_file *out, char *err,
-			 size_t errlen);
-/* The new file's text (malloc'd, NUL-terminated); NULL on out of memory. */
-char *partition_file_render(const struct partition_file *pf, size_t *len);
-void partition_file_free(struct partition_file *pf);
-
-struct partition *partition_find_pkey(struct partition_file *pf, unsigned pkey);
-struct partition *partition_find_name(struct partition_file *pf, const char *name);
-struct partition_member *partition_find_member(struct partition *p, uint64_t guid);
-/* Adds a partition (marked added) or a member; NULL on out of memory. */
-struct partition *partition_add(struct partition_file *pf, const char *name, unsigned pkey);
-struct partition_member *partition_add_member(struct partition *p, uint64_t guid,
-					      enum member_type type);
-void partition_remove_member(struct partition *p, uint64_t guid);
-/* A deep copy (for a transaction that may be thrown away). */
-int partition_file_copy(const struct partition_file *from, struct partition_file *to);
-
-/* Names as opensm's parser takes them: 1..64 of [A-Za-z0-9_.+-]. */
-bool partition_name_valid(const char *name, size_t len);
-/* A member's membership as opensm applies it. */
-enum member_type partition_member_effective(const struct partition *p,
-					    const struct partition_member *m);
-
-/* The seed's global flag "Disconnect Unconfigured EndPorts": false when
- * opensm keeps ports in no partition apart (all limited in Default, 0x7fff),
- * true when the Default entry makes ALL (or ALL_CAS) full or both members. */
-bool partition_unconfigured_connected(const struct partition_file *pf);
-/* Changes the Default entry to that (adds "Default=0x7fff : ALL=full ;" if
- * the file has none); -1 on out of memory. */
-int partition_set_unconfigured_connected(struct partition_file *pf, bool connected);
-
-/* ---- the policy as ibsnmpd serves and changes it (pkey_policy.c) ---- */
-
-#include <sys/types.h>
-#include <time.h>
-
-#include "ibsnmpd/cache.h"
-
+struct cache_group;
+struct pkey_policy;
 struct pm_subnet;
 
-enum partition_status_value {
-	PSTAT_APPLIED = 1,     /* the port holds the P_Key with the right membership */
-	PSTAT_PENDING = 2,     /* written, not verified yet */
-	PSTAT_MISSING = 3,     /* the port does not hold it (or not as full/limited) */
-	PSTAT_UNREACHABLE = 4, /* not in the subnet, or its SMA does not answer */
-	PSTAT_REJECTED = 5,    /* opensm will not apply it (a switch port, PartitionCap) */
-};
-
-struct partition_status {
-	unsigned pkey;
-	uint64_t guid;
-	enum partition_status_value status;
-	char detail[96];
-};
-
-struct pkey_status_snapshot {
-	unsigned generation;   /* of the policy it verified */
-	size_t n;
-	struct partition_status *st; /* sorted by (pkey, guid) */
-};
-
-enum partition_apply_result {
-	APPLY_NONE = 0, APPLY_VERIFIED = 1, APPLY_VERIFYING = 2, APPLY_NOT_VERIFIED = 3,
-	APPLY_RELOAD_FAILED = 4, APPLY_WRITE_FAILED = 5,
-};
-
-struct pkey_policy {
-	struct partition_file pf;  /* the file as last read or written */
-	bool loaded;
-	char load_error[256];
-	unsigned generation;       /* moves at every change of pf */
-	struct timespec mtime;
-	ino_t ino;
-	off_t size;
-	time_t last_apply;
-	enum partition_apply_result last_result;
-	char last_error[256];
-	unsigned applied_generation, verify_rounds, verify_alarm, watch_alarm;
-	struct cache_group status; /* snapshot: struct pkey_status_snapshot */
-	const struct pm_subnet *pm;
-	char backup_path[4200];
-	bool have_backup;
-};
-
-int pkey_policy_start(struct pkey_policy *pp, const struct pm_subnet *pm);
+/* Reads the partition file and starts verifying its member ports (their
+ * LIDs and links come from pm's discovery; pm may be NULL). */
+struct pkey_policy *pkey_policy_start(const struct pm_subnet *pm);
 void pkey_policy_stop(struct pkey_policy *pp);
-/* Reads the file again if it changed on disk (someone edited it). */
-void pkey_policy_reload_if_changed(struct pkey_policy *pp);
-/* Writes what from describes: rendered, parsed again, written to a
- * temporary file, fsync'd, the old file kept as FILE.bak, renamed over. */
-int pkey_policy_write(struct pkey_policy *pp, const struct partition_file *from, char *err,
-		      size_t errlen);
-/* Back to the file before the last write (a SET that is undone). */
-int pkey_policy_restore(struct pkey_policy *pp);
-/* Tells opensm to read the file again and starts verification. */
-void pkey_policy_apply(struct pkey_policy *pp);
-const struct partition_status *pkey_status_find(const struct pkey_status_snapshot *s,
-						unsigned pkey, uint64_t guid);
+/* The member ports' verification, for IBSNMPD-MIB's cache table. */
+struct cache_group *pkey_policy_status_group(struct pkey_policy *pp);
 
 int pkey_mib_register(struct pkey_policy *pp);
 void pkey_mib_unregister(void);

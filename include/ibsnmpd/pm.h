@@ -1,5 +1,6 @@
-/* Performance management for the whole subnet: discovery (libibnetdisc),
- * pipelined PerfMgt sweeps, and the counters they produce. */
+/* Performance management for the whole subnet: discovery (libibnetdisc, in
+ * a helper process), pipelined PerfMgt sweeps, and the counters they
+ * produce. The attributes' codecs: pm_attr.h. */
 #ifndef IBSNMPD_PM_H
 #define IBSNMPD_PM_H
 
@@ -11,116 +12,7 @@
 
 #include "ibsnmpd/cache.h"
 #include "ibsnmpd/mib_table.h"
-
-/* ClassPortInfo CapabilityMask bits (IBA 16.1.3.5, PMA) */
-#define PM_CAP_ALL_PORT_SELECT (1u << 8)
-#define PM_CAP_EXT_WIDTH (1u << 9)          /* PortCountersExtended, IETF-style */
-#define PM_CAP_EXT_WIDTH_NOIETF (1u << 10)  /* PortCountersExtended, data/pkts only */
-#define PM_CAP_XMIT_WAIT (1u << 12)
-
-/* PortCounters (IBA 16.1.3.5): 32-bit data/packet counters, error counters. */
-struct pm_counters {
-	uint32_t symbol_errors, link_error_recovery, link_downed, rcv_errors;
-	uint32_t rcv_remote_phys_errors, rcv_switch_relay_errors, xmit_discards;
-	uint32_t xmit_constraint_errors, rcv_constraint_errors;
-	uint32_t local_link_integrity_errors, excessive_buffer_overruns, vl15_dropped;
-	uint32_t xmit_wait;
-	uint32_t xmit_data, rcv_data, xmit_pkts, rcv_pkts; /* data in 4-octet words */
-};
-
-/* PortCountersExtended: 64-bit data (4-octet words) and packet counters. */
-struct pm_counters_ext {
-	uint64_t xmit_data, rcv_data, xmit_pkts, rcv_pkts;
-	uint64_t xmit_ucast_pkts, rcv_ucast_pkts, xmit_mcast_pkts, rcv_mcast_pkts;
-};
-
-int pm_counters_decode(const uint8_t *data, size_t len, struct pm_counters *out);
-int pm_counters_ext_decode(const uint8_t *data, size_t len, struct pm_counters_ext *out);
-int pm_classportinfo_capmask(const uint8_t *data, size_t len, unsigned *capmask);
-/* Request data selecting a port (PortSelect) for PortCounters[Extended]. */
-void pm_port_select(uint8_t *data, size_t len, unsigned attr_id, unsigned port);
-
-/* PortSamplesControl (IBA 16.1.3.2): one sampling mechanism of a node. */
-#define PM_SAMPLE_COUNTERS 15
-struct pm_sample_ctl {
-	unsigned opcode, port_select, tick, counter_width;
-	unsigned counter_mask[PM_SAMPLE_COUNTERS]; /* 3 bits each */
-	unsigned sample_mechanisms, sample_status;
-	uint64_t option_mask, vendor_mask;
-	uint32_t sample_start, sample_interval;
-	unsigned tag;                                /* 16 bits */
-	unsigned counter_select[PM_SAMPLE_COUNTERS]; /* 16 bits each */
-};
-
-/* PortSamplesResult (IBA 16.1.3.3). */
-struct pm_sample_result {
-	unsigned tag, sample_status;
-	uint32_t counter[PM_SAMPLE_COUNTERS];
-};
-
-int pm_sample_ctl_decode(const uint8_t *data, size_t len, struct pm_sample_ctl *out);
-/* The Set request: only the fields a PerformanceSet writes. */
-void pm_sample_ctl_encode(const struct pm_sample_ctl *c, uint8_t *data, size_t len);
-int pm_sample_result_decode(const uint8_t *data, size_t len, struct pm_sample_result *out);
-/* Bits of SampleStart, SampleInterval and the result counters (CounterWidth). */
-unsigned pm_sample_width_bits(unsigned counter_width);
-
-/* ---- the fabric as discovered ---- */
-
-struct pm_node {
-	uint64_t guid;
-	unsigned type;        /* 1 CA, 2 switch, 3 router */
-	unsigned lid;         /* where its PMA answers: a switch's port 0, a CA port's LID */
-	unsigned num_ports;
-	char desc[65];
-};
-
-struct pm_port_ref {
-	size_t node;          /* index into nodes */
-	unsigned port;
-	unsigned lid;         /* LID to send PerfMgt MADs to for this port */
-	uint64_t port_guid;   /* 0 if the discovery did not say */
-	uint64_t peer_guid;   /* the node at the other end of the link; 0 unknown */
-	unsigned peer_port;
-};
-
-struct pm_fabric {
-	unsigned refs;
-	size_t n_nodes, n_ports;
-	struct pm_node *nodes;
-	struct pm_port_ref *ports; /* sorted by (node GUID, port) */
-	double seconds;            /* how long the discovery took */
-};
-
-void pm_fabric_free(struct pm_fabric *f);
-/* Parses ibsnmpd-discover's output; NULL (reason in err) if it is not whole
- * and well-formed. Pure; unit-tested. */
-struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_t errlen);
-void pm_fabric_put(struct pm_fabric *f);
-/* A node of the fabric by GUID (nodes are sorted by GUID); NULL if none. */
-const struct pm_node *pm_fabric_node(const struct pm_fabric *f, uint64_t guid);
-
-/* ---- counters of one port, kept across sweeps ---- */
-
-struct pm_port_state {
-	uint64_t guid;
-	unsigned port, lid;
-	const struct pm_node *node;   /* in the snapshot's fabric */
-	bool extended;                /* 64-bit counters read from the node */
-	bool stale;                   /* the last sweep got no answer */
-	bool have_raw;
-	struct pm_counters raw;       /* last PortCounters read */
-	struct pm_counters_ext raw_ext;
-	uint64_t xmit_data, rcv_data, xmit_pkts, rcv_pkts; /* 64-bit totals, 4-octet words */
-	time_t discontinuity;         /* when counting (re)started or counters were cleared */
-	time_t last_read;             /* last successful read, 0 never */
-};
-
-/* Folds one reading into a port's state: 64-bit totals (read, or
- * accumulated from the 32-bit counters), and a discontinuity when any
- * counter went down (someone cleared it). Pure; unit-tested. */
-void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
-		    const struct pm_counters_ext *ext, time_t now);
+#include "ibsnmpd/pm_attr.h"
 
 /* One node of a snapshot, for IB-PM-MIB's per-node tables. */
 struct pm_node_row {
@@ -143,7 +35,8 @@ struct pm_snapshot {
 
 void pm_snapshot_free(void *p);
 
-/* The subsystem: discovery thread + sweeps, on the main loop. */
+/* The subsystem, on the main loop: discovery (the helper process
+ * ibsnmpd-discover, read through a pipe) and the counter sweeps. */
 struct pm_subnet {
 	struct cache_group sweep;     /* snapshot: struct pm_snapshot */
 	struct pm_fabric *fabric;     /* latest discovery */

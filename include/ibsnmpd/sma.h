@@ -1,125 +1,17 @@
-/* SMA-MIB (seed 000): decoded SMP attributes and the MIB glue. */
+/* SMA-MIB (seed 000): the node whose SMA is served, its snapshots (one per
+ * cache group) and the MIB glue. The attributes' decoders: sma_attr.h. */
 #ifndef IBSNMPD_SMA_H
 #define IBSNMPD_SMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/mad.h>
 
-#include <stdbool.h>
-
 #include "ibsnmpd/cache.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mib_table.h"
-
-/* NodeInfo (IBA 14.2.5.3) plus NodeDescription (14.2.5.2). */
-struct sma_nodeinfo {
-	char description[65];   /* NodeString, NULs and trailing blanks removed */
-	unsigned base_version;
-	unsigned class_version;
-	unsigned node_type;     /* 1 CA, 2 switch, 3 router */
-	unsigned num_ports;
-	uint64_t system_image_guid;
-	uint64_t node_guid;
-	uint64_t port_guid;
-	unsigned partition_cap;
-	unsigned device_id;
-	uint32_t revision;
-	unsigned local_port;
-	uint32_t vendor_id;     /* 24 bits */
-};
-
-/* SwitchInfo (IBA 14.2.5.4). */
-struct sma_switchinfo {
-	unsigned lft_cap, rft_cap, mft_cap, lft_top;
-	unsigned default_port, def_mcast_pri_port, def_mcast_not_pri_port;
-	unsigned lifetime, port_state_change, opt_sl2vl, lids_per_port;
-	unsigned partition_enf_cap, inb_enf_cap, outb_enf_cap;
-	unsigned filter_raw_inb_cap, filter_raw_outb_cap, enhanced_port0;
-	unsigned mft_top;
-};
-
-/* PortInfo (IBA 14.2.5.6). */
-struct sma_portinfo {
-	uint64_t mkey, gid_prefix;
-	unsigned lid, sm_lid;
-	uint32_t cap_mask;
-	unsigned diag_code, mkey_lease, local_port;
-	unsigned width_enabled, width_supported, width_active;
-	unsigned speed_supported, state, phys_state, link_down_default;
-	unsigned mkey_protect, lmc, speed_active, speed_enabled;
-	unsigned neighbor_mtu, sm_sl, vl_cap, init_type, vl_high_limit;
-	unsigned vlarb_high_cap, vlarb_low_cap, init_type_reply, mtu_cap;
-	unsigned vl_stall_count, hoq_life, oper_vls;
-	unsigned part_enf_inb, part_enf_outb, filter_raw_inb, filter_raw_outb;
-	unsigned mkey_violations, pkey_violations, qkey_violations;
-	unsigned guid_cap, subnet_timeout, resp_time;
-	unsigned local_phys_err, overrun_err;
-	unsigned speed_ext_active, speed_ext_supported, speed_ext_enabled;
-};
-
-/* SMInfo (IBA 14.2.5.13). */
-struct sma_sminfo {
-	uint64_t guid, sm_key;
-	uint32_t act_count;
-	unsigned priority, state;
-};
-
-/* Decoders: pure functions over the SMP attribute data (64 octets). */
-int sma_switchinfo_decode(const uint8_t *data, size_t len, struct sma_switchinfo *out);
-int sma_portinfo_decode(const uint8_t *data, size_t len, struct sma_portinfo *out);
-int sma_sminfo_decode(const uint8_t *data, size_t len, struct sma_sminfo *out);
-/* GUIDInfo block: 8 GUIDs. */
-int sma_guidinfo_decode(const uint8_t *data, size_t len, uint64_t guids[8]);
-/* P_KeyTable block: 32 P_Keys. */
-int sma_pkey_block_decode(const uint8_t *data, size_t len, uint16_t pkeys[32]);
-/* SLtoVLMappingTable: VL of each of the 16 SLs. */
-int sma_sl2vl_decode(const uint8_t *data, size_t len, uint8_t vl[16]);
-/* VLArbitrationTable block: 32 (VL, weight) pairs. */
-int sma_vlarb_block_decode(const uint8_t *data, size_t len, uint8_t vl[32], uint8_t weight[32]);
-/* LinearForwardingTable block: egress ports of 64 LIDs. */
-int sma_lft_block_decode(const uint8_t *data, size_t len, uint8_t port[64]);
-/* MulticastForwardingTable block: 32 MLIDs x 16-port mask at one position. */
-int sma_mft_block_decode(const uint8_t *data, size_t len, uint16_t mask[32]);
-/* RandomForwardingTable block (no libibmad fields; IBA 14.2.5.11):
- * 16 entries of LID(16) Valid(1) LMC(3) reserved(4) Port(8). */
-struct sma_rft_entry {
-	unsigned lid, valid, lmc, port;
-};
-int sma_rft_block_decode(const uint8_t *data, size_t len, struct sma_rft_entry e[16]);
-/* VendorDiag (no libibmad fields; IBA 14.2.5.14): NextIndex(16)
- * reserved(16) DiagData(480 bits). */
-struct sma_vendordiag {
-	unsigned next_index;
-	uint8_t diag_data[60];
-};
-int sma_vendordiag_decode(const uint8_t *data, size_t len, struct sma_vendordiag *out);
-/* LedInfo (no libibmad fields; IBA 14.2.5.15): LedMask bit 31. */
-int sma_ledinfo_decode(const uint8_t *data, size_t len, unsigned *led_on);
-int sma_nodeinfo_decode(const uint8_t *data, size_t len, struct sma_nodeinfo *out);
-int sma_nodedesc_decode(const uint8_t *data, size_t len, char *out, size_t outlen);
-
-/* ibSmaNodeType from NodeInfo's NodeType (reserved values: other(4)). */
-int sma_node_type_to_mib(unsigned node_type);
-
-/* IBA codes -> SMA-MIB enumerations and extension values (sma_enums.c). */
-int sma_mib_width_enabled(unsigned v);
-int sma_mib_width_supported(unsigned v);
-int sma_mib_width_active(unsigned v);
-int sma_mib_speed(unsigned speed, unsigned speed_ext);
-int sma_mib_speed_enabled(unsigned v);
-int sma_mib_port_state(unsigned v);
-int sma_mib_phys_state(unsigned v);
-int sma_mib_link_down_default(unsigned v);
-int sma_mib_mtu(unsigned v);
-int sma_mib_vls(unsigned v);
-int sma_mib_mkey_protect(unsigned v);
-int sma_mib_sm_state(unsigned v);
-unsigned sma_mtu_octets(unsigned v);
-unsigned sma_vl_count(unsigned v);
-unsigned sma_width_lanes(unsigned v);
-int sma_speed_generation(unsigned speed, unsigned speed_ext);
-unsigned sma_lane_data_mbps(int generation);
+#include "ibsnmpd/sma_attr.h"
 
 /* ---- snapshots (one per cache group) ---------------------------------- */
 
@@ -164,8 +56,9 @@ struct sma_led_entry { unsigned index, on; };
 struct sma_node {
 	ib_portid_t path;
 	struct cache_group group[CACHE_SMA_COUNT];
-	/* called when the management port's MasterSMLID changes (a new master
-	 * SM): the subnet may have changed under it */
+	/* called after a PortInfo snapshot is published whose management port
+	 * has another MasterSMLID (a new master SM): the subnet may have changed
+	 * under it */
 	void (*on_sm_change)(void *arg, unsigned old_lid, unsigned new_lid);
 	void *on_sm_change_arg;
 };
@@ -179,6 +72,13 @@ void sma_node_apply_config(struct sma_node *node);
  * its first refresh; true once every group has (successfully or not). Called
  * from the main loop until it returns true. */
 bool sma_node_start_step(struct sma_node *node);
+
+/* ---- SMA-MIB notifications (sma_notify.c) ---- */
+
+struct notice;
+/* A trap observer (trap_observe): the trap's notification, sent through
+ * the notification path. */
+void sma_notify_trap(const struct notice *n, const char *via, void *arg);
 
 /* Registers SMA-MIB's groups and its sysORTable entry. */
 int sma_mib_register(struct sma_node *node);

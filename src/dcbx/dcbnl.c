@@ -24,7 +24,7 @@
 #include <linux/dcbnl.h>
 #include <linux/rtnetlink.h>
 
-#include "ibsnmpd/dcbx.h"
+#include "dcbnl.h"
 
 static struct nlmsghdr *dcb_header(void *buf, uint16_t type, uint8_t cmd, uint32_t seq,
 				   const char *ifname)
@@ -593,12 +593,4 @@ int dcbnl_decode(const void *msg, size_t len, struct dcbnl_reply *r, struct dcbx
 	default:
 		return (int)step; /* not ours: skipped */
 	}
-}
-
-const struct dcbx_port *dcbx_snapshot_port(const struct dcbx_snapshot *s, unsigned ifindex)
-{
-	for (size_t i = 0; s && i < s->n; i++)
-		if (s->ports[i].ifindex == ifindex)
-			return &s->ports[i];
-	return NULL;
 }

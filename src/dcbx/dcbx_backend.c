@@ -10,7 +10,8 @@
  * once after a RTNLGRP_DCB event): RTM_GETLINK dump -> for each interface
  * (or each dcbxInterface) DCB_CMD_GSTATE; an interface that refuses it has no
  * dcbnl ops and is skipped; else GNUMTCS and CEE_GET. The new snapshot
- * replaces the old one whole, and the differences become notifications.
+ * replaces the old one whole (its observer, dcbx_notify.c, turns the
+ * differences into notifications).
  * SETs (dcbx_apply) wait for a running cycle and run before the next one. */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,12 +28,11 @@
 
 #include "ibsnmpd/cache.h"
 #include "ibsnmpd/config.h"
-#include "ibsnmpd/dcbx.h"
 #include "ibsnmpd/netsnmp.h"
 
-#define REQUEST_TIMEOUT_S 2
+#include "dcbx_internal.h"
 
-void dcbx_notify_send(const struct dcbx_event *ev, size_t n);
+#define REQUEST_TIMEOUT_S 2
 
 struct link {
 	unsigned ifindex;
@@ -215,13 +215,6 @@ static void refresh(struct cache_group *g)
 	cycle_start();
 }
 
-static int by_ifindex(const void *a, const void *b)
-{
-	const struct dcbx_port *x = a, *y = b;
-
-	return x->ifindex < y->ifindex ? -1 : x->ifindex > y->ifindex;
-}
-
 static void free_snapshot(void *v)
 {
 	dcbx_snapshot_free(v);
@@ -230,40 +223,26 @@ static void free_snapshot(void *v)
 static void cycle_finish(bool ok, const char *failure)
 {
 	struct dcbx_snapshot *fresh = NULL;
-	char note[640];
+	char note[640] = "";
 
 	if (B.timeout_alarm)
 		snmp_alarm_unregister(B.timeout_alarm);
 	B.timeout_alarm = 0;
 	B.step = STEP_IDLE;
-	if (ok && (fresh = calloc(1, sizeof(*fresh)))) {
+	if (ok) {
 		/* the cycle's ports become the snapshot's */
-		fresh->n = B.n_ports;
-		fresh->ports = B.ports;
+		fresh = dcbx_snapshot_new(B.ports, B.n_ports);
 		B.ports = NULL;
 		B.n_ports = B.cap_ports = 0;
-		if (fresh->n)
-			qsort(fresh->ports, fresh->n, sizeof(*fresh->ports), by_ifindex);
-		if (dcbx_snapshot_index(fresh)) {
-			dcbx_snapshot_free(fresh);
-			fresh = NULL;
-		}
 	}
-	if (fresh) {
-		struct dcbx_event ev[64];
-		size_t n = dcbx_events(cache_snapshot(&B.group), fresh, ev, 64);
-
-		note[0] = '\0';
-		if (!fresh->n)
-			snprintf(note, sizeof(note), "no interface answers dcbnl%s%.500s%s: the "
-				 "DCBX tables are empty", B.skipped[0] ? " (" : "", B.skipped,
-				 B.skipped[0] ? ")" : "");
-		/* notifications go out after the new state is served */
+	if (fresh && !fresh->n)
+		snprintf(note, sizeof(note), "no interface answers dcbnl%s%.500s%s: the DCBX "
+			 "tables are empty", B.skipped[0] ? " (" : "", B.skipped,
+			 B.skipped[0] ? ")" : "");
+	if (fresh)
 		cache_refresh_done(&B.group, fresh, note[0] ? note : NULL);
-		dcbx_notify_send(ev, n);
-	} else {
+	else
 		cache_refresh_done(&B.group, NULL, failure ? failure : "out of memory");
-	}
 	if (B.job)
 		job_start();
 	else if (B.again)

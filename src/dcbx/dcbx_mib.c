@@ -26,10 +26,10 @@
 
 #include "ibsnmpd/cache.h"
 #include "ibsnmpd/config.h"
-#include "ibsnmpd/dcbx.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/netsnmp.h"
-#include "ibsnmpd/trap.h"
+
+#include "dcbx_internal.h"
 
 #include <net-snmp/agent/agent_sysORTable.h>
 
@@ -44,74 +44,6 @@ static const oid pfc_table_oid[] = {DCBX_MIB, 2, 3, 2};
 static const oid app_table_oid[] = {DCBX_MIB, 2, 4, 1};
 static const oid app_prio_table_oid[] = {DCBX_MIB, 2, 4, 2};
 static oid dcbx_mib_oid[] = {DCBX_MIB};
-
-/* ---- rows, built with each snapshot (before the backend publishes it) ---- */
-
-static void add_row(struct dcbx_snapshot *s, int t, const struct dcbx_port *p, unsigned a,
-		    unsigned b, int n_index)
-{
-	size_t i = s->rows[t].count++;
-	struct mib_row *r = &s->rows[t].rows[i];
-
-	s->row_data[t][i] = (struct dcbx_row){.p = p, .a = a, .b = b};
-	r->index[0] = p->ifindex;
-	r->index[1] = a;
-	r->index[2] = b;
-	r->index_len = (unsigned)n_index;
-	r->data = &s->row_data[t][i];
-}
-
-void dcbx_snapshot_free(struct dcbx_snapshot *s)
-{
-	if (!s)
-		return;
-	for (int t = 0; t < DCBX_T_COUNT; t++) {
-		free(s->rows[t].rows);
-		free(s->row_data[t]);
-	}
-	free(s->ports);
-	free(s);
-}
-
-int dcbx_snapshot_index(struct dcbx_snapshot *s)
-{
-	size_t cap = 1;
-
-	for (size_t i = 0; i < s->n; i++)
-		cap += DCBX_PRIOS * (1 + s->ports[i].n_apps); /* the most rows any table has */
-	for (int t = 0; t < DCBX_T_COUNT; t++) {
-		s->rows[t].rows = calloc(cap, sizeof(struct mib_row));
-		s->row_data[t] = calloc(cap, sizeof(struct dcbx_row));
-		if (!s->rows[t].rows || !s->row_data[t])
-			return -1;
-	}
-	for (size_t i = 0; i < s->n; i++) {
-		const struct dcbx_port *p = &s->ports[i];
-
-		if (p->ifindex < 1 || p->ifindex > 4096)
-			continue; /* LldpPortNumber: 1..4096 */
-		add_row(s, DCBX_T_PORT, p, 0, 0, 1);
-		for (unsigned f = DCBX_FEAT_FIRST; f <= DCBX_FEAT_LAST; f++)
-			if (p->have_feat_of[f - DCBX_FEAT_FIRST])
-				add_row(s, DCBX_T_FEAT, p, f, 0, 3); /* subtype 0 */
-		for (unsigned k = 0; k < DCBX_PRIOS; k++) {
-			if (p->have_pg || p->have_peer_pg) {
-				add_row(s, DCBX_T_PRIO, p, k, 0, 2);
-				add_row(s, DCBX_T_BW, p, k, 0, 2);
-			}
-			if (p->have_pfc || p->have_peer_pfc)
-				add_row(s, DCBX_T_PFC, p, k, 0, 2);
-		}
-		for (unsigned k = 0; k < p->n_apps; k++) {
-			add_row(s, DCBX_T_APP, p, k, 0, 2);
-			for (unsigned q = 0; q < DCBX_PRIOS; q++)
-				add_row(s, DCBX_T_APP_PRIO, p, k, q, 3);
-		}
-	}
-	for (int t = 0; t < DCBX_T_COUNT; t++)
-		mib_rows_sort(&s->rows[t]);
-	return 0;
-}
 
 static const struct mib_rows *rows_of(int t, const void **snap)
 {
@@ -658,72 +590,6 @@ static int register_numtcs(int i, const oid *o, size_t len, const char *name)
 		       ? 0 : -1;
 }
 
-/* ---- notifications ---- */
-
-static void send_one(const struct dcbx_event *e);
-
-/* notificationLimit applies here too, per notification and port: a flapping
- * peer must not flood the trap receivers */
-static struct notify_limiter limiter;
-
-void dcbx_notify_send(const struct dcbx_event *ev, size_t n)
-{
-	limiter.max_per_window = ibsnmpd_cfg.notify_limit_count;
-	limiter.window_s = ibsnmpd_cfg.notify_limit_window_s;
-	for (size_t i = 0; i < n; i++) {
-		unsigned ended = 0;
-
-		switch (notify_limit_check(&limiter, ev[i].what, ev[i].ifindex, time(NULL), &ended)) {
-		case NOTIFY_SUPPRESS_FIRST:
-			snmp_log(LOG_WARNING, "dcbx: notification %u for ifIndex %u: more than %u in "
-				 "%u s, suppressing until the window ends\n", ev[i].what,
-				 ev[i].ifindex, limiter.max_per_window, limiter.window_s);
-			/* fall through */
-		case NOTIFY_SUPPRESS:
-			continue;
-		case NOTIFY_SEND:
-			break;
-		}
-		if (ended)
-			snmp_log(LOG_INFO, "dcbx: %u notifications %u for ifIndex %u were suppressed\n",
-				 ended, ev[i].what, ev[i].ifindex);
-		send_one(&ev[i]);
-	}
-}
-
-/* snmpTrapOID = lldpXdcbxNotifications.N, then the NOTIFICATION-TYPE's one object */
-static void send_one(const struct dcbx_event *e)
-{
-	oid notification[] = {DCBX_MIB, 0, e->what};
-	oid object[20] = {DCBX_MIB};
-	size_t len = OID_LENGTH(dcbx_mib_oid);
-	netsnmp_variable_list *vl = NULL;
-	long value;
-
-	if (e->what == DCBX_NOTIFY_FEATURE_ERROR || e->what == DCBX_NOTIFY_PEER_NO_FEAT) {
-		/* lldpXdcbxFeatError (.2.1.1.7) or FeatType (.2.1.1.1) of the feature */
-		const oid column[] = {2, 1, 1, e->what == DCBX_NOTIFY_FEATURE_ERROR ? 7 : 1,
-				      e->ifindex, e->feature, 0};
-
-		memcpy(object + len, column, sizeof(column));
-		len += OID_LENGTH(column);
-		value = e->what == DCBX_NOTIFY_FEATURE_ERROR ? 1 : (long)e->feature;
-	} else {
-		/* lldpXdcbxPortNumber (.1.1.1.1) of the port */
-		const oid column[] = {1, 1, 1, 1, e->ifindex};
-
-		memcpy(object + len, column, sizeof(column));
-		len += OID_LENGTH(column);
-		value = (long)e->ifindex;
-	}
-	if (!(vl = mib_notification_new(notification, OID_LENGTH(notification))))
-		return;
-	snmp_varlist_add_variable(&vl, object, len, ASN_INTEGER, &value, sizeof(value));
-	snmp_log(LOG_INFO, "dcbx: notification %u for ifIndex %u\n", e->what, e->ifindex);
-	send_v2trap(vl);
-	snmp_free_varbind(vl);
-}
-
 int dcbx_mib_register(void)
 {
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -733,6 +599,8 @@ int dcbx_mib_register(void)
 			    "lldpXdcbxFeatPgNumTCsSupported") ||
 	    register_numtcs(1, pfc_numtcs_oid, OID_LENGTH(pfc_numtcs_oid),
 			    "lldpXdcbxFeatPfcNumTCPFCSupported"))
+		return -1;
+	if (dcbx_notify_watch())
 		return -1;
 	register_sysORTable(dcbx_mib_oid, OID_LENGTH(dcbx_mib_oid),
 			    "LLDP-EXT-DCBX-MIB: DCBX of the host's Ethernet ports, from dcbnl");
@@ -747,5 +615,4 @@ void dcbx_mib_unregister(void)
 		if (numtcs_reg[i])
 			netsnmp_unregister_handler(numtcs_reg[i]);
 	unregister_sysORTable(dcbx_mib_oid, OID_LENGTH(dcbx_mib_oid));
-	notify_limit_free(&limiter);
 }

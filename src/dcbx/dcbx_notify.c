@@ -1,126 +1,62 @@
-/* LLDP-EXT-DCBX-MIB's notifications, derived from two successive states of
- * the ports (the kernel has none of them as events). Pure.
- *
- *   lldpXdcbxMiscFeatureError    a feature's error flag goes up
- *   lldpXdcbxPeerNoFeat          the peer answers but lacks a feature we advertise
- *   lldpXdcbxPeerNoResp          the peer's data (any feature) went away
- *   lldpXdcbxPeerConfigMismatch  the peer's PG/PFC/APP configuration starts to
- *                                differ from ours
- * Each fires on the change only, not while the condition lasts. A port seen
- * for the first time counts as coming from "all clear, no peer". */
+/* LLDP-EXT-DCBX-MIB's notifications: after every published snapshot, the
+ * events the rules find between it and the one before (dcbx_rules.c) go out
+ * through the notification path (notificationLimit per notification and
+ * ifIndex: a flapping peer must not flood the trap receivers). */
 #include <string.h>
 
-#include "ibsnmpd/dcbx.h"
+#include "ibsnmpd/cache.h"
+#include "ibsnmpd/notify.h"
 
-bool dcbx_peer_has(const struct dcbx_port *p, enum dcbx_feature f)
+#include "dcbx_internal.h"
+
+#define DCBX_MIB 1, 0, 8802, 1, 1, 2, 1, 5, 6945
+
+/* snmpTrapOID = lldpXdcbxNotifications.N, then the NOTIFICATION-TYPE's one object */
+static netsnmp_variable_list *notification_of(const struct dcbx_event *e)
 {
-	switch (f) {
-	case DCBX_FEAT_PG: return p->have_peer_pg;
-	case DCBX_FEAT_PFC: return p->have_peer_pfc;
-	case DCBX_FEAT_APP: return p->have_peer_apps;
+	static const oid mib[] = {DCBX_MIB};
+	oid notification[] = {DCBX_MIB, 0, e->what};
+	oid object[20] = {DCBX_MIB};
+	size_t len = OID_LENGTH(mib);
+	netsnmp_variable_list *vl;
+	long value;
+
+	if (e->what == DCBX_NOTIFY_FEATURE_ERROR || e->what == DCBX_NOTIFY_PEER_NO_FEAT) {
+		/* lldpXdcbxFeatError (.2.1.1.7) or FeatType (.2.1.1.1) of the feature */
+		const oid column[] = {2, 1, 1, e->what == DCBX_NOTIFY_FEATURE_ERROR ? 7 : 1,
+				      e->ifindex, e->feature, 0};
+
+		memcpy(object + len, column, sizeof(column));
+		len += OID_LENGTH(column);
+		value = e->what == DCBX_NOTIFY_FEATURE_ERROR ? 1 : (long)e->feature;
+	} else {
+		/* lldpXdcbxPortNumber (.1.1.1.1) of the port */
+		const oid column[] = {1, 1, 1, 1, e->ifindex};
+
+		memcpy(object + len, column, sizeof(column));
+		len += OID_LENGTH(column);
+		value = (long)e->ifindex;
 	}
-	return false;
+	vl = mib_notification_new(notification, OID_LENGTH(notification));
+	if (vl)
+		snmp_varlist_add_variable(&vl, object, len, ASN_INTEGER, &value, sizeof(value));
+	return vl;
 }
 
-static bool peer_present(const struct dcbx_port *p)
+static void published(struct cache_group *g, const void *before, const void *after, void *arg)
 {
-	return p->have_peer_pg || p->have_peer_pfc || p->have_peer_apps;
-}
+	const struct dcbx_snapshot *old = before, *now = after;
+	struct dcbx_event ev[64];
+	size_t n = dcbx_events(old ? old->ports : NULL, old ? old->n : 0, now->ports, now->n, ev,
+			       64);
 
-const struct dcbx_app *dcbx_find_app(const struct dcbx_app *apps, size_t n, uint8_t selector,
-				     uint16_t id)
-{
+	(void)g;
+	(void)arg;
 	for (size_t i = 0; i < n; i++)
-		if (apps[i].selector == selector && apps[i].id == id)
-			return &apps[i];
-	return NULL;
+		notify_send(NOTIFY_DCBX, ev[i].what, ev[i].ifindex, notification_of(&ev[i]));
 }
 
-bool dcbx_peer_mismatch(const struct dcbx_port *p, enum dcbx_feature f)
+int dcbx_notify_watch(void)
 {
-	if (!dcbx_peer_has(p, f))
-		return false;
-	switch (f) {
-	case DCBX_FEAT_PG:
-		if (!p->have_pg)
-			return false;
-		return memcmp(p->prio_pgid, p->peer_prio_pg, DCBX_PRIOS) ||
-		       memcmp(p->pg_bw, p->peer_pg_bw, DCBX_PGS);
-	case DCBX_FEAT_PFC:
-		if (!p->have_pfc)
-			return false;
-		for (int i = 0; i < DCBX_PRIOS; i++)
-			if (!!p->pfc[i] != !!(p->peer_pfc_en & (1u << i)))
-				return true;
-		return false;
-	case DCBX_FEAT_APP:
-		if (!p->have_apps)
-			return false;
-		if (p->n_apps != p->n_peer_apps)
-			return true;
-		for (size_t i = 0; i < p->n_apps; i++) {
-			const struct dcbx_app *o = dcbx_find_app(p->peer_apps, p->n_peer_apps,
-							    p->apps[i].selector, p->apps[i].id);
-
-			if (!o || o->prio_map != p->apps[i].prio_map)
-				return true;
-		}
-		return false;
-	}
-	return false;
-}
-
-static bool feature_error(const struct dcbx_port *p, enum dcbx_feature f)
-{
-	return p && p->have_feat_of[f - DCBX_FEAT_FIRST] &&
-	       (dcbx_feat_flags(p, f) & DCBX_FLAG_ERROR);
-}
-
-static bool peer_lacks(const struct dcbx_port *p, enum dcbx_feature f)
-{
-	return p && peer_present(p) && p->have_feat_of[f - DCBX_FEAT_FIRST] &&
-	       (dcbx_feat_flags(p, f) & DCBX_FLAG_ADVERTISE) && !dcbx_peer_has(p, f);
-}
-
-static bool any_mismatch(const struct dcbx_port *p)
-{
-	if (!p)
-		return false;
-	for (int f = DCBX_FEAT_FIRST; f <= DCBX_FEAT_LAST; f++)
-		if (dcbx_peer_mismatch(p, (enum dcbx_feature)f))
-			return true;
-	return false;
-}
-
-size_t dcbx_events(const struct dcbx_snapshot *before, const struct dcbx_snapshot *after,
-		   struct dcbx_event *ev, size_t max)
-{
-	size_t n = 0;
-
-#define EMIT(w, port, feat)                                                                \
-	do {                                                                               \
-		if (n < max)                                                               \
-			ev[n++] = (struct dcbx_event){.what = (w), .ifindex = (port)->ifindex, \
-						      .feature = (feat)};                  \
-	} while (0)
-
-	for (size_t i = 0; after && i < after->n; i++) {
-		const struct dcbx_port *p = &after->ports[i];
-		const struct dcbx_port *o = dcbx_snapshot_port(before, p->ifindex);
-
-		for (int f = DCBX_FEAT_FIRST; f <= DCBX_FEAT_LAST; f++) {
-			enum dcbx_feature feat = (enum dcbx_feature)f;
-
-			if (feature_error(p, feat) && !feature_error(o, feat))
-				EMIT(DCBX_NOTIFY_FEATURE_ERROR, p, feat);
-			if (peer_lacks(p, feat) && !peer_lacks(o, feat))
-				EMIT(DCBX_NOTIFY_PEER_NO_FEAT, p, feat);
-		}
-		if (o && peer_present(o) && !peer_present(p))
-			EMIT(DCBX_NOTIFY_PEER_NO_RESP, p, 0);
-		if (any_mismatch(p) && !any_mismatch(o))
-			EMIT(DCBX_NOTIFY_CONFIG_MISMATCH, p, 0);
-	}
-#undef EMIT
-	return n;
+	return cache_group_observe(dcbx_cache_group(), published, NULL);
 }

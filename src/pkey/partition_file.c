@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibsnmpd/pkey.h"
+#include "partition_file.h"
 
 static const char *const type_names[] = {"", "full", "limited", "both"};
 

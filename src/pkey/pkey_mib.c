@@ -17,7 +17,8 @@
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/netsnmp.h"
-#include "ibsnmpd/pkey.h"
+
+#include "pkey_policy.h"
 
 #include <net-snmp/agent/agent_sysORTable.h>
 

@@ -27,9 +27,11 @@
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
-#include "ibsnmpd/pkey.h"
+#include "ibsnmpd/notify.h"
 #include "ibsnmpd/pm.h"
-#include "ibsnmpd/sma.h"
+#include "ibsnmpd/sma_attr.h"
+
+#include "pkey_policy.h"
 
 /* ---- reading and writing the file --------------------------------------------- */
 
@@ -670,8 +672,7 @@ static void send_notification(struct pkey_policy *pp)
 				  sizeof(result));
 	snmp_varlist_add_variable(&vl, error_oid, OID_LENGTH(error_oid), ASN_OCTET_STR,
 				  pp->last_error, strlen(pp->last_error));
-	send_v2trap(vl);
-	snmp_free_varbind(vl);
+	notify_send(NOTIFY_PARTITION, 1, 0, vl);
 }
 
 /* ---- life cycle --------------------------------------------------------------------- */
@@ -700,9 +701,12 @@ static void remove_leftovers(void)
 	}
 }
 
-int pkey_policy_start(struct pkey_policy *pp, const struct pm_subnet *pm)
+struct pkey_policy *pkey_policy_start(const struct pm_subnet *pm)
 {
-	memset(pp, 0, sizeof(*pp));
+	struct pkey_policy *pp = calloc(1, sizeof(*pp));
+
+	if (!pp)
+		return NULL;
 	pp->pm = pm;
 	remove_leftovers();
 	load(pp, false);
@@ -714,7 +718,12 @@ int pkey_policy_start(struct pkey_policy *pp, const struct pm_subnet *pm)
 	cache_group_start(&pp->status);
 	/* someone may edit the file by hand: serve what it says */
 	pp->watch_alarm = snmp_alarm_register(5, SA_REPEAT, watch_file, pp);
-	return 0;
+	return pp;
+}
+
+struct cache_group *pkey_policy_status_group(struct pkey_policy *pp)
+{
+	return &pp->status;
 }
 
 void pkey_policy_stop(struct pkey_policy *pp)
@@ -728,4 +737,5 @@ void pkey_policy_stop(struct pkey_policy *pp)
 	reap_alarm = 0;
 	cache_group_stop(&pp->status);
 	partition_file_free(&pp->pf);
+	free(pp);
 }

@@ -5,7 +5,7 @@
 
 #include <infiniband/mad.h>
 
-#include "ibsnmpd/pm.h"
+#include "ibsnmpd/pm_attr.h"
 
 static int load(const uint8_t *data, size_t len, uint8_t buf[IB_PC_DATA_SZ])
 {

@@ -4,7 +4,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibsnmpd/pm.h"
+#include "ibsnmpd/pm_attr.h"
+
+/* A fabric is shared by pm_subnet (the latest discovery) and by every
+ * snapshot built from it; the last one to let go frees it. All on the main
+ * thread. */
+struct pm_fabric *pm_fabric_get(struct pm_fabric *f)
+{
+	if (f)
+		f->refs++;
+	return f;
+}
+
+void pm_fabric_put(struct pm_fabric *f)
+{
+	if (f && --f->refs == 0)
+		pm_fabric_free(f);
+}
 
 void pm_fabric_free(struct pm_fabric *f)
 {

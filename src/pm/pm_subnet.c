@@ -24,23 +24,6 @@
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
 #include "ibsnmpd/pm.h"
-#include "ibsnmpd/trap.h"
-
-/* A fabric is shared by pm_subnet (the latest discovery) and by every
- * snapshot built from it; the last one to let go frees it. All on the main
- * thread. */
-static struct pm_fabric *pm_fabric_get(struct pm_fabric *f)
-{
-	if (f)
-		f->refs++;
-	return f;
-}
-
-void pm_fabric_put(struct pm_fabric *f)
-{
-	if (f && --f->refs == 0)
-		pm_fabric_free(f);
-}
 
 /* ---- discovery (helper process) ------------------------------------------- */
 
@@ -185,69 +168,28 @@ static void sweep_done_one(struct sweep *sw)
 
 static void send_port_counters(struct sweep *sw, size_t i, int step, struct port_job *reuse);
 
-/* Traps 129 and 130 as the counters tell them: LocalLinkIntegrityErrors and
- * ExcessiveBufferOverrunErrors count exactly the threshold events those traps
- * report, and opensm never forwards the traps themselves. Not when opensm's
- * log is read (it has the traps). */
-static void counter_traps(const struct pm_port_state *st, const struct pm_counters *before,
-			  bool had)
-{
-	struct notice n = {.is_generic = true, .type = 1, .lid = st->lid, .port = st->port,
-			   .issuer_lid = st->lid,
-			   .producer_type = st->node->type == 2 ? 2 : 1};
-
-	if (!had || !ibsnmpd_cfg.traps_from_counters || trap_subscriber_reads_osm_log())
-		return;
-	if (st->raw.local_link_integrity_errors > before->local_link_integrity_errors) {
-		n.trap_number = 129;
-		trap_deliver(&n, "counters");
-	}
-	if (st->raw.excessive_buffer_overruns > before->excessive_buffer_overruns) {
-		n.trap_number = 130;
-		trap_deliver(&n, "counters");
-	}
-}
-
 static void got_port(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct port_job *job = ctx;
 	struct sweep *sw = job->sw;
 	struct pm_port_state *st = &sw->snap->ports[job->i];
-	struct pm_counters before;
-	bool had;
+	struct pm_counters_ext ext;
 
 	if (result != MAD_OK) {
 		st->stale = true;
-		free(job);
-		sweep_done_one(sw);
-		return;
-	}
-	if (job->step == 0) {
+	} else if (job->step == 0) {
 		if (pm_counters_decode(data, len, &job->pc)) {
 			st->stale = true;
-			free(job);
-			sweep_done_one(sw);
+		} else if (st->extended) {
+			send_port_counters(sw, job->i, 1, job); /* the 64-bit ones next */
 			return;
-		}
-		if (st->extended) {
-			send_port_counters(sw, job->i, 1, job);
-			return;
-		}
-		before = st->raw;
-		had = st->have_raw;
-		pm_port_update(st, &job->pc, NULL, sw->now);
-		counter_traps(st, &before, had);
-	} else {
-		struct pm_counters_ext ext;
-
-		if (pm_counters_ext_decode(data, len, &ext)) {
-			st->stale = true;
 		} else {
-			before = st->raw;
-			had = st->have_raw;
-			pm_port_update(st, &job->pc, &ext, sw->now);
-			counter_traps(st, &before, had);
+			pm_port_update(st, &job->pc, NULL, sw->now);
 		}
+	} else if (pm_counters_ext_decode(data, len, &ext)) {
+		st->stale = true;
+	} else {
+		pm_port_update(st, &job->pc, &ext, sw->now);
 	}
 	free(job);
 	sweep_done_one(sw);

@@ -5,7 +5,7 @@
  * tables cited). */
 #include <string.h>
 
-#include "ibsnmpd/sma.h"
+#include "ibsnmpd/sma_attr.h"
 
 /* libibmad's getters take a mutable buffer of a whole SMP data area. */
 static int load(const uint8_t *data, size_t len, size_t need, uint8_t buf[IB_SMP_DATA_SIZE])

@@ -1,6 +1,6 @@
 /* From IBA attribute codes to SMA-MIB's enumerations (SYNTAX of each object),
  * and to the plain numbers of the project's extension objects. Pure. */
-#include "ibsnmpd/sma.h"
+#include "ibsnmpd/sma_attr.h"
 
 /* LinkWidthEnabled: noStateChange(1) oneX(2) fourX(3) oneXOr4X(4) twelveX(5)
  * oneXOr12X(6) fourXOr12X(7) oneX4XOr12X(8) linkWidthSupported(9) other(10) */
@@ -155,4 +155,16 @@ unsigned sma_lane_data_mbps(int generation)
 	static const unsigned mbps[] = {0, 2000, 4000, 8000, 13636, 25000, 50000, 100000, 200000};
 
 	return generation >= 1 && generation <= 8 ? mbps[generation] : 0;
+}
+
+/* SMA-MIB ibSmaNotifications 1..10, in the draft's order */
+static const unsigned trap_of_notification[] = {128, 129, 130, 131, 144, 145,
+						256, 257, 258, 259};
+
+unsigned sma_notification_of_trap(unsigned trap_number)
+{
+	for (unsigned i = 0; i < sizeof(trap_of_notification) / sizeof(trap_of_notification[0]); i++)
+		if (trap_of_notification[i] == trap_number)
+			return i + 1;
+	return 0;
 }

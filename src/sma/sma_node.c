@@ -264,7 +264,6 @@ static void build_port_info(struct smp_batch *b)
 		e->num = b->items[i].attr_mod;
 		s->count++;
 	}
-	const struct sma_port_snapshot *old = port_info(n);
 	for (size_t i = 0; i < s->count; i++) {
 		struct sma_port_entry *e = &s->ports[i];
 
@@ -283,10 +282,21 @@ static void build_port_info(struct smp_batch *b)
 			r->data = e;
 		}
 	}
-	if (old && old->mgmt && s->mgmt && old->mgmt->pi.sm_lid != s->mgmt->pi.sm_lid &&
-	    n->on_sm_change)
-		n->on_sm_change(n->on_sm_change_arg, old->mgmt->pi.sm_lid, s->mgmt->pi.sm_lid);
 	finish(b, s, port_snapshot_free);
+}
+
+/* After a PortInfo snapshot is published: a new MasterSMLID on the
+ * management port means a new master SM. */
+static void port_info_published(struct cache_group *g, const void *before, const void *after,
+				void *arg)
+{
+	const struct sma_port_snapshot *old = before, *now = after;
+	struct sma_node *n = arg;
+
+	(void)g;
+	if (old && old->mgmt && now->mgmt && old->mgmt->pi.sm_lid != now->mgmt->pi.sm_lid &&
+	    n->on_sm_change)
+		n->on_sm_change(n->on_sm_change_arg, old->mgmt->pi.sm_lid, now->mgmt->pi.sm_lid);
 }
 
 static void refresh_port_info(struct cache_group *g)
@@ -913,6 +923,7 @@ void sma_node_init(struct sma_node *node, const ib_portid_t *path)
 		node->group[i].free_snapshot = group_def[i].free_snapshot;
 		node->group[i].owner = node;
 	}
+	cache_group_observe(&node->group[CACHE_PORT_INFO], port_info_published, node);
 	sma_node_apply_config(node);
 }
 

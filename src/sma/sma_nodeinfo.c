@@ -2,7 +2,7 @@
  * Field layouts come from libibmad's IB_NODE_* descriptors. */
 #include <string.h>
 
-#include "ibsnmpd/sma.h"
+#include "ibsnmpd/sma_attr.h"
 
 int sma_nodeinfo_decode(const uint8_t *data, size_t len, struct sma_nodeinfo *out)
 {

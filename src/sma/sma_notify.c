@@ -1,13 +1,18 @@
 /* SMA-MIB notifications from InfiniBand traps: which notification a trap
  * number becomes, and the Notice's data details in the varbinds its
  * NOTIFICATION-TYPE lists (each scalar's .0 instance, the trap's value).
- * snmpd sends them on (trap2sink, informsink, trapsess, v3 users). */
+ * They leave through the notification path (notify.c: notificationLimit per
+ * trap number and source LID), and snmpd sends them on (trap2sink,
+ * informsink, trapsess, v3 users). */
 #include <string.h>
 
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/netsnmp.h"
-#include "ibsnmpd/trap.h"
+#include "ibsnmpd/notice.h"
+#include "ibsnmpd/notify.h"
+#include "ibsnmpd/octets.h"
+#include "ibsnmpd/sma.h"
 
 #define SMA_NODE_INFO 1, 3, 6, 1, 3, 117, 3, 1, 1
 #define SMA_NOTIFICATIONS 1, 3, 6, 1, 3, 117, 3, 2
@@ -30,21 +35,6 @@ enum sma_notify_object {
 	OBJ_SWITCH_LID = 27,
 	OBJ_DATA_VALID = 28,
 };
-
-/* SMA-MIB ibSmaNotifications 1..10, in the draft's order */
-static const unsigned trap_of_notification[] = {128, 129, 130, 131, 144, 145,
-						256, 257, 258, 259};
-
-unsigned sma_notification_of_trap(unsigned trap_number)
-{
-	for (unsigned i = 0; i < sizeof(trap_of_notification) / sizeof(trap_of_notification[0]); i++)
-		if (trap_of_notification[i] == trap_number)
-			return i + 1;
-	return 0;
-}
-
-static struct notify_limiter limiter;
-static unsigned expire_alarm;
 
 static void add_int(netsnmp_variable_list **vl, enum sma_notify_object obj, long v)
 {
@@ -73,8 +63,7 @@ static void add_be(netsnmp_variable_list **vl, enum sma_notify_object obj, uint6
 {
 	uint8_t b[8];
 
-	for (size_t i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+	octets_put_be(v, b, n);
 	add_octets(vl, obj, b, n);
 }
 
@@ -142,72 +131,16 @@ static netsnmp_variable_list *notification_varbinds(const struct notice *n, unsi
 	return vl;
 }
 
-static void log_burst_end(unsigned trap, unsigned source, unsigned suppressed)
-{
-	snmp_log(LOG_NOTICE, "trap %u from LID %u: %u notification%s suppressed in the last "
-		 "%u s (limit %u)\n", trap, source, suppressed, suppressed == 1 ? "" : "s",
-		 limiter.window_s, limiter.max_per_window);
-}
-
-static void on_expire(unsigned reg, void *arg)
-{
-	(void)reg;
-	(void)arg;
-	notify_limit_expire(&limiter, time(NULL), log_burst_end);
-}
-
-void sma_notify_apply_config(void)
-{
-	if (limiter.max_per_window != ibsnmpd_cfg.notify_limit_count ||
-	    limiter.window_s != ibsnmpd_cfg.notify_limit_window_s) {
-		notify_limit_free(&limiter);
-		limiter.max_per_window = ibsnmpd_cfg.notify_limit_count;
-		limiter.window_s = ibsnmpd_cfg.notify_limit_window_s;
-		if (expire_alarm)
-			snmp_alarm_unregister(expire_alarm);
-		expire_alarm = snmp_alarm_register(limiter.window_s, SA_REPEAT, on_expire, NULL);
-	}
-}
-
-void sma_notify_stop(void)
-{
-	if (expire_alarm)
-		snmp_alarm_unregister(expire_alarm);
-	expire_alarm = 0;
-	notify_limit_free(&limiter);
-	limiter.max_per_window = limiter.window_s = 0;
-}
-
-void sma_notify(const struct notice *n, const char *via)
+void sma_notify_trap(const struct notice *n, const char *via, void *arg)
 {
 	unsigned which = n->is_generic ? sma_notification_of_trap(n->trap_number) : 0;
-	unsigned source = notice_source_lid(n), ended = 0;
-	netsnmp_variable_list *vl;
 
-	trap_stats.received++;
-	DEBUGMSGTL(("ibsnmpd:trap", "trap %u from LID %u (issuer %u, count %u) via %s\n",
-		    n->trap_number, source, n->issuer_lid, n->count, via));
+	(void)arg;
 	if (!which) {
-		DEBUGMSGTL(("ibsnmpd:trap", "no SMA-MIB notification for %s trap %u\n",
-			    n->is_generic ? "generic" : "vendor", n->trap_number));
+		DEBUGMSGTL(("ibsnmpd:trap", "no SMA-MIB notification for %s trap %u (via %s)\n",
+			    n->is_generic ? "generic" : "vendor", n->trap_number, via));
 		return;
 	}
-	switch (notify_limit_check(&limiter, n->trap_number, source, time(NULL), &ended)) {
-	case NOTIFY_SUPPRESS_FIRST:
-		snmp_log(LOG_WARNING, "trap %u from LID %u: more than %u in %u s, suppressing "
-			 "notifications until the window ends\n", n->trap_number, source,
-			 limiter.max_per_window, limiter.window_s);
-		/* fall through */
-	case NOTIFY_SUPPRESS:
-		trap_stats.suppressed++;
-		return;
-	case NOTIFY_SEND:
-		break;
-	}
-	if (ended)
-		log_burst_end(n->trap_number, source, ended);
-	vl = notification_varbinds(n, which);
-	send_v2trap(vl);
-	snmp_free_varbind(vl);
-	trap_stats.sent++;
+	notify_send(NOTIFY_IB_TRAP, n->trap_number, notice_source_lid(n),
+		    notification_varbinds(n, which));
 }

@@ -9,35 +9,10 @@
 #include <infiniband/mad.h>
 
 #include "ibsnmpd/notice.h"
+#include "ibsnmpd/octets.h"
 
 /* data details start at octet 10 of the Notice */
 #define DD 10
-
-static unsigned be16(const uint8_t *p)
-{
-	return (unsigned)p[0] << 8 | p[1];
-}
-
-static uint32_t be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
-
-static void put16(uint8_t *p, unsigned v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
 
 int notice_decode(const uint8_t *data, size_t len, struct notice *n)
 {
@@ -65,7 +40,7 @@ int notice_decode(const uint8_t *data, size_t len, struct notice *n)
 	case 129:
 	case 130:
 	case 131:
-		n->lid = be16(d + 2);
+		n->lid = (unsigned)octets_get_be(d + 2, 2);
 		n->port = d[4];
 		break;
 	case 144:
@@ -73,39 +48,39 @@ int notice_decode(const uint8_t *data, size_t len, struct notice *n)
 		n->cap_mask = mad_get_field(b, 0, IB_NOTICE_DATA_144_CAPMASK_F);
 		break;
 	case 145:
-		n->lid = be16(d + 2);
-		n->sys_image_guid = be64(d + 6);
+		n->lid = (unsigned)octets_get_be(d + 2, 2);
+		n->sys_image_guid = octets_get_be(d + 6, 8);
 		break;
 	case 256:
-		n->lid = be16(d + 2);
+		n->lid = (unsigned)octets_get_be(d + 2, 2);
 		n->method = d[6];
-		n->attr_id = be16(d + 8);
-		n->attr_mod = be32(d + 10);
-		n->key = be64(d + 14);
+		n->attr_id = (unsigned)octets_get_be(d + 8, 2);
+		n->attr_mod = (uint32_t)octets_get_be(d + 10, 4);
+		n->key = octets_get_be(d + 14, 8);
 		break;
 	case 257:
 	case 258:
-		n->lid1 = be16(d + 2);
-		n->lid2 = be16(d + 4);
-		n->key = be32(d + 6); /* 257: P_Key in the low 16 bits; 258: Q_Key */
+		n->lid1 = (unsigned)octets_get_be(d + 2, 2);
+		n->lid2 = (unsigned)octets_get_be(d + 4, 2);
+		n->key = (uint32_t)octets_get_be(d + 6, 4); /* 257: P_Key in the low 16 bits; 258: Q_Key */
 		n->sl = d[10] >> 4;
-		n->qp1 = be24(d + 11);
-		n->qp2 = be24(d + 15);
+		n->qp1 = (uint32_t)octets_get_be(d + 11, 3);
+		n->qp2 = (uint32_t)octets_get_be(d + 15, 3);
 		memcpy(n->gid1, d + 18, 16);
 		memcpy(n->gid2, d + 34, 16);
 		n->data_valid = 0xff; /* every field is given */
 		break;
 	case 259:
-		n->data_valid = be16(d);
-		n->lid1 = be16(d + 2);
-		n->lid2 = be16(d + 4);
-		n->key = be16(d + 6);
+		n->data_valid = (unsigned)octets_get_be(d, 2);
+		n->lid1 = (unsigned)octets_get_be(d + 2, 2);
+		n->lid2 = (unsigned)octets_get_be(d + 4, 2);
+		n->key = (unsigned)octets_get_be(d + 6, 2);
 		n->sl = d[8] >> 4;
-		n->qp1 = be24(d + 9);
-		n->qp2 = be24(d + 13);
+		n->qp1 = (uint32_t)octets_get_be(d + 9, 3);
+		n->qp2 = (uint32_t)octets_get_be(d + 13, 3);
 		memcpy(n->gid1, d + 16, 16);
 		memcpy(n->gid2, d + 32, 16);
-		n->switch_lid = be16(d + 48);
+		n->switch_lid = (unsigned)octets_get_be(d + 48, 2);
 		n->port = d[50];
 		break;
 	default:
@@ -129,20 +104,16 @@ void informinfo_encode(const struct informinfo *ii, uint8_t *p, size_t len)
 		return;
 	memset(p, 0, INFORMINFO_SIZE);
 	/* 0..15 GID: zero (LID range used instead) */
-	put16(p + 16, ii->lid_begin);
-	put16(p + 18, ii->lid_end);
+	octets_put_be(ii->lid_begin, p + 16, 2);
+	octets_put_be(ii->lid_end, p + 18, 2);
 	/* 20..21 reserved */
 	p[22] = ii->is_generic ? 1 : 0;
 	p[23] = ii->subscribe ? 1 : 0;
-	put16(p + 24, ii->type);
-	put16(p + 26, ii->trap_number);
+	octets_put_be(ii->type, p + 24, 2);
+	octets_put_be(ii->trap_number, p + 26, 2);
 	/* QPN (24 bits), reserved (3), RespTimeValue (5) */
-	p[28] = (uint8_t)(ii->qpn >> 16);
-	p[29] = (uint8_t)(ii->qpn >> 8);
-	p[30] = (uint8_t)ii->qpn;
+	octets_put_be(ii->qpn, p + 28, 3);
 	p[31] = (uint8_t)(ii->resp_time_value & 0x1f);
 	/* 32 reserved, 33..35 ProducerType / VendorID */
-	p[33] = (uint8_t)(ii->producer_type >> 16);
-	p[34] = (uint8_t)(ii->producer_type >> 8);
-	p[35] = (uint8_t)ii->producer_type;
+	octets_put_be(ii->producer_type, p + 33, 3);
 }

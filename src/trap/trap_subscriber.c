@@ -13,10 +13,10 @@
  *    plugin interface is not called for them either), but it logs each one:
  *    "Received Generic Notice type:T num:N (...) Producer:P (...) from LID:L
  *    Port P TID:...". Those three are taken from there.
- * 3. The counters (pm_subnet.c): a LocalLinkIntegrityErrors or
- *    ExcessiveBufferOverrunErrors increase seen by a sweep is, by the
- *    counter's definition, the threshold event of trap 129 or 130; used when
- *    no opensm log is configured.
+ * 3. The counters (counter_traps.c): a LocalLinkIntegrityErrors or
+ *    ExcessiveBufferOverrunErrors increase between two published sweeps is,
+ *    by the counter's definition, the threshold event of trap 129 or 130;
+ *    used when no opensm log is configured.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,29 +33,45 @@
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
+#include "ibsnmpd/pm.h"
+#include "ibsnmpd/sma_attr.h"
 #include "ibsnmpd/trap.h"
 
-struct trap_stats trap_stats;
+#include "counter_traps.h"
+#include "osm_log.h"
+
+static struct trap_stats trap_stats;
 
 void trap_get_stats(struct trap_stats *st)
 {
 	*st = trap_stats;
 }
 
-static trap_observer_fn observer;
-static void *observer_arg;
+#define TRAP_OBSERVERS_MAX 4
+static struct {
+	trap_observer_fn fn;
+	void *arg;
+} observers[TRAP_OBSERVERS_MAX];
+static unsigned n_observers;
 
-void trap_set_observer(trap_observer_fn fn, void *arg)
+int trap_observe(trap_observer_fn fn, void *arg)
 {
-	observer = fn;
-	observer_arg = arg;
+	if (n_observers == TRAP_OBSERVERS_MAX)
+		return -1;
+	observers[n_observers].fn = fn;
+	observers[n_observers].arg = arg;
+	n_observers++;
+	return 0;
 }
 
-void trap_deliver(const struct notice *n, const char *via)
+/* Every trap from every source goes through here. */
+static void trap_deliver(const struct notice *n, const char *via)
 {
-	if (observer)
-		observer(n, observer_arg);
-	sma_notify(n, via);
+	trap_stats.received++;
+	DEBUGMSGTL(("ibsnmpd:trap", "trap %u from LID %u (issuer %u, count %u) via %s\n",
+		    n->trap_number, notice_source_lid(n), n->issuer_lid, n->count, via));
+	for (unsigned i = 0; i < n_observers; i++)
+		observers[i].fn(n, via, observers[i].arg);
 }
 
 /* Trap numbers subscribed to, SMA-MIB's ten. */
@@ -251,15 +267,14 @@ static void forget_subscriptions(void)
 static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	unsigned generation = (unsigned)(uintptr_t)ctx, state = 0, act = 0;
-	uint8_t info[IB_SMP_DATA_SIZE] = {0};
+	struct sma_sminfo sm;
 
 	if (generation != ts.generation || !ts.running)
 		return;
 	ts.probing = false;
-	if (result == MAD_OK && len >= IB_SMP_DATA_SIZE) {
-		memcpy(info, data, IB_SMP_DATA_SIZE);
-		state = mad_get_field(info, 0, IB_SMINFO_STATE_F);
-		act = mad_get_field(info, 0, IB_SMINFO_ACT_F);
+	if (result == MAD_OK && !sma_sminfo_decode(data, len, &sm)) {
+		state = sm.state;
+		act = sm.act_count;
 	}
 	if (state != 3) { /* not master (or no answer) */
 		if (ts.sm_master)
@@ -377,34 +392,6 @@ static void on_unsolicited(void *ctx, const uint8_t *mad, size_t len,
 
 /* ---- opensm's log ------------------------------------------------------------------ */
 
-/* "Received Generic Notice type:1 num:129 (...) Producer:2 (...) from LID:5 Port 3 TID:" */
-int osm_log_line_parse(const char *line, struct notice *n)
-{
-	const char *p = strstr(line, "Received Generic Notice type:");
-	unsigned type, num, producer, lid, port;
-	const char *q;
-
-	if (!p || sscanf(p, "Received Generic Notice type:%u num:%u", &type, &num) != 2)
-		return -1;
-	q = strstr(p, "Producer:");
-	if (!q || sscanf(q, "Producer:%u", &producer) != 1)
-		return -1;
-	q = strstr(q, " from LID:");
-	if (!q || sscanf(q, " from LID:%u Port %u", &lid, &port) != 2)
-		return -1;
-	if (lid > 0xffff || port > 255 || num > 0xffff)
-		return -1;
-	memset(n, 0, sizeof(*n));
-	n->is_generic = true;
-	n->type = type;
-	n->producer_type = producer;
-	n->trap_number = num;
-	n->issuer_lid = lid;
-	n->lid = lid;
-	n->port = port;
-	return 0;
-}
-
 static void log_line(const char *line)
 {
 	struct notice n;
@@ -510,16 +497,40 @@ static void on_log_alarm(unsigned reg, void *arg)
 	}
 }
 
-bool trap_subscriber_reads_osm_log(void)
+static bool reads_osm_log(void)
 {
 	return ts.running && ibsnmpd_cfg.osm_log_file[0];
+}
+
+/* ---- the counters ------------------------------------------------------------------ */
+
+static void counter_trap(const struct notice *n, void *arg)
+{
+	(void)arg;
+	trap_deliver(n, "counters");
+}
+
+static void sweep_published(struct cache_group *g, const void *before, const void *after,
+			    void *arg)
+{
+	const struct pm_snapshot *old = before, *now = after;
+
+	(void)g;
+	(void)arg;
+	if (!old || !ibsnmpd_cfg.traps_from_counters || reads_osm_log())
+		return;
+	counter_traps(old->ports, old->n, now->ports, now->n, counter_trap, NULL);
+}
+
+int trap_watch_counters(struct cache_group *pm_sweep)
+{
+	return cache_group_observe(pm_sweep, sweep_published, NULL);
 }
 
 /* ---- life cycle ------------------------------------------------------------------ */
 
 void trap_subscriber_apply_config(void)
 {
-	sma_notify_apply_config();
 	if (!ts.running)
 		return;
 	if (ts.alarm_interval != ibsnmpd_cfg.trap_resubscribe_s) {
@@ -564,5 +575,4 @@ void trap_subscriber_stop(void)
 	ts.alarm = ts.log_alarm = 0;
 	ts.alarm_interval = 0;
 	log_close();
-	sma_notify_stop();
 }

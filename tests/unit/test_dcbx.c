@@ -15,7 +15,7 @@
 #include <linux/dcbnl.h>
 #include <linux/rtnetlink.h>
 
-#include "ibsnmpd/dcbx.h"
+#include "dcbx/dcbnl.h"
 
 /* GSTATE reply: nlmsghdr (len 28, RTM_GETDCB 78, flags 0, seq 7, pid 99),
  * dcbmsg (AF_UNSPEC, cmd 1, pad), DCB_ATTR_STATE (len 5, type 2) = 1, pad. */
@@ -341,7 +341,6 @@ static void set_commands_carry_the_values(void **state)
 static void events_fire_on_changes_only(void **state)
 {
 	struct dcbx_port before = {.ifindex = 5}, after;
-	struct dcbx_snapshot s0 = {.n = 1, .ports = &before}, s1 = {.n = 1, .ports = &after};
 	struct dcbx_event ev[8];
 	size_t n;
 
@@ -357,11 +356,11 @@ static void events_fire_on_changes_only(void **state)
 	before.peer_pfc_en = 0x08;
 	/* nothing changed: nothing to say */
 	after = before;
-	assert_int_equal(dcbx_events(&s0, &s1, ev, 8), 0);
+	assert_int_equal(dcbx_events(&before, 1, &after, 1, ev, 8), 0);
 	/* the PFC error flag goes up; the peer stops sending APP (it never did:
 	 * already lacking before, so no event) */
 	after.feat[1] |= DCBX_FLAG_ERROR;
-	n = dcbx_events(&s0, &s1, ev, 8);
+	n = dcbx_events(&before, 1, &after, 1, ev, 8);
 	assert_int_equal(n, 1);
 	assert_int_equal(ev[0].what, DCBX_NOTIFY_FEATURE_ERROR);
 	assert_int_equal(ev[0].feature, DCBX_FEAT_PFC);
@@ -369,28 +368,28 @@ static void events_fire_on_changes_only(void **state)
 	/* the peer's PFC changes: a mismatch */
 	after = before;
 	after.peer_pfc_en = 0x09;
-	n = dcbx_events(&s0, &s1, ev, 8);
+	n = dcbx_events(&before, 1, &after, 1, ev, 8);
 	assert_int_equal(n, 1);
 	assert_int_equal(ev[0].what, DCBX_NOTIFY_CONFIG_MISMATCH);
 	/* the peer goes silent */
 	after = before;
 	after.have_peer_pfc = after.have_peer_pg = false;
-	n = dcbx_events(&s0, &s1, ev, 8);
+	n = dcbx_events(&before, 1, &after, 1, ev, 8);
 	assert_int_equal(n, 1);
 	assert_int_equal(ev[0].what, DCBX_NOTIFY_PEER_NO_RESP);
 	/* the peer drops PG but still answers: PeerNoFeat for PG */
 	after = before;
 	after.have_peer_pg = false;
-	n = dcbx_events(&s0, &s1, ev, 8);
+	n = dcbx_events(&before, 1, &after, 1, ev, 8);
 	assert_int_equal(n, 1);
 	assert_int_equal(ev[0].what, DCBX_NOTIFY_PEER_NO_FEAT);
 	assert_int_equal(ev[0].feature, DCBX_FEAT_PG);
 	/* a port seen for the first time with an error: notified */
 	after = before;
 	after.feat[0] |= DCBX_FLAG_ERROR;
-	assert_true(dcbx_events(NULL, &s1, ev, 8) >= 1);
+	assert_true(dcbx_events(NULL, 0, &after, 1, ev, 8) >= 1);
 	/* no room: no overflow */
-	assert_int_equal(dcbx_events(NULL, &s1, ev, 0), 0);
+	assert_int_equal(dcbx_events(NULL, 0, &after, 1, ev, 0), 0);
 }
 
 int main(void)

@@ -9,11 +9,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ibsnmpd/dcbx.h"
 #include "ibsnmpd/mad_engine.h"
-#include "ibsnmpd/pm.h"
-#include "ibsnmpd/trap.h"
-#include "ibsnmpd/sma.h"
+#include "ibsnmpd/pm_attr.h"
+#include "ibsnmpd/notice.h"
+#include "ibsnmpd/sma_attr.h"
+
+#include "dcbx/dcbnl.h"
+#include "trap/osm_log.h"
 
 static uint32_t rng = 0x1bad5eed;
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ibsnmpd/pkey.h"
+#include "pkey/partition_file.h"
 
 static const char file[] =
 	"# site partitions\n"

@@ -8,7 +8,7 @@
 
 #include <infiniband/mad.h>
 
-#include "ibsnmpd/pm.h"
+#include "ibsnmpd/pm_attr.h"
 
 /* PortCounters (IBA table 247), octet by octet: PortSelect 3, SymbolError
  * 0x0102, LinkErrorRecovery 4, LinkDowned 5, RcvErrors 6, RcvRemotePhys 7,

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ibsnmpd/sma.h"
+#include "ibsnmpd/octets.h"
+#include "ibsnmpd/sma_attr.h"
 
 /* BaseVersion 1, ClassVersion 1, NodeType 2 (switch), NumPorts 36,
  * SystemImageGUID 0x0002c90300a1b2c3, NodeGUID 0x0002c90300a1b2c4,
@@ -101,9 +102,9 @@ static void octets_are_big_endian(void **state)
 	static const uint8_t guid[8] = {0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc4};
 
 	(void)state;
-	mib_be_octets(0x0002c9, out, 3);
+	octets_put_be(0x0002c9, out, 3);
 	assert_memory_equal(out, vendor, 3);
-	mib_be_octets(0x0002c90300a1b2c4ULL, out, 8);
+	octets_put_be(0x0002c90300a1b2c4ULL, out, 8);
 	assert_memory_equal(out, guid, 8);
 }
 

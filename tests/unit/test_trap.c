@@ -8,7 +8,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ibsnmpd/trap.h"
+#include "ibsnmpd/notice.h"
+#include "ibsnmpd/sma_attr.h"
+
+#include "notify_limit.h"
+#include "trap/osm_log.h"
 
 /* Trap 259 from LID 4: DataValid 0x00ff, LID1 4, LID2 2, P_Key 0x8002, SL 5,
  * QP1 7, QP2 8, GID1 fe80::10:5, switch LID 1, port 3; NoticeToggle 1,

@@ -1,15 +1,15 @@
-/* Rate limit of notifications per trap kind and source: at most
- * max_per_window in a fixed window of window_s seconds, so that a flapping
- * link does not flood the managers. Pure: time comes from the caller. */
+/* Rate limit of notifications per kind and source: at most max_per_window
+ * in a fixed window of window_s seconds, so that a flapping link does not
+ * flood the managers. Pure: time comes from the caller. */
 #include <stdlib.h>
 
-#include "ibsnmpd/trap.h"
+#include "notify_limit.h"
 
-static struct notify_limit_entry *entry_of(struct notify_limiter *l, unsigned trap,
+static struct notify_limit_entry *entry_of(struct notify_limiter *l, unsigned kind,
 					   unsigned source)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (l->e[i].trap == trap && l->e[i].source == source)
+		if (l->e[i].kind == kind && l->e[i].source == source)
 			return &l->e[i];
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 32;
@@ -20,14 +20,14 @@ static struct notify_limit_entry *entry_of(struct notify_limiter *l, unsigned tr
 		l->e = p;
 		l->cap = cap;
 	}
-	l->e[l->n] = (struct notify_limit_entry){.trap = trap, .source = source};
+	l->e[l->n] = (struct notify_limit_entry){.kind = kind, .source = source};
 	return &l->e[l->n++];
 }
 
-enum notify_verdict notify_limit_check(struct notify_limiter *l, unsigned trap, unsigned source,
+enum notify_verdict notify_limit_check(struct notify_limiter *l, unsigned kind, unsigned source,
 				       time_t now, unsigned *ended_suppressed)
 {
-	struct notify_limit_entry *e = entry_of(l, trap, source);
+	struct notify_limit_entry *e = entry_of(l, kind, source);
 
 	*ended_suppressed = 0;
 	if (!e || !l->max_per_window)
@@ -45,7 +45,7 @@ enum notify_verdict notify_limit_check(struct notify_limiter *l, unsigned trap, 
 }
 
 void notify_limit_expire(struct notify_limiter *l, time_t now,
-			 void (*report)(unsigned trap, unsigned source, unsigned suppressed))
+			 void (*report)(unsigned kind, unsigned source, unsigned suppressed))
 {
 	size_t keep = 0;
 
@@ -54,8 +54,8 @@ void notify_limit_expire(struct notify_limiter *l, time_t now,
 
 		if (now - e->window_start >= (time_t)l->window_s || now < e->window_start) {
 			if (e->suppressed && report)
-				report(e->trap, e->source, e->suppressed);
-			continue; /* forgotten: the next trap opens a new window */
+				report(e->kind, e->source, e->suppressed);
+			continue; /* forgotten: the next one opens a new window */
 		}
 		l->e[keep++] = *e;
 	}

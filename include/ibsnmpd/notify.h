@@ -1,0 +1,35 @@
+/* The one way out for notifications. Every notification ibsnmpd sends (SMA-MIB
+ * traps, DCBX, the partition policy, ...) goes through notify_send(): the
+ * rate limit (notificationLimit, per kind and source), the counters, one log
+ * line when a burst starts and one when it ends, then snmpd's trap sinks
+ * (send_v2trap, over AgentX). */
+#ifndef IBSNMPD_NOTIFY_H
+#define IBSNMPD_NOTIFY_H
+
+#include <stdbool.h>
+
+#include "ibsnmpd/netsnmp.h"
+
+/* Who sends: the kind of a notification is (family, number), its source a
+ * LID, an ifIndex, ... as the family says (for the limit and the log). */
+enum notify_family {
+	NOTIFY_IB_TRAP,   /* number: the IB trap number; source: a LID */
+	NOTIFY_DCBX,      /* number: lldpXdcbxNotifications.N; source: ifIndex */
+	NOTIFY_PARTITION, /* number: ibPartitionNotifications.N; source: 0 */
+	NOTIFY_FAMILIES
+};
+
+struct notify_stats {
+	unsigned long sent, suppressed;
+};
+
+/* Sends vl (begun with mib_notification_new) unless (family, number,
+ * source) is over the limit; vl is freed either way. true if sent. */
+bool notify_send(enum notify_family family, unsigned number, unsigned source,
+		 netsnmp_variable_list *vl);
+void notify_get_stats(enum notify_family family, struct notify_stats *st);
+/* notificationLimit, at start and after SIGHUP. */
+void notify_apply_config(void);
+void notify_stop(void);
+
+#endif

@@ -1,0 +1,171 @@
+/* ibsnmpd.conf's values: defaults and the parsers behind the tokens. Pure
+ * (no net-snmp): config.c hands them each line, the unit tests and the
+ * fuzz targets call them directly. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ibsnmpd/config.h"
+
+struct ibsnmpd_config ibsnmpd_cfg;
+
+static const char *const cache_group_names[CACHE_GROUP_COUNT] = {
+	[CACHE_NODE_INFO] = "nodeInfo",
+	[CACHE_SWITCH_INFO] = "switchInfo",
+	[CACHE_PORT_INFO] = "portInfo",
+	[CACHE_GUID_INFO] = "guidInfo",
+	[CACHE_PKEY] = "pKeyTable",
+	[CACHE_SL2VL] = "slToVlTable",
+	[CACHE_VLARB] = "vlArbTable",
+	[CACHE_LFT] = "linearForwarding",
+	[CACHE_MFT] = "multicastForwarding",
+	[CACHE_RFT] = "randomForwarding",
+	[CACHE_SM_INFO] = "smInfo",
+	[CACHE_VENDOR_DIAG] = "vendorDiag",
+	[CACHE_LED_INFO] = "ledInfo",
+	[CACHE_PM_COUNTERS] = "pmCounters",
+	[CACHE_PM_SAMPLES] = "pmSamples",
+	[CACHE_PARTITION_STATUS] = "partitionStatus",
+	[CACHE_DCBX] = "dcbx",
+};
+
+/* Defaults: what changes often (port state, SM state) is read more often. */
+static const unsigned cache_default_lifetime[CACHE_GROUP_COUNT] = {
+	[CACHE_NODE_INFO] = 60,
+	[CACHE_SWITCH_INFO] = 60,
+	[CACHE_PORT_INFO] = 15,
+	[CACHE_GUID_INFO] = 300,
+	[CACHE_PKEY] = 60,
+	[CACHE_SL2VL] = 300,
+	[CACHE_VLARB] = 300,
+	[CACHE_LFT] = 60,
+	[CACHE_MFT] = 60,
+	[CACHE_RFT] = 300,
+	[CACHE_SM_INFO] = 30,
+	[CACHE_VENDOR_DIAG] = 300,
+	[CACHE_LED_INFO] = 300,
+	[CACHE_PM_COUNTERS] = 15,
+	[CACHE_PM_SAMPLES] = 5,
+	[CACHE_PARTITION_STATUS] = 60,
+	[CACHE_DCBX] = 10,
+};
+
+const char *cache_group_name(enum cache_group_id id)
+{
+	return id < CACHE_GROUP_COUNT ? cache_group_names[id] : "?";
+}
+
+void config_set_defaults(struct ibsnmpd_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mad_timeout_ms = 1000; /* libibmad's and infiniband-diags' default */
+	cfg->mad_retries = 2;
+	cfg->mad_max_outstanding = 16;
+	for (int g = 0; g < CACHE_GROUP_COUNT; g++)
+		cfg->cache_lifetime_s[g] = cache_default_lifetime[g];
+	cfg->expose_keys = false;
+	cfg->pm_enabled = true;
+	cfg->pm_discovery_interval_s = 300;
+	cfg->trap_subscribe = true;
+	cfg->trap_resubscribe_s = 60;
+	cfg->notify_limit_count = 10;
+	cfg->notify_limit_window_s = 60;
+	cfg->traps_from_counters = true;
+	snprintf(cfg->partition_file, sizeof(cfg->partition_file), "/etc/opensm/partitions.conf");
+	cfg->partition_verify_delay_s = 5;
+	cfg->dcbx_enabled = true;
+}
+
+int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out,
+		      const char **why)
+{
+	char *end;
+	unsigned long v;
+
+	if (!text || !*text) {
+		*why = "a number is missing";
+		return -1;
+	}
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (errno || *end || text[0] == '-' || text[0] == '+') {
+		*why = "not a whole number";
+		return -1;
+	}
+	if (v < min || v > max) {
+		*why = "out of range";
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+int config_parse_bool(const char *text, bool *out, const char **why)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1"};
+	static const char *const no[] = {"no", "false", "off", "0"};
+	char word[16];
+
+	if (!text || sscanf(text, "%15s", word) != 1) {
+		*why = "yes or no is missing";
+		return -1;
+	}
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(word, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(word, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	*why = "expected yes or no";
+	return -1;
+}
+
+int config_parse_guid(const char *text, uint64_t *out, const char **why)
+{
+	char word[24], extra[2], *end;
+	const char *digits = word;
+	unsigned long long v;
+	int n = text ? sscanf(text, "%23s %1s", word, extra) : 0;
+
+	if (n != 1) {
+		*why = n == 2 ? "one GUID per line" : "GUID is missing";
+		return -1;
+	}
+	if (!strncasecmp(word, "0x", 2))
+		digits = word + 2;
+	if (!*digits || strlen(digits) > 16 || strspn(digits, "0123456789abcdefABCDEF") != strlen(digits)) {
+		*why = "expected a GUID of up to 16 hexadecimal digits (0x0002c90300a1b2c3)";
+		return -1;
+	}
+	v = strtoull(digits, &end, 16);
+	*out = v;
+	return 0;
+}
+
+int config_parse_cache_lifetime(const char *line, enum cache_group_id *group,
+				unsigned *seconds, const char **why)
+{
+	char name[32], value[32], extra[2];
+	int n = line ? sscanf(line, "%31s %31s %1s", name, value, extra) : 0;
+
+	if (n != 2) {
+		*why = "expected: cacheLifetime GROUP SECONDS";
+		return -1;
+	}
+	for (int g = 0; g < CACHE_GROUP_COUNT; g++) {
+		if (!strcasecmp(name, cache_group_names[g])) {
+			*group = (enum cache_group_id)g;
+			return config_parse_uint(value, 1, 86400, seconds, why);
+		}
+	}
+	*why = "unknown cache group";
+	return -1;
+}
