@@ -6,17 +6,17 @@
 #include "ibsnmpd/agent_mib.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/notify.h"
 #include "ibsnmpd/trap.h"
 
 #include <net-snmp/agent/agent_sysORTable.h>
 
-#define IBSNMPD_MIB 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117
-static oid ibsnmpd_mib_oid[] = {IBSNMPD_MIB};
-static const oid stats_oid[] = {IBSNMPD_MIB, 1, 1};
-static const oid cache_table_oid[] = {IBSNMPD_MIB, 1, 1, 6};
-static const oid traps_oid[] = {IBSNMPD_MIB, 1, 4};
+static oid ibsnmpd_mib_oid[] = {OID_IBSNMPD_MIB};
+static const oid stats_oid[] = {OID_IBSNMPD_STATS};
+static const oid cache_table_oid[] = {OID_IBSNMPD_CACHE_TABLE};
+static const oid traps_oid[] = {OID_IBSNMPD_TRAPS};
 
 struct cache_entry {
 	enum cache_group_id id;
@@ -37,11 +37,11 @@ static int stats_value(unsigned column, netsnmp_variable_list *vb, const void *s
 	(void)snap;
 	mad_engine_get_stats(&st);
 	switch (column) {
-	case 1: mib_set_unsigned(vb, ASN_COUNTER, st.sent); return 0;
-	case 2: mib_set_unsigned(vb, ASN_COUNTER, st.answered); return 0;
-	case 3: mib_set_unsigned(vb, ASN_COUNTER, st.timeouts); return 0;
-	case 4: mib_set_unsigned(vb, ASN_COUNTER, st.dropped); return 0;
-	case 5: mib_set_unsigned(vb, ASN_GAUGE, st.in_flight); return 0;
+	case SCALAR_IBSNMPD_MADS_SENT: mib_set_unsigned(vb, ASN_COUNTER, st.sent); return 0;
+	case SCALAR_IBSNMPD_MADS_ANSWERED: mib_set_unsigned(vb, ASN_COUNTER, st.answered); return 0;
+	case SCALAR_IBSNMPD_MAD_TIMEOUTS: mib_set_unsigned(vb, ASN_COUNTER, st.timeouts); return 0;
+	case SCALAR_IBSNMPD_MADS_DROPPED: mib_set_unsigned(vb, ASN_COUNTER, st.dropped); return 0;
+	case SCALAR_IBSNMPD_MADS_IN_FLIGHT: mib_set_unsigned(vb, ASN_GAUGE, st.in_flight); return 0;
 	default: return -1;
 	}
 }
@@ -55,12 +55,14 @@ static int traps_value(unsigned column, netsnmp_variable_list *vb, const void *s
 	trap_get_stats(&st);
 	notify_get_stats(NOTIFY_IB_TRAP, &ns); /* SMA-MIB's notifications */
 	switch (column) {
-	case 1: mib_set_unsigned(vb, ASN_COUNTER, st.received); return 0;
-	case 2: mib_set_unsigned(vb, ASN_COUNTER, ns.sent); return 0;
-	case 3: mib_set_unsigned(vb, ASN_COUNTER, ns.suppressed); return 0;
-	case 4: mib_set_unsigned(vb, ASN_COUNTER, st.repeated); return 0;
-	case 5: mib_set_unsigned(vb, ASN_COUNTER, st.malformed); return 0;
-	case 6: mib_set_unsigned(vb, ASN_GAUGE, st.subscriptions); return 0;
+	case SCALAR_IBSNMPD_TRAPS_RECEIVED: mib_set_unsigned(vb, ASN_COUNTER, st.received); return 0;
+	case SCALAR_IBSNMPD_NOTIFICATIONS_SENT: mib_set_unsigned(vb, ASN_COUNTER, ns.sent); return 0;
+	case SCALAR_IBSNMPD_NOTIFICATIONS_SUPPRESSED:
+		mib_set_unsigned(vb, ASN_COUNTER, ns.suppressed);
+		return 0;
+	case SCALAR_IBSNMPD_REPORTS_REPEATED: mib_set_unsigned(vb, ASN_COUNTER, st.repeated); return 0;
+	case SCALAR_IBSNMPD_REPORTS_MALFORMED: mib_set_unsigned(vb, ASN_COUNTER, st.malformed); return 0;
+	case SCALAR_IBSNMPD_TRAP_SUBSCRIPTIONS: mib_set_unsigned(vb, ASN_GAUGE, st.subscriptions); return 0;
 	default: return -1;
 	}
 }
@@ -79,21 +81,21 @@ static int cache_value(const void *row, unsigned column, netsnmp_variable_list *
 
 	(void)snap;
 	switch (column) {
-	case 2: {
+	case COLUMN_IBSNMPD_CACHE_NAME: {
 		const char *name = cache_group_name(e->id);
 
 		mib_set_octets(vb, name, strlen(name));
 		return 0;
 	}
-	case 3: mib_set_unsigned(vb, ASN_UNSIGNED, g->lifetime_s); return 0;
-	case 4:
+	case COLUMN_IBSNMPD_CACHE_LIFETIME: mib_set_unsigned(vb, ASN_UNSIGNED, g->lifetime_s); return 0;
+	case COLUMN_IBSNMPD_CACHE_AGE:
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		mib_set_unsigned(vb, ASN_UNSIGNED,
 				 g->snapshot ? (unsigned long)(now.tv_sec - g->filled_at) : 4294967295UL);
 		return 0;
-	case 5: mib_set_unsigned(vb, ASN_COUNTER, g->attempts); return 0;
-	case 6: mib_set_int(vb, g->last_failed ? 2 : 1); return 0;
-	case 7:
+	case COLUMN_IBSNMPD_CACHE_REFRESHES: mib_set_unsigned(vb, ASN_COUNTER, g->attempts); return 0;
+	case COLUMN_IBSNMPD_CACHE_FAILING: mib_set_int(vb, g->last_failed ? 2 : 1); return 0; /* ok(1), failing(2) */
+	case COLUMN_IBSNMPD_CACHE_LAST_DURATION:
 		mib_set_unsigned(vb, ASN_UNSIGNED, (unsigned long)(g->last_duration * 1000 + 0.5));
 		return 0;
 	default: return -1;
@@ -109,19 +111,22 @@ static const struct mib_rows *cache_rows(const void *ctx, const void **snap)
 
 static struct mib_scalars stats_scalars = {
 	.name = "ibsnmpdStats", .group_oid = stats_oid, .group_oid_len = OID_LENGTH(stats_oid),
-	.first = 1, .last = 5, .snapshot = stats_snapshot, .value = stats_value,
+	.first = SCALAR_IBSNMPD_MADS_SENT, .last = SCALAR_IBSNMPD_MADS_IN_FLIGHT,
+	.snapshot = stats_snapshot, .value = stats_value,
 	.ctx = &stats,
 };
 
 static struct mib_scalars trap_scalars = {
 	.name = "ibsnmpdTraps", .group_oid = traps_oid, .group_oid_len = OID_LENGTH(traps_oid),
-	.first = 1, .last = 6, .snapshot = stats_snapshot, .value = traps_value,
+	.first = SCALAR_IBSNMPD_TRAPS_RECEIVED, .last = SCALAR_IBSNMPD_TRAP_SUBSCRIPTIONS,
+	.snapshot = stats_snapshot, .value = traps_value,
 	.ctx = &stats,
 };
 
 static struct mib_table cache_table = {
 	.name = "ibsnmpdCacheTable", .table_oid = cache_table_oid,
-	.table_oid_len = OID_LENGTH(cache_table_oid), .first_column = 2, .last_column = 7,
+	.table_oid_len = OID_LENGTH(cache_table_oid), .first_column = COLUMN_IBSNMPD_CACHE_NAME,
+	.last_column = COLUMN_IBSNMPD_CACHE_LAST_DURATION,
 	.rows = cache_rows, .value = cache_value,
 };
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibsnmpd/mib_set.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/octets.h"
 
@@ -168,7 +169,7 @@ static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 	const struct mib_rows *rows;
 
 	if (reqinfo->mode != MODE_GET && reqinfo->mode != MODE_GETNEXT && t->set)
-		return t->set(t, handler, reg, reqinfo, requests);
+		return mib_set_run_table(t, handler, reg, reqinfo, requests);
 	rows = t->rows(t->ctx, &snap);
 	for (netsnmp_request_info *r = requests; r; r = r->next) {
 		if (r->processed)
@@ -195,9 +196,11 @@ int mib_table_register(struct mib_table *t)
 	if (!h)
 		return -1;
 	h->myvoid = t;
+	/* Not HANDLER_CAN_GETBULK: net-snmp puts its bulk_to_next helper in
+	 * front, which turns a GETBULK into the GETNEXTs handled here. (Over
+	 * AgentX, snmpd sends GETNEXTs anyway.) */
 	t->reg = netsnmp_handler_registration_create(t->name, h, t->table_oid, t->table_oid_len,
-						     (t->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY) |
-							     HANDLER_CAN_GETBULK);
+						     t->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
 	if (!t->reg || netsnmp_register_handler(t->reg) != MIB_REGISTERED_OK) {
 		snmp_log(LOG_ERR, "cannot register %s\n", t->name);
 		t->reg = NULL;
@@ -223,8 +226,9 @@ static int scalars_handler(netsnmp_mib_handler *handler, netsnmp_handler_registr
 
 	(void)reg;
 	if (reqinfo->mode != MODE_GET)
-		return s->set && reqinfo->mode != MODE_GETNEXT ? s->set(reqinfo, requests)
-							       : SNMP_ERR_NOERROR;
+		return s->set && reqinfo->mode != MODE_GETNEXT
+			       ? mib_set_run_scalars(s, handler, reg, reqinfo, requests)
+			       : SNMP_ERR_NOERROR;
 	for (netsnmp_request_info *r = requests; r; r = r->next) {
 		netsnmp_variable_list *vb = r->requestvb;
 
@@ -268,22 +272,21 @@ long mib_set_transid(const netsnmp_agent_request_info *reqinfo)
 	return reqinfo->asp && reqinfo->asp->pdu ? reqinfo->asp->pdu->transid : 0;
 }
 
-int mib_set_int_value(const netsnmp_variable_list *vb, long min, long max, long *v)
+void mib_index_put_guid(oid *index, uint64_t guid)
 {
-	int err = netsnmp_check_vb_int_range(vb, (int)min, (int)max);
-
-	if (err == SNMP_ERR_NOERROR)
-		*v = *vb->val.integer;
-	return err;
+	for (int k = 0; k < MIB_GUID_INDEX_LEN; k++)
+		index[k] = (oid)(guid >> (56 - 8 * k) & 0xff);
 }
 
-int mib_set_truth_value(const netsnmp_variable_list *vb, bool *on)
+int mib_index_get_guid(const oid *index, uint64_t *guid)
 {
-	int err = netsnmp_check_vb_truthvalue(vb);
-
-	if (err == SNMP_ERR_NOERROR)
-		*on = *vb->val.integer == TV_TRUE;
-	return err;
+	*guid = 0;
+	for (int k = 0; k < MIB_GUID_INDEX_LEN; k++) {
+		if (index[k] > 255)
+			return -1;
+		*guid = *guid << 8 | index[k];
+	}
+	return 0;
 }
 
 netsnmp_variable_list *mib_notification_new(const oid *trap, size_t trap_len)

@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
 #include "ibsnmpd/netsnmp.h"
 
 #define MIB_INDEX_MAX 10 /* 8 octets of a GUID, a port, one spare */
@@ -29,11 +31,7 @@ typedef int (*mib_value_fn)(const void *row_data, unsigned column, netsnmp_varia
 /* The rows of the current snapshot of the table, or NULL (no rows). */
 typedef const struct mib_rows *(*mib_rows_fn)(const void *ctx, const void **snapshot);
 
-struct mib_table;
-/* SET modes (RESERVE1 .. FREE) of a writable table; NULL: read-only. */
-typedef int (*mib_set_fn)(struct mib_table *t, netsnmp_mib_handler *handler,
-			  netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
-			  netsnmp_request_info *requests);
+struct mib_set_table;
 
 struct mib_table {
 	const char *name;
@@ -42,7 +40,7 @@ struct mib_table {
 	unsigned first_column, last_column;
 	mib_rows_fn rows;
 	mib_value_fn value;
-	mib_set_fn set;
+	const struct mib_set_table *set; /* writable columns (mib_set.h); NULL: read-only */
 	const void *ctx;
 	netsnmp_handler_registration *reg;
 };
@@ -64,9 +62,7 @@ struct mib_scalars {
 	unsigned first, last;
 	mib_snapshot_fn snapshot;
 	mib_scalar_fn value;
-	/* SET modes (RESERVE1 .. FREE); NULL: read-only. The scalar_group
-	 * helper has checked the instance (.0) and the range first..last. */
-	int (*set)(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests);
+	const struct mib_set_table *set; /* writable scalars (mib_set.h); NULL: read-only */
 	const void *ctx;
 	netsnmp_handler_registration *reg;
 };
@@ -80,14 +76,15 @@ void mib_rows_sort(struct mib_rows *r);
 size_t mib_rows_search(const struct mib_rows *r, const oid *key, size_t key_len, int strict);
 int mib_index_compare(const oid *a, size_t alen, const oid *b, size_t blen);
 
-/* SET helpers. The transaction a SET phase belongs to: over AgentX every
- * phase comes in a PDU of its own, carrying the transaction's ID. */
+/* The transaction a SET mode belongs to: over AgentX every mode comes in a
+ * PDU of its own, carrying the transaction's ID. */
 long mib_set_transid(const netsnmp_agent_request_info *reqinfo);
-/* net-snmp's checks of an INTEGER varbind (type, length, min..max: wrongType,
- * wrongLength, wrongValue), then its value in *v. */
-int mib_set_int_value(const netsnmp_variable_list *vb, long min, long max, long *v);
-/* The same for a TruthValue: *on is true(1). */
-int mib_set_truth_value(const netsnmp_variable_list *vb, bool *on);
+
+/* A GUID as an index: its 8 octets, one arc each (fixed size, no length). */
+#define MIB_GUID_INDEX_LEN 8
+void mib_index_put_guid(oid *index, uint64_t guid);
+/* -1 if an arc is not an octet. */
+int mib_index_get_guid(const oid *index, uint64_t *guid);
 
 /* A notification's varbind list, begun with snmpTrapOID.0 = trap; the
  * caller adds the NOTIFICATION-TYPE's objects, sends it (send_v2trap) and

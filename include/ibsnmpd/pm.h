@@ -14,26 +14,52 @@
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/pm_attr.h"
 
-/* One node of a snapshot, for IB-PM-MIB's per-node tables. */
-struct pm_node_row {
-	const struct pm_node *node;
-	unsigned capmask;      /* ClassPortInfo CapabilityMask */
-	bool capmask_known;    /* ClassPortInfo answered */
-	size_t first_port, n_ports; /* its ports in pm_snapshot.ports */
-};
-
-/* Snapshot of the pm group: the fabric and every port's state, sorted. */
+/* Snapshot of the pm group (one sweep): the fabric and every port's state,
+ * sorted by node GUID and port, and what each node's ClassPortInfo said. */
 struct pm_snapshot {
 	struct pm_fabric *fabric;
 	size_t n;
 	struct pm_port_state *ports;
-	struct mib_rows rows; /* index: 8 octets of node GUID, port */
-	struct pm_node_row *nodes;
-	struct mib_rows node_rows; /* index: 8 octets of node GUID */
+	struct mib_rows rows;   /* ibsnmpdPmPortTable; index: node GUID (8 octets), port */
+	unsigned *node_capmask; /* per node of fabric: CapabilityMask | PM_CAPMASK_KNOWN */
 	size_t stale_ports;
 };
+#define PM_CAPMASK_KNOWN 0x80000000u /* ClassPortInfo answered */
 
 void pm_snapshot_free(void *p);
+
+/* PortCounters' counters in CounterSelect bit order: pmPortCountersTable's
+ * columns 3..18. */
+#define PM_SELECT_COUNTERS 16
+
+/* One node of IB-PM-MIB's per-node tables (pmClassPortInfoTable,
+ * pmPortCountersTable, the sampling tables), built (pm_view.c) from the
+ * last sweep, the last read of the sampling state and the managers'
+ * PortSelect choices, whenever one of them changes. */
+struct pm_node_view {
+	const struct pm_node *node;      /* in the view's fabric */
+	unsigned capmask;                /* ClassPortInfo CapabilityMask */
+	bool capmask_known;
+	unsigned port_select;            /* pmPortCountersPortSelect */
+	bool have_counters;              /* the selected port(s) have been read */
+	uint64_t counter[PM_SELECT_COUNTERS]; /* of the selected port; 0xFF: summed */
+	uint8_t ports[32];               /* bitmap of the node's ports */
+	bool have_ctl, have_res;         /* sampling state (nodes being sampled) */
+	struct pm_sample_ctl ctl;
+	struct pm_sample_result res;
+};
+
+struct pm_view {
+	struct pm_fabric *fabric;        /* held */
+	size_t n;
+	struct pm_node_view *nodes;
+	struct mib_rows rows;            /* index: node GUID (8 octets) */
+};
+
+static inline bool pm_node_has_port(const struct pm_node_view *v, unsigned port)
+{
+	return port < 256 && (v->ports[port / 8] >> (port % 8) & 1);
+}
 
 /* The subsystem, on the main loop: discovery (the helper process
  * ibsnmpd-discover, read through a pipe) and the counter sweeps. */
@@ -58,13 +84,29 @@ struct pm_subnet {
 	/* IB-PM-MIB PortSelect chosen by managers, per node GUID (sorted) */
 	struct pm_port_select { uint64_t guid; unsigned port; } *select;
 	size_t n_select, cap_select;
+	/* what IB-PM-MIB's handlers read: snapshot struct pm_view, rebuilt
+	 * after the sweep or the sampling read is published, and after a SET
+	 * of PortSelect */
+	struct cache_group view;
 };
 
 /* The port pmPortCountersTable shows for a node: what a manager set, else
- * the node's first port. */
-unsigned pm_port_select_get(const struct pm_subnet *pm, const struct pm_node_row *row,
-			    const struct pm_snapshot *snap);
+ * first_port (the node's first). */
+unsigned pm_port_select_get(const struct pm_subnet *pm, uint64_t guid, unsigned first_port);
 int pm_port_select_set(struct pm_subnet *pm, uint64_t guid, unsigned port);
+
+/* An action on a node is over: MAD_OK or the failure. */
+typedef void (*pm_done_fn)(void *ctx, int mad_result);
+
+/* PerfMgtSet(PortCounters) to lid: clears the counters counter_select names
+ * (PortCounters' CounterSelect bits) of port; after it worked a sweep shows
+ * the zeros soon. -1: not sent. */
+int pm_clear_counters(struct pm_subnet *pm, unsigned lid, unsigned port,
+		      unsigned counter_select, pm_done_fn done, void *ctx);
+
+/* Rebuilds the view now (after a change of PortSelect). */
+void pm_view_refresh(struct pm_subnet *pm);
+void pm_view_init(struct pm_subnet *pm);
 
 /* ---- sampling (pm_samples.c) ---- */
 
@@ -90,8 +132,6 @@ struct pm_samples_snapshot {
 #define PM_SAMPLE_SET_TAG (1u << 4)
 #define PM_SAMPLE_SET_SELECT(i) (1u << (5 + (i)))
 
-typedef void (*pm_samples_done_fn)(void *ctx, int mad_result);
-
 void pm_samples_init(struct pm_subnet *pm);
 void pm_samples_stop(struct pm_subnet *pm);
 void pm_samples_apply_config(struct pm_subnet *pm);
@@ -101,7 +141,7 @@ const struct pm_sample_state *pm_samples_find(const struct pm_samples_snapshot *
 /* PerfMgtGet PortSamplesControl, then PerfMgtSet with the named fields
  * changed: this starts a sample. done() gets MAD_OK or the failure. */
 int pm_samples_start(struct pm_subnet *pm, uint64_t guid, unsigned lid,
-		     const struct pm_sample_ctl *want, uint32_t fields, pm_samples_done_fn done,
+		     const struct pm_sample_ctl *want, uint32_t fields, pm_done_fn done,
 		     void *ctx);
 
 int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num);

@@ -37,6 +37,9 @@ int pm_counters_ext_decode(const uint8_t *data, size_t len, struct pm_counters_e
 int pm_classportinfo_capmask(const uint8_t *data, size_t len, unsigned *capmask);
 /* Request data selecting a port (PortSelect) for PortCounters[Extended]. */
 void pm_port_select(uint8_t *data, size_t len, unsigned attr_id, unsigned port);
+/* A PerfMgtSet(PortCounters) that clears the counters counter_select names
+ * (CounterSelect: bit 0 SymbolErrorCounter ... bit 15 PortRcvPkts) of port. */
+void pm_counters_clear_encode(uint8_t *data, size_t len, unsigned port, unsigned counter_select);
 
 /* PortSamplesControl (IBA 16.1.3.2): one sampling mechanism of a node. */
 #define PM_SAMPLE_COUNTERS 15

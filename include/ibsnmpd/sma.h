@@ -48,7 +48,8 @@ struct sma_lft_entry { unsigned lid, port; };
 struct sma_mft_entry { unsigned mlid; uint8_t ports[32]; /* IbSmPortList */ };
 struct sma_rft_row { unsigned index; struct sma_rft_entry e; };
 struct sma_sminfo_entry { unsigned port; struct sma_sminfo sm; };
-struct sma_vdiag_entry { unsigned port; struct sma_vendordiag d; };
+/* VendorDiag and, read in the same batch, PortInfo's DiagCode of the port */
+struct sma_vdiag_entry { unsigned port; struct sma_vendordiag d; unsigned diag_code; };
 struct sma_led_entry { unsigned index, on; };
 
 /* ---- the node whose SMA ibsnmpd serves: a path and its cache groups ---- */

@@ -14,11 +14,12 @@
  * Objects dcbnl has no source for are not served (noSuchInstance, skipped
  * by walks); mibs/README.md lists them.
  *
- * SETs: every varbind is checked (RESERVE1), the port as a whole (RESERVE2:
+ * SETs, one transaction of the SET engine (mib_set.h): every varbind is
+ * checked and staged per port (RESERVE1), each port as a whole (RESERVE2:
  * bandwidths sum to 100, PG ids and PFC priorities within the port's TC
  * counts), then ACTION sends the set commands and SET_ALL (delegated: other
  * requests are served meanwhile); the kernel's refusal becomes the varbinds'
- * error; UNDO sends the previous values back. */
+ * error; UNDO sends back the previous values of what the kernel took. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@
 
 #include "ibsnmpd/cache.h"
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/mib_oids.h"
+#include "ibsnmpd/mib_set.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/netsnmp.h"
 
@@ -33,17 +36,16 @@
 
 #include <net-snmp/agent/agent_sysORTable.h>
 
-#define DCBX_MIB 1, 0, 8802, 1, 1, 2, 1, 5, 6945
-static const oid port_table_oid[] = {DCBX_MIB, 1, 1};
-static const oid feat_table_oid[] = {DCBX_MIB, 2, 1};
-static const oid pg_numtcs_oid[] = {DCBX_MIB, 2, 2, 1};
-static const oid prio_table_oid[] = {DCBX_MIB, 2, 2, 2};
-static const oid bw_table_oid[] = {DCBX_MIB, 2, 2, 3};
-static const oid pfc_numtcs_oid[] = {DCBX_MIB, 2, 3, 1};
-static const oid pfc_table_oid[] = {DCBX_MIB, 2, 3, 2};
-static const oid app_table_oid[] = {DCBX_MIB, 2, 4, 1};
-static const oid app_prio_table_oid[] = {DCBX_MIB, 2, 4, 2};
-static oid dcbx_mib_oid[] = {DCBX_MIB};
+static const oid port_table_oid[] = {OID_LLDP_XDCBX_PORT_TABLE};
+static const oid feat_table_oid[] = {OID_LLDP_XDCBX_FEAT_TABLE};
+static const oid pg_numtcs_oid[] = {OID_LLDP_XDCBX_FEAT_PG_NUM_TCS_SUPPORTED};
+static const oid prio_table_oid[] = {OID_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_TABLE};
+static const oid bw_table_oid[] = {OID_LLDP_XDCBX_FEAT_PG_BW_ALLOC_TABLE};
+static const oid pfc_numtcs_oid[] = {OID_LLDP_XDCBX_FEAT_PFC_NUM_TCPFC_SUPPORTED};
+static const oid pfc_table_oid[] = {OID_LLDP_XDCBX_FEAT_PFC_TABLE};
+static const oid app_table_oid[] = {OID_LLDP_XDCBX_FEAT_APP_PROTO_TABLE};
+static const oid app_prio_table_oid[] = {OID_LLDP_XDCBX_FEAT_APP_PROTO_PRIO_TABLE};
+static oid dcbx_mib_oid[] = {OID_LLDP_XDCBX_MIB};
 
 static const struct mib_rows *rows_of(int t, const void **snap)
 {
@@ -75,7 +77,7 @@ static int port_value(const void *row, unsigned column, netsnmp_variable_list *v
 	const struct dcbx_row *r = row;
 
 	(void)snap;
-	if (column != 2 || !r->p->have_state)
+	if (column != COLUMN_LLDP_XDCBX_PORT_ENABLE || !r->p->have_state)
 		return -1; /* VersionOper/Max, SeqNo, AckNo: no dcbnl source */
 	mib_set_int(vb, mib_truth(r->p->state));
 	return 0;
@@ -91,36 +93,38 @@ static int feat_value(const void *row, unsigned column, netsnmp_variable_list *v
 
 	(void)snap;
 	switch (column) {
-	case 5: mib_set_int(vb, mib_truth(flags & DCBX_FLAG_ENABLE)); return 0;
-	case 6: mib_set_int(vb, mib_truth(flags & DCBX_FLAG_WILLING)); return 0;
-	case 7: mib_set_int(vb, mib_truth(flags & DCBX_FLAG_ERROR)); return 0;
-	case 8: mib_set_int(vb, mib_truth(flags & DCBX_FLAG_ADVERTISE)); return 0;
-	case 12:
+	case COLUMN_LLDP_XDCBX_FEAT_ENABLE: mib_set_int(vb, mib_truth(flags & DCBX_FLAG_ENABLE)); return 0;
+	case COLUMN_LLDP_XDCBX_FEAT_WILLING: mib_set_int(vb, mib_truth(flags & DCBX_FLAG_WILLING)); return 0;
+	case COLUMN_LLDP_XDCBX_FEAT_ERROR: mib_set_int(vb, mib_truth(flags & DCBX_FLAG_ERROR)); return 0;
+	case COLUMN_LLDP_XDCBX_FEAT_ADVERTISE:
+		mib_set_int(vb, mib_truth(flags & DCBX_FLAG_ADVERTISE));
+		return 0;
+	case COLUMN_LLDP_XDCBX_FEAT_PEER_WILLING:
 		if (!peer)
 			return -1;
 		mib_set_int(vb, mib_truth(r->a == DCBX_FEAT_PG ? p->peer_pg_willing
 					  : r->a == DCBX_FEAT_PFC ? p->peer_pfc_willing
 					  : p->peer_app_willing));
 		return 0;
-	case 14:
+	case COLUMN_LLDP_XDCBX_FEAT_PEER_ENABLE:
 		if (!peer)
 			return -1;
 		/* only the PG TLV carries the peer's enable bit; PFC and APP: sent = on */
 		mib_set_int(vb, mib_truth(r->a == DCBX_FEAT_PG ? p->peer_pg_enable : 1));
 		return 0;
-	case 15:
+	case COLUMN_LLDP_XDCBX_FEAT_PEER_ERROR:
 		if (!peer)
 			return -1;
 		mib_set_int(vb, mib_truth(r->a == DCBX_FEAT_PG ? p->peer_pg_error
 					  : r->a == DCBX_FEAT_PFC ? p->peer_pfc_error
 					  : p->peer_app_error));
 		return 0;
-	case 16:
+	case COLUMN_LLDP_XDCBX_FEAT_PEER_ADVERTISE:
 		if (!peer)
 			return -1;
 		mib_set_int(vb, mib_truth(1)); /* the peer sent the TLV */
 		return 0;
-	case 17: {
+	case COLUMN_LLDP_XDCBX_FEAT_PEER_TC: {
 		unsigned tcs = r->a == DCBX_FEAT_PG ? p->peer_pg_tcs
 			     : r->a == DCBX_FEAT_PFC ? p->peer_pfc_tcs : 0;
 
@@ -134,6 +138,22 @@ static int feat_value(const void *row, unsigned column, netsnmp_variable_list *v
 	}
 }
 
+/* The PG, PFC and application priority tables all have the columns
+ * Desired, Oper and Peer, numbered alike. */
+#define COL_DESIRED COLUMN_LLDP_XDCBX_FEAT_PFC_ENABLE_DESIRED
+#define COL_OPER COLUMN_LLDP_XDCBX_FEAT_PFC_ENABLE_OPER
+#define COL_PEER COLUMN_LLDP_XDCBX_FEAT_PFC_ENABLE_PEER
+_Static_assert(COLUMN_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_PG_ID_DESIRED == COL_DESIRED &&
+	       COLUMN_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_PG_ID_OPER == COL_OPER &&
+	       COLUMN_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_PG_ID_PEER == COL_PEER &&
+	       COLUMN_LLDP_XDCBX_FEAT_PG_BW_ALLOC_BW_DESIRED == COL_DESIRED &&
+	       COLUMN_LLDP_XDCBX_FEAT_PG_BW_ALLOC_BW_OPER == COL_OPER &&
+	       COLUMN_LLDP_XDCBX_FEAT_PG_BW_ALLOC_BW_PEER == COL_PEER &&
+	       COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_DESIRED == COL_DESIRED &&
+	       COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_OPER == COL_OPER &&
+	       COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_PEER == COL_PEER,
+	       "Desired, Oper and Peer are numbered alike in the four tables");
+
 /* A PG table's desired/oper (ours) and peer columns: ours[i] or peer[i],
  * served when it is within max (drivers put 0xff for "undefined"). */
 static int pg_column(const struct dcbx_row *r, unsigned column, netsnmp_variable_list *vb,
@@ -141,9 +161,9 @@ static int pg_column(const struct dcbx_row *r, unsigned column, netsnmp_variable
 {
 	unsigned v;
 
-	if ((column == 2 || column == 3) && r->p->have_pg)
+	if ((column == COL_DESIRED || column == COL_OPER) && r->p->have_pg)
 		v = ours[r->a];
-	else if (column == 4 && r->p->have_peer_pg)
+	else if (column == COL_PEER && r->p->have_peer_pg)
 		v = peer[r->a];
 	else
 		return -1;
@@ -178,11 +198,11 @@ static int pfc_value(const void *row, unsigned column, netsnmp_variable_list *vb
 	const struct dcbx_port *p = r->p;
 
 	(void)snap;
-	if ((column == 2 || column == 3) && p->have_pfc) {
+	if ((column == COL_DESIRED || column == COL_OPER) && p->have_pfc) {
 		mib_set_int(vb, mib_truth(p->pfc[r->a]));
 		return 0;
 	}
-	if (column == 4 && p->have_peer_pfc) {
+	if (column == COL_PEER && p->have_peer_pfc) {
 		mib_set_int(vb, mib_truth(p->peer_pfc_en & (1u << r->a)));
 		return 0;
 	}
@@ -196,11 +216,11 @@ static int app_value(const void *row, unsigned column, netsnmp_variable_list *vb
 	const struct dcbx_app *a = &r->p->apps[r->a];
 
 	(void)snap;
-	if (column == 2 && a->selector <= 3) {
+	if (column == COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_SF && a->selector <= 3) {
 		mib_set_int(vb, a->selector);
 		return 0;
 	}
-	if (column == 4) {
+	if (column == COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ID) {
 		mib_set_int(vb, a->id);
 		return 0;
 	}
@@ -214,11 +234,12 @@ static int app_prio_value(const void *row, unsigned column, netsnmp_variable_lis
 	const struct dcbx_app *a = &r->p->apps[r->a], *o;
 
 	(void)snap;
-	if (column == 2 || column == 3) {
+	if (column == COL_DESIRED || column == COL_OPER) {
 		mib_set_int(vb, mib_truth(a->prio_map & (1u << r->b)));
 		return 0;
 	}
-	if (column == 4 && r->p->have_peer_apps && (o = dcbx_find_app(r->p->peer_apps, r->p->n_peer_apps, a->selector, a->id))) {
+	if (column == COL_PEER && r->p->have_peer_apps &&
+	    (o = dcbx_find_app(r->p->peer_apps, r->p->n_peer_apps, a->selector, a->id))) {
 		mib_set_int(vb, mib_truth(o->prio_map & (1u << r->b)));
 		return 0;
 	}
@@ -227,24 +248,39 @@ static int app_prio_value(const void *row, unsigned column, netsnmp_variable_lis
 
 /* ---- the SET transaction ---- */
 
-static struct {
-	long transid;
-	bool open, sent, undone;
-	unsigned accepted; /* set commands the kernel took before refusing one */
-	size_t n;
-	struct dcbx_change change[32], before[32];
-} tx;
+#define DCBX_TX_PORTS 32
 
-static struct dcbx_change *change_of(const struct dcbx_port *p)
+struct dcbx_tx {
+	size_t n;
+	struct dcbx_change change[DCBX_TX_PORTS], before[DCBX_TX_PORTS];
+	bool sent;
+	unsigned accepted; /* set commands the kernel took before refusing one */
+};
+
+static struct mib_set_domain dcbx_domain;
+
+static void *tx_begin(void *area)
+{
+	(void)area;
+	return calloc(1, sizeof(struct dcbx_tx));
+}
+
+static void tx_end(void *tx)
+{
+	free(tx);
+}
+
+/* The staged change of a port, begun from what the kernel has now. */
+static struct dcbx_change *change_of(struct dcbx_tx *tx, const struct dcbx_port *p)
 {
 	struct dcbx_change *c;
 
-	for (size_t i = 0; i < tx.n; i++)
-		if (tx.change[i].ifindex == p->ifindex)
-			return &tx.change[i];
-	if (tx.n == 32)
+	for (size_t i = 0; i < tx->n; i++)
+		if (tx->change[i].ifindex == p->ifindex)
+			return &tx->change[i];
+	if (tx->n == DCBX_TX_PORTS)
 		return NULL;
-	c = &tx.change[tx.n];
+	c = &tx->change[tx->n];
 	memset(c, 0, sizeof(*c));
 	c->ifindex = p->ifindex;
 	c->state = p->state;
@@ -252,9 +288,84 @@ static struct dcbx_change *change_of(const struct dcbx_port *p)
 	memcpy(c->prio_pgid, p->prio_pgid, sizeof(c->prio_pgid));
 	memcpy(c->pg_bw, p->pg_bw, sizeof(c->pg_bw));
 	memcpy(c->pfc, p->pfc, sizeof(c->pfc));
-	tx.before[tx.n] = *c;
-	tx.n++;
+	tx->before[tx->n] = *c;
+	tx->n++;
 	return c;
+}
+
+/* The change of the varbind's port; NULL: too many ports in one SET. */
+static struct dcbx_change *change_for(void *tx, const struct mib_set_request *req,
+				      const struct dcbx_row **row)
+{
+	*row = req->row->data;
+	return change_of(tx, (*row)->p);
+}
+
+static int stage_port_enable(void *tx, const struct mib_set_request *req)
+{
+	const struct dcbx_row *r;
+	struct dcbx_change *c = change_for(tx, req, &r);
+
+	if (!c)
+		return SNMP_ERR_RESOURCEUNAVAILABLE;
+	c->set_state = true;
+	c->state = req->value == TV_TRUE;
+	return SNMP_ERR_NOERROR;
+}
+
+static int stage_feature_flag(void *tx, const struct mib_set_request *req)
+{
+	const struct dcbx_row *r;
+	struct dcbx_change *c = change_for(tx, req, &r);
+	uint8_t bit = req->column == COLUMN_LLDP_XDCBX_FEAT_ENABLE ? DCBX_FLAG_ENABLE
+		    : req->column == COLUMN_LLDP_XDCBX_FEAT_WILLING ? DCBX_FLAG_WILLING
+		    : DCBX_FLAG_ADVERTISE;
+	uint8_t *flags;
+
+	if (!c)
+		return SNMP_ERR_RESOURCEUNAVAILABLE;
+	flags = &c->feat[r->a - DCBX_FEAT_FIRST];
+	*flags = req->value == TV_TRUE ? (uint8_t)(*flags | bit) : (uint8_t)(*flags & ~bit);
+	c->set_feat = true;
+	return SNMP_ERR_NOERROR;
+}
+
+static int stage_priority_pg(void *tx, const struct mib_set_request *req)
+{
+	const struct dcbx_row *r;
+	struct dcbx_change *c = change_for(tx, req, &r);
+
+	if (req->value > 7 && req->value < DCBX_PGID_NO_LIMIT)
+		return SNMP_ERR_WRONGVALUE; /* reserved8 .. reserved14 */
+	if (!c)
+		return SNMP_ERR_RESOURCEUNAVAILABLE;
+	c->prio_pgid[r->a] = (uint8_t)req->value;
+	c->set_pg = true;
+	return SNMP_ERR_NOERROR;
+}
+
+static int stage_pg_bandwidth(void *tx, const struct mib_set_request *req)
+{
+	const struct dcbx_row *r;
+	struct dcbx_change *c = change_for(tx, req, &r);
+
+	if (!c)
+		return SNMP_ERR_RESOURCEUNAVAILABLE;
+	c->pg_bw[r->a] = (uint8_t)req->value;
+	c->set_pg = true;
+	return SNMP_ERR_NOERROR;
+}
+
+static int stage_pfc(void *tx, const struct mib_set_request *req)
+{
+	const struct dcbx_row *r;
+	struct dcbx_change *c = change_for(tx, req, &r);
+
+	if (!c)
+		return SNMP_ERR_RESOURCEUNAVAILABLE;
+	c->pfc[r->a] = req->value == TV_TRUE;
+	c->set_pfc = true;
+	return SNMP_ERR_NOERROR;
 }
 
 static struct dcbx_app *set_app(struct dcbx_change *c, const struct dcbx_app *a)
@@ -268,123 +379,54 @@ static struct dcbx_app *set_app(struct dcbx_change *c, const struct dcbx_app *a)
 	return &c->set_apps[c->n_set_apps++];
 }
 
-/* One varbind onto the transaction (RESERVE1). */
-static int reserve_one(int t, const struct dcbx_row *r, unsigned column,
-		       const netsnmp_variable_list *vb)
+static int stage_app_priority(void *tx, const struct mib_set_request *req)
 {
-	struct dcbx_change *c = change_of(r->p);
-	bool on;
-	long v;
-	int err;
+	const struct dcbx_row *r;
+	struct dcbx_change *c = change_for(tx, req, &r);
+	struct dcbx_app *a;
 
-	if (!c)
+	if (!c || !(a = set_app(c, &r->p->apps[r->a])))
 		return SNMP_ERR_RESOURCEUNAVAILABLE;
-	switch (t) {
-	case DCBX_T_PORT:
-		if (column != 2)
-			return SNMP_ERR_NOTWRITABLE;
-		if ((err = mib_set_truth_value(vb, &on)))
-			return err;
-		c->set_state = true;
-		c->state = on;
-		return SNMP_ERR_NOERROR;
-	case DCBX_T_FEAT: {
-		uint8_t bit = column == 5 ? DCBX_FLAG_ENABLE : column == 6 ? DCBX_FLAG_WILLING
-			    : column == 8 ? DCBX_FLAG_ADVERTISE : 0;
-		uint8_t *flags = &c->feat[r->a - DCBX_FEAT_FIRST];
-
-		if (!bit)
-			return SNMP_ERR_NOTWRITABLE;
-		if ((err = mib_set_truth_value(vb, &on)))
-			return err;
-		*flags = on ? (uint8_t)(*flags | bit) : (uint8_t)(*flags & ~bit);
-		c->set_feat = true;
-		return SNMP_ERR_NOERROR;
-	}
-	case DCBX_T_PRIO:
-		if (column != 2)
-			return SNMP_ERR_NOTWRITABLE;
-		if ((err = mib_set_int_value(vb, 0, 15, &v)))
-			return err;
-		if (v > 7 && v < DCBX_PGID_NO_LIMIT)
-			return SNMP_ERR_WRONGVALUE; /* reserved8 .. reserved14 */
-		c->prio_pgid[r->a] = (uint8_t)v;
-		c->set_pg = true;
-		return SNMP_ERR_NOERROR;
-	case DCBX_T_BW:
-		if (column != 2)
-			return SNMP_ERR_NOTWRITABLE;
-		if ((err = mib_set_int_value(vb, 0, 100, &v)))
-			return err;
-		c->pg_bw[r->a] = (uint8_t)v;
-		c->set_pg = true;
-		return SNMP_ERR_NOERROR;
-	case DCBX_T_PFC:
-		if (column != 2)
-			return SNMP_ERR_NOTWRITABLE;
-		if ((err = mib_set_truth_value(vb, &on)))
-			return err;
-		c->pfc[r->a] = on;
-		c->set_pfc = true;
-		return SNMP_ERR_NOERROR;
-	case DCBX_T_APP_PRIO: {
-		struct dcbx_app *a;
-
-		if (column != 2)
-			return SNMP_ERR_NOTWRITABLE;
-		if ((err = mib_set_truth_value(vb, &on)))
-			return err;
-		if (!(a = set_app(c, &r->p->apps[r->a])))
-			return SNMP_ERR_RESOURCEUNAVAILABLE;
-		a->prio_map = on ? (uint8_t)(a->prio_map | 1u << r->b)
-				 : (uint8_t)(a->prio_map & ~(1u << r->b));
-		return SNMP_ERR_NOERROR;
-	}
-	default:
-		return SNMP_ERR_NOTWRITABLE; /* the app entries' selector, OUI, id */
-	}
+	a->prio_map = req->value == TV_TRUE ? (uint8_t)(a->prio_map | 1u << r->b)
+					    : (uint8_t)(a->prio_map & ~(1u << r->b));
+	return SNMP_ERR_NOERROR;
 }
 
 /* RESERVE2: each port's configuration as a whole. */
-static int check_ports(void)
+static int tx_consistent(void *p)
 {
+	const struct dcbx_tx *tx = p;
 	const struct dcbx_snapshot *s = cache_snapshot(dcbx_cache_group());
 
-	for (size_t i = 0; i < tx.n; i++) {
-		const struct dcbx_change *c = &tx.change[i];
-		const struct dcbx_port *p = dcbx_snapshot_port(s, c->ifindex);
+	for (size_t i = 0; i < tx->n; i++) {
+		const struct dcbx_change *c = &tx->change[i];
+		const struct dcbx_port *port = dcbx_snapshot_port(s, c->ifindex);
 		unsigned sum = 0, pfc_on = 0;
 
-		if (!p)
+		if (!port)
 			return SNMP_ERR_INCONSISTENTNAME; /* the interface went away */
 		if (c->set_pg) {
 			for (int k = 0; k < DCBX_PGS; k++)
 				sum += c->pg_bw[k];
 			if (sum != 100) {
 				snmp_log(LOG_INFO, "dcbx: SET refused: %s's PG bandwidths sum to %u, "
-					 "not 100\n", p->ifname, sum);
+					 "not 100\n", port->ifname, sum);
 				return SNMP_ERR_INCONSISTENTVALUE;
 			}
 			for (int k = 0; k < DCBX_PRIOS; k++)
-				if (c->prio_pgid[k] != DCBX_PGID_NO_LIMIT && p->have_numtcs &&
-				    p->numtcs_pg && c->prio_pgid[k] >= p->numtcs_pg)
+				if (c->prio_pgid[k] != DCBX_PGID_NO_LIMIT && port->have_numtcs &&
+				    port->numtcs_pg && c->prio_pgid[k] >= port->numtcs_pg)
 					return SNMP_ERR_INCONSISTENTVALUE;
 		}
-		if (c->set_pfc && p->have_numtcs && p->numtcs_pfc) {
+		if (c->set_pfc && port->have_numtcs && port->numtcs_pfc) {
 			for (int k = 0; k < DCBX_PRIOS; k++)
 				pfc_on += !!c->pfc[k];
-			if (pfc_on > p->numtcs_pfc)
+			if (pfc_on > port->numtcs_pfc)
 				return SNMP_ERR_INCONSISTENTVALUE;
 		}
 	}
 	return SNMP_ERR_NOERROR;
 }
-
-struct set_wait {
-	netsnmp_delegated_cache *cache;
-	netsnmp_request_info *requests;
-	long transid;
-};
 
 static int snmp_error_of(int error)
 {
@@ -401,22 +443,26 @@ static int snmp_error_of(int error)
 
 static void set_done(void *ctx, int error, unsigned accepted)
 {
-	struct set_wait *w = ctx;
-	netsnmp_delegated_cache *cache = netsnmp_handler_check_cache(w->cache);
+	unsigned token = (unsigned)(uintptr_t)ctx;
+	struct dcbx_tx *tx = mib_set_tx(&dcbx_domain, token);
 
 	if (error)
 		snmp_log(LOG_WARNING, "dcbx: the kernel refused a SET: %s\n", strerror(error));
-	if (tx.open && tx.transid == w->transid)
-		tx.accepted = accepted;
-	if (cache) {
-		for (netsnmp_request_info *r = w->requests; r; r = r->next) {
-			if (error && !r->processed)
-				netsnmp_set_request_error(cache->reqinfo, r, snmp_error_of(error));
-			r->delegated = 0;
-		}
-		netsnmp_free_delegated_cache(cache);
-	}
-	free(w);
+	if (tx)
+		tx->accepted = accepted; /* UNDO sends back only what it took */
+	mib_set_action_done(&dcbx_domain, token, snmp_error_of(error));
+}
+
+/* ACTION: the set commands and SET_ALL, per port (the answer may come at
+ * once: a port gone, a send that fails) */
+static int tx_action(void *p, unsigned token)
+{
+	struct dcbx_tx *tx = p;
+
+	if (dcbx_apply(tx->change, tx->n, set_done, (void *)(uintptr_t)token))
+		return SNMP_ERR_RESOURCEUNAVAILABLE; /* not queued: no socket, no memory */
+	tx->sent = true;
+	return MIB_SET_PENDING;
 }
 
 static void undo_done(void *ctx, int error, unsigned accepted)
@@ -428,119 +474,94 @@ static void undo_done(void *ctx, int error, unsigned accepted)
 			 strerror(error));
 }
 
-static int table_set(struct mib_table *t, netsnmp_mib_handler *handler,
-		     netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
-		     netsnmp_request_info *requests)
+/* UNDO: the previous values of what the kernel took, sent back (not waited
+ * for) */
+static int tx_undo(void *p)
 {
-	const int which = (int)(intptr_t)t->ctx;
-	long transid = mib_set_transid(reqinfo);
+	struct dcbx_tx *tx = p;
+	struct dcbx_change back[DCBX_TX_PORTS];
 
-	switch (reqinfo->mode) {
-	case MODE_SET_RESERVE1: {
-		const void *snap;
-		const struct mib_rows *rows = rows_of(which, &snap);
-
-		if (!tx.open || tx.transid != transid) {
-			memset(&tx, 0, sizeof(tx));
-			tx.open = true;
-			tx.transid = transid;
-		}
-		for (netsnmp_request_info *r = requests; r; r = r->next) {
-			unsigned column;
-			const struct mib_row *row = rows ? mib_table_find_row(t, rows,
-				r->requestvb->name, r->requestvb->name_length, &column) : NULL;
-			int err = row ? reserve_one(which, row->data, column, r->requestvb)
-				      : SNMP_ERR_NOCREATION;
-
-			if (err != SNMP_ERR_NOERROR) {
-				netsnmp_set_request_error(reqinfo, r, err);
-				return SNMP_ERR_NOERROR;
-			}
-		}
-		break;
+	if (!tx->sent || !tx->accepted)
+		return 0;
+	memcpy(back, tx->before, tx->n * sizeof(back[0]));
+	for (size_t i = 0; i < tx->n; i++) {
+		back[i].set_state = tx->change[i].set_state;
+		back[i].set_feat = tx->change[i].set_feat;
+		back[i].set_pg = tx->change[i].set_pg;
+		back[i].set_pfc = tx->change[i].set_pfc;
+		back[i].n_set_apps = 0; /* apps: the snapshot still has the old priorities */
 	}
-	case MODE_SET_RESERVE2:
-		if (tx.open && tx.transid == transid) {
-			int err = check_ports();
-
-			if (err != SNMP_ERR_NOERROR)
-				netsnmp_set_request_error(reqinfo, requests, err);
-		}
-		break;
-	case MODE_SET_ACTION:
-		if (tx.open && tx.transid == transid && !tx.sent) {
-			struct set_wait *w = calloc(1, sizeof(*w));
-
-			if (!w) {
-				netsnmp_set_request_error(reqinfo, requests,
-							  SNMP_ERR_RESOURCEUNAVAILABLE);
-				break;
-			}
-			/* delegated before the first command goes out: the answer may
-			 * come at once (a port gone, a send that fails) */
-			w->requests = requests;
-			w->transid = transid;
-			w->cache = netsnmp_create_delegated_cache(handler, reg, reqinfo, requests,
-								  NULL);
-			for (netsnmp_request_info *r = requests; r; r = r->next)
-				r->delegated = 1;
-			tx.sent = true;
-			if (dcbx_apply(tx.change, tx.n, set_done, w)) {
-				/* not queued (no socket, no memory): w is still ours */
-				for (netsnmp_request_info *r = requests; r; r = r->next)
-					r->delegated = 0;
-				netsnmp_free_delegated_cache(w->cache);
-				free(w);
-				tx.sent = false;
-				netsnmp_set_request_error(reqinfo, requests,
-							  SNMP_ERR_RESOURCEUNAVAILABLE);
-			}
-		}
-		break;
-	case MODE_SET_UNDO:
-		/* only what the kernel took needs sending back */
-		if (tx.open && tx.transid == transid && tx.sent && tx.accepted && !tx.undone) {
-			struct dcbx_change back[32];
-
-			tx.undone = true;
-			memcpy(back, tx.before, tx.n * sizeof(back[0]));
-			for (size_t i = 0; i < tx.n; i++) {
-				back[i].set_state = tx.change[i].set_state;
-				back[i].set_feat = tx.change[i].set_feat;
-				back[i].set_pg = tx.change[i].set_pg;
-				back[i].set_pfc = tx.change[i].set_pfc;
-				/* apps: the snapshot still has the old priorities */
-				back[i].n_set_apps = 0;
-			}
-			if (dcbx_apply(back, tx.n, undo_done, NULL))
-				snmp_log(LOG_WARNING, "dcbx: cannot undo a failed SET\n");
-		}
-		break;
-	case MODE_SET_COMMIT:
-	case MODE_SET_FREE:
-		if (tx.open && tx.transid == transid && reqinfo->mode == MODE_SET_FREE)
-			memset(&tx, 0, sizeof(tx));
-		break;
-	}
-	return SNMP_ERR_NOERROR;
+	if (dcbx_apply(back, tx->n, undo_done, NULL))
+		snmp_log(LOG_WARNING, "dcbx: cannot undo a failed SET\n");
+	return 0;
 }
 
-#define TABLE(var, tname, toid, first, last, rowsfn, valuefn, idx)                 \
-	static struct mib_table var = {                                             \
-		.name = tname, .table_oid = toid, .table_oid_len = OID_LENGTH(toid), \
-		.first_column = first, .last_column = last, .rows = rowsfn,          \
-		.value = valuefn, .set = table_set, .ctx = (const void *)(intptr_t)idx, \
+static struct mib_set_domain dcbx_domain = {
+	.name = "LLDP-EXT-DCBX-MIB", .begin = tx_begin, .consistent = tx_consistent,
+	.action = tx_action, .undo = tx_undo, .end = tx_end,
+};
+
+#define SET_TABLE(var, cols)                                                               \
+	static const struct mib_set_table var = {.domain = &dcbx_domain, .columns = cols,  \
+						 .n_columns = sizeof(cols) / sizeof(cols[0])}
+
+static const struct mib_column_set port_columns[] = {
+	{COLUMN_LLDP_XDCBX_PORT_ENABLE, MIB_VALUE_TRUTH, 0, 0, stage_port_enable},
+};
+static const struct mib_column_set feat_columns[] = {
+	{COLUMN_LLDP_XDCBX_FEAT_ENABLE, MIB_VALUE_TRUTH, 0, 0, stage_feature_flag},
+	{COLUMN_LLDP_XDCBX_FEAT_WILLING, MIB_VALUE_TRUTH, 0, 0, stage_feature_flag},
+	{COLUMN_LLDP_XDCBX_FEAT_ADVERTISE, MIB_VALUE_TRUTH, 0, 0, stage_feature_flag},
+};
+static const struct mib_column_set prio_columns[] = {
+	{COLUMN_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_PG_ID_DESIRED, MIB_VALUE_INT, 0, 15,
+	 stage_priority_pg},
+};
+static const struct mib_column_set bw_columns[] = {
+	{COLUMN_LLDP_XDCBX_FEAT_PG_BW_ALLOC_BW_DESIRED, MIB_VALUE_INT, 0, 100, stage_pg_bandwidth},
+};
+static const struct mib_column_set pfc_columns[] = {
+	{COLUMN_LLDP_XDCBX_FEAT_PFC_ENABLE_DESIRED, MIB_VALUE_TRUTH, 0, 0, stage_pfc},
+};
+static const struct mib_column_set app_prio_columns[] = {
+	{COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_DESIRED, MIB_VALUE_TRUTH, 0, 0,
+	 stage_app_priority},
+};
+SET_TABLE(port_set, port_columns);
+SET_TABLE(feat_set, feat_columns);
+SET_TABLE(prio_set, prio_columns);
+SET_TABLE(bw_set, bw_columns);
+SET_TABLE(pfc_set, pfc_columns);
+SET_TABLE(app_prio_set, app_prio_columns);
+/* the app entries' selector, OUI and id: not writable (dcbnl sets priorities) */
+static const struct mib_set_table app_set = {.domain = &dcbx_domain};
+
+#define TABLE(var, tname, toid, first, last, rowsfn, valuefn, setp, idx)                  \
+	static struct mib_table var = {                                                  \
+		.name = tname, .table_oid = toid, .table_oid_len = OID_LENGTH(toid),      \
+		.first_column = first, .last_column = last, .rows = rowsfn,               \
+		.value = valuefn, .set = setp, .ctx = (const void *)(intptr_t)idx,        \
 	}
-TABLE(port_table, "lldpXdcbxPortTable", port_table_oid, 2, 6, port_rows, port_value, DCBX_T_PORT);
-TABLE(feat_table, "lldpXdcbxFeatTable", feat_table_oid, 3, 17, feat_rows, feat_value, DCBX_T_FEAT);
-TABLE(prio_table, "lldpXdcbxFeatPgPrioAllocTable", prio_table_oid, 2, 4, prio_rows,
-      prio_value, DCBX_T_PRIO);
-TABLE(bw_table, "lldpXdcbxFeatPgBwAllocTable", bw_table_oid, 2, 4, bw_rows, bw_value, DCBX_T_BW);
-TABLE(pfc_table, "lldpXdcbxFeatPfcTable", pfc_table_oid, 2, 4, pfc_rows, pfc_value, DCBX_T_PFC);
-TABLE(app_table, "lldpXdcbxFeatAppProtoTable", app_table_oid, 2, 4, app_rows, app_value,
-      DCBX_T_APP);
-TABLE(app_prio_table, "lldpXdcbxFeatAppProtoPrioTable", app_prio_table_oid, 2, 4,
-      app_prio_rows, app_prio_value, DCBX_T_APP_PRIO);
+TABLE(port_table, "lldpXdcbxPortTable", port_table_oid, COLUMN_LLDP_XDCBX_PORT_ENABLE,
+      COLUMN_LLDP_XDCBX_PORT_ACK_NO, port_rows, port_value, &port_set, DCBX_T_PORT);
+TABLE(feat_table, "lldpXdcbxFeatTable", feat_table_oid, COLUMN_LLDP_XDCBX_FEAT_VERSION_OPER,
+      COLUMN_LLDP_XDCBX_FEAT_PEER_TC, feat_rows, feat_value, &feat_set, DCBX_T_FEAT);
+TABLE(prio_table, "lldpXdcbxFeatPgPrioAllocTable", prio_table_oid,
+      COLUMN_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_PG_ID_DESIRED,
+      COLUMN_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_PG_ID_PEER, prio_rows, prio_value, &prio_set,
+      DCBX_T_PRIO);
+TABLE(bw_table, "lldpXdcbxFeatPgBwAllocTable", bw_table_oid,
+      COLUMN_LLDP_XDCBX_FEAT_PG_BW_ALLOC_BW_DESIRED, COLUMN_LLDP_XDCBX_FEAT_PG_BW_ALLOC_BW_PEER,
+      bw_rows, bw_value, &bw_set, DCBX_T_BW);
+TABLE(pfc_table, "lldpXdcbxFeatPfcTable", pfc_table_oid,
+      COLUMN_LLDP_XDCBX_FEAT_PFC_ENABLE_DESIRED, COLUMN_LLDP_XDCBX_FEAT_PFC_ENABLE_PEER,
+      pfc_rows, pfc_value, &pfc_set, DCBX_T_PFC);
+TABLE(app_table, "lldpXdcbxFeatAppProtoTable", app_table_oid, COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_SF,
+      COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ID, app_rows, app_value, &app_set, DCBX_T_APP);
+TABLE(app_prio_table, "lldpXdcbxFeatAppProtoPrioTable", app_prio_table_oid,
+      COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_DESIRED,
+      COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_PEER, app_prio_rows, app_prio_value,
+      &app_prio_set, DCBX_T_APP_PRIO);
 
 static struct mib_table *const tables[] = {&port_table, &feat_table, &prio_table, &bw_table,
 					   &pfc_table, &app_table, &app_prio_table};
@@ -615,4 +636,5 @@ void dcbx_mib_unregister(void)
 		if (numtcs_reg[i])
 			netsnmp_unregister_handler(numtcs_reg[i]);
 	unregister_sysORTable(dcbx_mib_oid, OID_LENGTH(dcbx_mib_oid));
+	mib_set_domain_free(&dcbx_domain);
 }

@@ -5,34 +5,39 @@
 #include <string.h>
 
 #include "ibsnmpd/cache.h"
+#include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/notify.h"
 
 #include "dcbx_internal.h"
 
-#define DCBX_MIB 1, 0, 8802, 1, 1, 2, 1, 5, 6945
-
 /* snmpTrapOID = lldpXdcbxNotifications.N, then the NOTIFICATION-TYPE's one object */
 static netsnmp_variable_list *notification_of(const struct dcbx_event *e)
 {
-	static const oid mib[] = {DCBX_MIB};
-	oid notification[] = {DCBX_MIB, 0, e->what};
-	oid object[20] = {DCBX_MIB};
-	size_t len = OID_LENGTH(mib);
+	oid notification[] = {OID_LLDP_XDCBX_NOTIFICATIONS, e->what};
+	oid object[MAX_OID_LEN];
+	size_t len;
 	netsnmp_variable_list *vl;
 	long value;
 
 	if (e->what == DCBX_NOTIFY_FEATURE_ERROR || e->what == DCBX_NOTIFY_PEER_NO_FEAT) {
-		/* lldpXdcbxFeatError (.2.1.1.7) or FeatType (.2.1.1.1) of the feature */
-		const oid column[] = {2, 1, 1, e->what == DCBX_NOTIFY_FEATURE_ERROR ? 7 : 1,
+		/* lldpXdcbxFeatError or FeatType of the feature (subtype 0) */
+		const oid table[] = {OID_LLDP_XDCBX_FEAT_TABLE};
+		const oid column[] = {1, e->what == DCBX_NOTIFY_FEATURE_ERROR
+					     ? COLUMN_LLDP_XDCBX_FEAT_ERROR : COLUMN_LLDP_XDCBX_FEAT_TYPE,
 				      e->ifindex, e->feature, 0};
 
+		len = OID_LENGTH(table);
+		memcpy(object, table, sizeof(table));
 		memcpy(object + len, column, sizeof(column));
 		len += OID_LENGTH(column);
-		value = e->what == DCBX_NOTIFY_FEATURE_ERROR ? 1 : (long)e->feature;
+		value = e->what == DCBX_NOTIFY_FEATURE_ERROR ? TV_TRUE : (long)e->feature;
 	} else {
-		/* lldpXdcbxPortNumber (.1.1.1.1) of the port */
-		const oid column[] = {1, 1, 1, 1, e->ifindex};
+		/* lldpXdcbxPortNumber of the port */
+		const oid table[] = {OID_LLDP_XDCBX_PORT_TABLE};
+		const oid column[] = {1, COLUMN_LLDP_XDCBX_PORT_NUMBER, e->ifindex};
 
+		len = OID_LENGTH(table);
+		memcpy(object, table, sizeof(table));
 		memcpy(object + len, column, sizeof(column));
 		len += OID_LENGTH(column);
 		value = (long)e->ifindex;

@@ -6,15 +6,18 @@
  *   ibPartitionPolicy       .1.3  file, last apply: time, result, error;
  *                                 unconfigured ports isolated/connected (writable)
  *
- * A SET is one transaction over both tables: RESERVE1 checks each varbind
- * and applies it to a copy of the policy, RESERVE2 checks the copy as a
- * whole (the file it would write must parse), ACTION writes the file
+ * The handlers read the policy's view (pkey_view.c). A SET is one
+ * transaction of the SET engine over both tables and the scalars: RESERVE1
+ * applies each varbind to a copy of the policy, RESERVE2 checks the copy as
+ * a whole (the file it would write must parse), ACTION writes the file
  * atomically (UNDO puts the previous one back), COMMIT tells opensm and
  * starts the verification of the member ports. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/mib_oids.h"
+#include "ibsnmpd/mib_set.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/netsnmp.h"
 
@@ -22,160 +25,50 @@
 
 #include <net-snmp/agent/agent_sysORTable.h>
 
-#define PARTITION_MIB 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3
-static const oid part_table_oid[] = {PARTITION_MIB, 1, 1};
-static const oid member_table_oid[] = {PARTITION_MIB, 1, 2};
-static const oid policy_oid[] = {PARTITION_MIB, 1, 3};
-static oid partition_mib_oid[] = {PARTITION_MIB};
+static const oid part_table_oid[] = {OID_IB_PARTITION_TABLE};
+static const oid member_table_oid[] = {OID_IB_PARTITION_MEMBER_TABLE};
+static const oid policy_oid[] = {OID_IB_PARTITION_POLICY};
+static oid partition_mib_oid[] = {OID_IBSNMPD_PARTITION_MIB};
 
 /* RowStatus values: net-snmp's RS_ACTIVE, RS_CREATEANDGO, RS_DESTROY, ... */
-enum { PC_NAME = 2, PC_IPOIB, PC_MTU, PC_RATE, PC_SL, PC_SCOPE, PC_DEFMEMBER, PC_STATUS,
-       PC_ROWSTATUS };
-enum { MC_TYPE = 2, MC_STATUS, MC_ROWSTATUS, MC_DETAIL };
 
 static struct pkey_policy *policy;
 
-/* ---- rows, rebuilt when the policy changes ------------------------------------------ */
-
-static struct {
-	unsigned generation;
-	bool built;
-	struct mib_rows parts, members;
-} rows;
-
-struct member_row {
-	const struct partition *p;
-	const struct partition_member *m;
-};
-static struct member_row *member_rows;
-
-static void rebuild_rows(void)
-{
-	const struct partition_file *pf = &policy->pf;
-	size_t np = 0, nm = 0;
-
-	free(rows.parts.rows);
-	free(rows.members.rows);
-	free(member_rows);
-	memset(&rows.parts, 0, sizeof(rows.parts));
-	memset(&rows.members, 0, sizeof(rows.members));
-	member_rows = NULL;
-	rows.generation = policy->generation;
-	rows.built = true;
-	if (!policy->loaded)
-		return;
-	for (size_t i = 0; i < pf->n_parts; i++) {
-		if (pf->parts[i].pkey < PKEY_MIN || pf->parts[i].pkey > PKEY_MAX)
-			continue;
-		np++;
-		for (size_t k = 0; k < pf->parts[i].n_members; k++)
-			nm += pf->parts[i].members[k].is_guid;
-	}
-	rows.parts.rows = calloc(np ? np : 1, sizeof(struct mib_row));
-	rows.members.rows = calloc(nm ? nm : 1, sizeof(struct mib_row));
-	member_rows = calloc(nm ? nm : 1, sizeof(*member_rows));
-	if (!rows.parts.rows || !rows.members.rows || !member_rows)
-		return;
-	for (size_t i = 0; i < pf->n_parts; i++) {
-		const struct partition *p = &pf->parts[i];
-		struct mib_row *r;
-
-		if (p->pkey < PKEY_MIN || p->pkey > PKEY_MAX)
-			continue;
-		r = &rows.parts.rows[rows.parts.count++];
-		r->index[0] = p->pkey;
-		r->index_len = 1;
-		r->data = p;
-		for (size_t k = 0; k < p->n_members; k++) {
-			const struct partition_member *m = &p->members[k];
-			struct member_row *mr;
-
-			if (!m->is_guid)
-				continue; /* keywords (ALL, ...) have no GUID to index by */
-			mr = &member_rows[rows.members.count];
-			mr->p = p;
-			mr->m = m;
-			r = &rows.members.rows[rows.members.count++];
-			r->index[0] = p->pkey;
-			for (int b = 0; b < 8; b++)
-				r->index[1 + b] = (oid)(m->guid >> (56 - 8 * b) & 0xff);
-			r->index_len = 9;
-			r->data = mr;
-		}
-	}
-	mib_rows_sort(&rows.parts);
-	mib_rows_sort(&rows.members);
-}
-
-/* No file I/O here (a walk calls this per varbind): the file is looked at
- * every 5 s (pkey_policy.c) and at the start of every SET. */
-static const struct mib_rows *current_rows(bool members)
-{
-	if (!rows.built || rows.generation != policy->generation)
-		rebuild_rows();
-	return members ? &rows.members : &rows.parts;
-}
+/* ---- values ------------------------------------------------------------------------- */
 
 static const struct mib_rows *part_rows(const void *ctx, const void **snap)
 {
-	(void)ctx;
-	*snap = cache_snapshot(&policy->status);
-	return current_rows(false);
+	const struct pkey_view *v = cache_snapshot(ctx);
+
+	*snap = v;
+	return v ? &v->part_rows : NULL;
 }
 
-static const struct mib_rows *member_rows_fn(const void *ctx, const void **snap)
+static const struct mib_rows *member_rows(const void *ctx, const void **snap)
 {
-	(void)ctx;
-	*snap = cache_snapshot(&policy->status);
-	return current_rows(true);
-}
+	const struct pkey_view *v = cache_snapshot(ctx);
 
-/* ---- values ------------------------------------------------------------------------- */
-
-static enum partition_status_value member_status(const struct pkey_status_snapshot *s,
-						 unsigned pkey, uint64_t guid,
-						 const char **detail)
-{
-	const struct partition_status *st = pkey_status_find(s, pkey, guid);
-
-	*detail = "";
-	if (!st || s->generation != policy->generation)
-		return PSTAT_PENDING; /* changed since the last check */
-	*detail = st->detail;
-	return st->status;
+	*snap = v;
+	return v ? &v->member_rows : NULL;
 }
 
 static int part_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		      const void *snap)
 {
-	const struct partition *p = row;
+	const struct pkey_partition_row *p = row;
 
+	(void)snap;
 	switch (column) {
-	case PC_NAME: mib_set_octets(vb, p->name, strlen(p->name)); return 0;
-	case PC_IPOIB: mib_set_int(vb, p->ipoib ? 1 : 2); return 0;
-	case PC_MTU: mib_set_int(vb, p->mtu < 0 ? 0 : p->mtu); return 0;
-	case PC_RATE: mib_set_int(vb, p->rate < 0 ? 0 : p->rate); return 0;
-	case PC_SL: mib_set_int(vb, p->sl); return 0;
-	case PC_SCOPE: mib_set_int(vb, p->scope < 0 ? 0 : p->scope); return 0;
-	case PC_DEFMEMBER: mib_set_int(vb, p->defmember); return 0;
-	case PC_STATUS: {
-		/* the worst of its members; applied when it has none to check */
-		int worst = PSTAT_APPLIED;
-		const char *d;
-
-		for (size_t k = 0; k < p->n_members; k++) {
-			int st;
-
-			if (!p->members[k].is_guid)
-				continue;
-			st = member_status(snap, p->pkey, p->members[k].guid, &d);
-			if (st > worst)
-				worst = st;
-		}
-		mib_set_int(vb, worst);
-		return 0;
-	}
-	case PC_ROWSTATUS: mib_set_int(vb, RS_ACTIVE); return 0;
+	case COLUMN_IB_PARTITION_NAME: mib_set_octets(vb, p->name, strlen(p->name)); return 0;
+	case COLUMN_IB_PARTITION_IPOIB: mib_set_int(vb, mib_truth(p->ipoib)); return 0;
+	/* 0: not given (opensm's default) */
+	case COLUMN_IB_PARTITION_MTU: mib_set_int(vb, p->mtu < 0 ? 0 : p->mtu); return 0;
+	case COLUMN_IB_PARTITION_RATE: mib_set_int(vb, p->rate < 0 ? 0 : p->rate); return 0;
+	case COLUMN_IB_PARTITION_SL: mib_set_int(vb, p->sl); return 0;
+	case COLUMN_IB_PARTITION_SCOPE: mib_set_int(vb, p->scope < 0 ? 0 : p->scope); return 0;
+	case COLUMN_IB_PARTITION_DEF_MEMBER: mib_set_int(vb, p->defmember); return 0;
+	case COLUMN_IB_PARTITION_STATUS: mib_set_int(vb, p->status); return 0;
+	case COLUMN_IB_PARTITION_ROW_STATUS: mib_set_int(vb, RS_ACTIVE); return 0;
 	default: return -1;
 	}
 }
@@ -183,100 +76,87 @@ static int part_value(const void *row, unsigned column, netsnmp_variable_list *v
 static int member_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 			const void *snap)
 {
-	const struct member_row *mr = row;
-	const char *detail;
+	const struct pkey_member_row *m = row;
 
+	(void)snap;
 	switch (column) {
-	case MC_TYPE: mib_set_int(vb, partition_member_effective(mr->p, mr->m)); return 0;
-	case MC_STATUS:
-		mib_set_int(vb, member_status(snap, mr->p->pkey, mr->m->guid, &detail));
-		return 0;
-	case MC_ROWSTATUS: mib_set_int(vb, RS_ACTIVE); return 0;
-	case MC_DETAIL:
-		member_status(snap, mr->p->pkey, mr->m->guid, &detail);
-		mib_set_octets(vb, detail, strlen(detail));
+	case COLUMN_IB_PARTITION_MEMBER_TYPE: mib_set_int(vb, m->type); return 0;
+	case COLUMN_IB_PARTITION_MEMBER_STATUS: mib_set_int(vb, m->status); return 0;
+	case COLUMN_IB_PARTITION_MEMBER_ROW_STATUS: mib_set_int(vb, RS_ACTIVE); return 0;
+	case COLUMN_IB_PARTITION_MEMBER_DETAIL:
+		mib_set_octets(vb, m->detail, strlen(m->detail));
 		return 0;
 	default: return -1;
 	}
 }
+
+/* ibPartitionUnconfiguredPorts: isolated(1), connected(2) */
+#define UNCONFIGURED_ISOLATED 1
+#define UNCONFIGURED_CONNECTED 2
 
 static int policy_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
 {
-	(void)snap;
+	const struct pkey_view *v = snap;
+
 	switch (column) {
-	case 1:
+	case SCALAR_IB_PARTITION_FILE:
 		mib_set_octets(vb, ibsnmpd_cfg.partition_file, strlen(ibsnmpd_cfg.partition_file));
 		return 0;
-	case 2: mib_set_unsigned(vb, ASN_UNSIGNED, (unsigned long)policy->last_apply); return 0;
-	case 3: mib_set_int(vb, policy->last_result); return 0;
-	case 4: {
-		const char *e = policy->loaded ? policy->last_error : policy->load_error;
-
-		mib_set_octets(vb, e, strlen(e));
+	case SCALAR_IB_PARTITION_LAST_APPLY_TIME:
+		mib_set_unsigned(vb, ASN_UNSIGNED, (unsigned long)v->last_apply);
 		return 0;
-	}
-	case 5:
-		if (!policy->loaded)
+	case SCALAR_IB_PARTITION_LAST_APPLY_RESULT: mib_set_int(vb, v->last_result); return 0;
+	case SCALAR_IB_PARTITION_LAST_ERROR: mib_set_octets(vb, v->error, strlen(v->error)); return 0;
+	case SCALAR_IB_PARTITION_UNCONFIGURED_PORTS:
+		if (!v->loaded)
 			return -1;
-		mib_set_int(vb, partition_unconfigured_connected(&policy->pf) ? 2 : 1);
+		mib_set_int(vb, v->unconfigured_connected ? UNCONFIGURED_CONNECTED
+							  : UNCONFIGURED_ISOLATED);
 		return 0;
 	default: return -1;
 	}
 }
 
-/* ---- the SET transaction ----------------------------------------------------------- */
+/* ---- the SET transaction: a copy of the policy ---------------------------------------- */
 
-static struct {
-	long transid;         /* the SET it belongs to: over AgentX each phase comes in a
-			       * PDU of its own, with the transaction's ID */
-	bool open, written, told;
+struct pkey_tx {
 	struct partition_file pf;
-} tx;
+	bool written;
+};
 
-static void tx_close(void)
+static void *tx_begin(void *area)
 {
-	if (tx.open)
-		partition_file_free(&tx.pf);
-	memset(&tx, 0, sizeof(tx));
-}
+	struct pkey_policy *pp = area;
+	struct pkey_tx *tx;
 
-static int tx_begin(netsnmp_agent_request_info *reqinfo)
-{
-	if (tx.open && tx.transid == mib_set_transid(reqinfo))
-		return 0;
-	tx_close();
-	pkey_policy_reload_if_changed(policy);
-	if (!policy->loaded)
-		return -1; /* the file does not parse: change nothing */
-	if (partition_file_copy(&policy->pf, &tx.pf))
-		return -1;
-	tx.open = true;
-	tx.transid = mib_set_transid(reqinfo);
-	return 0;
-}
-
-/* index -> P_Key (and GUID); -1 if the OID cannot name a row */
-static int parse_index(const oid *table, size_t table_len, const netsnmp_variable_list *vb,
-		       unsigned *column, unsigned *pkey, uint64_t *guid)
-{
-	size_t base = table_len, n = vb->name_length;
-	size_t want = guid ? 9 : 1;
-
-	if (n != base + 2 + want || vb->name[base] != 1)
-		return -1;
-	*column = (unsigned)vb->name[base + 1];
-	if (vb->name[base + 2] < PKEY_MIN || vb->name[base + 2] > PKEY_MAX)
-		return -1;
-	*pkey = (unsigned)vb->name[base + 2];
-	if (guid) {
-		*guid = 0;
-		for (int b = 0; b < 8; b++) {
-			if (vb->name[base + 3 + b] > 255)
-				return -1;
-			*guid = *guid << 8 | vb->name[base + 3 + b];
-		}
+	pkey_policy_reload_if_changed(pp);
+	if (!pp->loaded)
+		return NULL; /* the file does not parse: change nothing */
+	tx = calloc(1, sizeof(*tx));
+	if (tx && partition_file_copy(&pp->pf, &tx->pf)) {
+		free(tx);
+		return NULL;
 	}
-	return 0;
+	return tx;
+}
+
+static void tx_end(void *p)
+{
+	struct pkey_tx *tx = p;
+
+	partition_file_free(&tx->pf);
+	free(tx);
+}
+
+/* The P_Key (and GUID) an index names; -1 if it can name no row. */
+static int index_of(const struct mib_set_request *req, unsigned *pkey, uint64_t *guid)
+{
+	size_t want = guid ? 1 + MIB_GUID_INDEX_LEN : 1;
+
+	if (req->index_len != want || req->index[0] < PKEY_MIN || req->index[0] > PKEY_MAX)
+		return -1;
+	*pkey = (unsigned)req->index[0];
+	return guid ? mib_index_get_guid(req->index + 1, guid) : 0;
 }
 
 static int row_status_check(long v)
@@ -285,161 +165,151 @@ static int row_status_check(long v)
 									: SNMP_ERR_WRONGVALUE;
 }
 
-/* One partition-table varbind onto the transaction. pass 0: RowStatus,
- * pass 1: the other columns (so that a row created in the PDU exists). */
-static int part_reserve(netsnmp_variable_list *vb, int pass)
+/* The partition a varbind changes (it may have been created in this SET). */
+static struct partition *partition_of(struct pkey_tx *tx, const struct mib_set_request *req)
 {
-	unsigned column, pkey;
-	struct partition *p;
-	long v;
+	unsigned pkey;
+
+	return index_of(req, &pkey, NULL) ? NULL : partition_find_pkey(&tx->pf, pkey);
+}
+
+static int stage_part_row_status(void *p, const struct mib_set_request *req)
+{
+	struct pkey_tx *tx = p;
+	unsigned pkey;
+	struct partition *part;
 	int err;
 
-	if (parse_index(part_table_oid, OID_LENGTH(part_table_oid), vb, &column, &pkey, NULL))
+	if (index_of(req, &pkey, NULL))
 		return SNMP_ERR_NOCREATION;
-	if (column < PC_NAME || column > PC_ROWSTATUS || column == PC_STATUS)
-		return pass ? SNMP_ERR_NOTWRITABLE : SNMP_ERR_NOERROR;
-	if ((column == PC_ROWSTATUS) != (pass == 0))
-		return SNMP_ERR_NOERROR;
-	p = partition_find_pkey(&tx.pf, pkey);
-	if (column == PC_ROWSTATUS) {
-		if ((err = mib_set_int_value(vb, 1, 6, &v)) || (err = row_status_check(v)))
-			return err;
-		if (v == RS_CREATEANDGO)
-			return p ? SNMP_ERR_INCONSISTENTVALUE
-				 : (partition_add(&tx.pf, "", pkey) ? SNMP_ERR_NOERROR
-								   : SNMP_ERR_RESOURCEUNAVAILABLE);
-		if (v == RS_ACTIVE)
-			return p ? SNMP_ERR_NOERROR : SNMP_ERR_INCONSISTENTVALUE;
-		if (p)
-			p->removed = true; /* destroy; of a missing row: nothing to do */
+	if ((err = row_status_check(req->value)))
+		return err;
+	part = partition_find_pkey(&tx->pf, pkey);
+	switch (req->value) {
+	case RS_CREATEANDGO:
+		if (part)
+			return SNMP_ERR_INCONSISTENTVALUE;
+		return partition_add(&tx->pf, "", pkey) ? SNMP_ERR_NOERROR
+							: SNMP_ERR_RESOURCEUNAVAILABLE;
+	case RS_ACTIVE:
+		return part ? SNMP_ERR_NOERROR : SNMP_ERR_INCONSISTENTVALUE;
+	default: /* destroy; of a missing row: nothing to do */
+		if (part)
+			part->removed = true;
 		return SNMP_ERR_NOERROR;
 	}
-	if (!p)
-		return SNMP_ERR_NOCREATION;
-	switch (column) {
-	case PC_NAME: {
-		char name[PARTITION_NAME_MAX + 1];
-		struct partition *other;
+}
 
-		if (vb->type != ASN_OCTET_STR)
-			return SNMP_ERR_WRONGTYPE;
-		if (vb->val_len < 1 || vb->val_len > PARTITION_NAME_MAX)
-			return SNMP_ERR_WRONGLENGTH;
-		if (!partition_name_valid((const char *)vb->val.string, vb->val_len))
-			return SNMP_ERR_WRONGVALUE;
-		memcpy(name, vb->val.string, vb->val_len);
-		name[vb->val_len] = '\0';
-		other = partition_find_name(&tx.pf, name);
-		if (other && other != p)
-			return SNMP_ERR_INCONSISTENTVALUE; /* the name of another partition */
-		snprintf(p->name, sizeof(p->name), "%s", name);
-		break;
-	}
-	case PC_IPOIB:
-		if ((err = mib_set_int_value(vb, 1, 2, &v)))
-			return err;
-		p->ipoib = v == 1;
-		break;
-	case PC_MTU:
-		if ((err = mib_set_int_value(vb, 0, 5, &v)))
-			return err;
-		p->mtu = v ? (int)v : -1;
-		break;
-	case PC_RATE:
-		if ((err = mib_set_int_value(vb, 0, 255, &v)))
-			return err;
-		p->rate = v ? (int)v : -1;
-		break;
-	case PC_SL:
-		if ((err = mib_set_int_value(vb, -1, 15, &v)))
-			return err;
-		p->sl = (int)v;
-		break;
-	case PC_SCOPE:
-		if ((err = mib_set_int_value(vb, 0, 15, &v)))
-			return err;
-		p->scope = v ? (int)v : -1;
-		break;
-	case PC_DEFMEMBER:
-		if ((err = mib_set_int_value(vb, 0, 3, &v)))
-			return err;
-		p->defmember = (enum member_type)v;
-		break;
-	default:
-		return SNMP_ERR_NOTWRITABLE;
-	}
-	p->changed = true;
+static int stage_part_name(void *p, const struct mib_set_request *req)
+{
+	struct pkey_tx *tx = p;
+	struct partition *part = partition_of(tx, req), *other;
+	char name[PARTITION_NAME_MAX + 1];
+
+	if (!part)
+		return SNMP_ERR_NOCREATION;
+	if (!partition_name_valid((const char *)req->vb->val.string, req->vb->val_len))
+		return SNMP_ERR_WRONGVALUE;
+	memcpy(name, req->vb->val.string, req->vb->val_len);
+	name[req->vb->val_len] = '\0';
+	other = partition_find_name(&tx->pf, name);
+	if (other && other != part)
+		return SNMP_ERR_INCONSISTENTVALUE; /* the name of another partition */
+	snprintf(part->name, sizeof(part->name), "%s", name);
+	part->changed = true;
 	return SNMP_ERR_NOERROR;
 }
 
-static int member_reserve(netsnmp_variable_list *vb, int pass)
+/* The integer columns of a partition, as its file line says them. */
+static int stage_part_value(void *p, const struct mib_set_request *req)
 {
-	unsigned column, pkey;
+	struct partition *part = partition_of(p, req);
+	int v = (int)req->value;
+
+	if (!part)
+		return SNMP_ERR_NOCREATION;
+	switch (req->column) {
+	case COLUMN_IB_PARTITION_IPOIB: part->ipoib = req->value == TV_TRUE; break;
+	case COLUMN_IB_PARTITION_MTU: part->mtu = v ? v : -1; break;   /* 0: not given */
+	case COLUMN_IB_PARTITION_RATE: part->rate = v ? v : -1; break;
+	case COLUMN_IB_PARTITION_SL: part->sl = v; break;                 /* -1: not given */
+	case COLUMN_IB_PARTITION_SCOPE: part->scope = v ? v : -1; break;
+	case COLUMN_IB_PARTITION_DEF_MEMBER: part->defmember = (enum member_type)v; break;
+	default: return SNMP_ERR_NOTWRITABLE;
+	}
+	part->changed = true;
+	return SNMP_ERR_NOERROR;
+}
+
+static int stage_member_row_status(void *p, const struct mib_set_request *req)
+{
+	struct pkey_tx *tx = p;
+	unsigned pkey;
 	uint64_t guid;
-	struct partition *p;
+	struct partition *part;
 	struct partition_member *m;
-	long v;
 	int err;
 
-	if (parse_index(member_table_oid, OID_LENGTH(member_table_oid), vb, &column, &pkey, &guid))
+	if (index_of(req, &pkey, &guid))
 		return SNMP_ERR_NOCREATION; /* a malformed GUID or P_Key */
-	if (column != MC_TYPE && column != MC_ROWSTATUS)
-		return pass ? SNMP_ERR_NOTWRITABLE : SNMP_ERR_NOERROR;
-	if ((column == MC_ROWSTATUS) != (pass == 0))
-		return SNMP_ERR_NOERROR;
-	p = partition_find_pkey(&tx.pf, pkey);
-	m = p ? partition_find_member(p, guid) : NULL;
-	if (column == MC_ROWSTATUS) {
-		if ((err = mib_set_int_value(vb, 1, 6, &v)) || (err = row_status_check(v)))
-			return err;
-		if (v == RS_CREATEANDGO) {
-			if (!p || m)
-				return SNMP_ERR_INCONSISTENTVALUE; /* no such partition, or there */
-			return partition_add_member(p, guid, MEMBER_UNSET)
-				       ? SNMP_ERR_NOERROR : SNMP_ERR_RESOURCEUNAVAILABLE;
-		}
-		if (v == RS_ACTIVE)
-			return m ? SNMP_ERR_NOERROR : SNMP_ERR_INCONSISTENTVALUE;
+	if ((err = row_status_check(req->value)))
+		return err;
+	part = partition_find_pkey(&tx->pf, pkey);
+	m = part ? partition_find_member(part, guid) : NULL;
+	switch (req->value) {
+	case RS_CREATEANDGO:
+		if (!part || m)
+			return SNMP_ERR_INCONSISTENTVALUE; /* no such partition, or there */
+		return partition_add_member(part, guid, MEMBER_UNSET)
+			       ? SNMP_ERR_NOERROR : SNMP_ERR_RESOURCEUNAVAILABLE;
+	case RS_ACTIVE:
+		return m ? SNMP_ERR_NOERROR : SNMP_ERR_INCONSISTENTVALUE;
+	default:
 		if (m)
-			partition_remove_member(p, guid);
+			partition_remove_member(part, guid);
 		return SNMP_ERR_NOERROR;
 	}
+}
+
+static int stage_member_type(void *p, const struct mib_set_request *req)
+{
+	struct pkey_tx *tx = p;
+	unsigned pkey;
+	uint64_t guid;
+	struct partition *part;
+	struct partition_member *m;
+
+	if (index_of(req, &pkey, &guid))
+		return SNMP_ERR_NOCREATION;
+	part = partition_find_pkey(&tx->pf, pkey);
+	m = part ? partition_find_member(part, guid) : NULL;
 	if (!m)
 		return SNMP_ERR_NOCREATION;
-	if ((err = mib_set_int_value(vb, 1, 3, &v)))
-		return err;
-	m->type = (enum member_type)v;
-	p->changed = true;
+	m->type = (enum member_type)req->value;
+	part->changed = true;
 	return SNMP_ERR_NOERROR;
 }
 
-/* ibPartitionPolicy scalars: only ibPartitionUnconfiguredPorts is writable */
-static int global_reserve(netsnmp_variable_list *vb, int pass)
+static int stage_unconfigured(void *p, const struct mib_set_request *req)
 {
-	long v;
-	int err;
+	struct pkey_tx *tx = p;
 
-	if (pass == 0)
-		return SNMP_ERR_NOERROR;
-	if (vb->name_length != OID_LENGTH(policy_oid) + 2 || vb->name[OID_LENGTH(policy_oid)] != 5)
-		return SNMP_ERR_NOTWRITABLE;
-	if ((err = mib_set_int_value(vb, 1, 2, &v)))
-		return err;
-	return partition_set_unconfigured_connected(&tx.pf, v == 2) ? SNMP_ERR_RESOURCEUNAVAILABLE
-								     : SNMP_ERR_NOERROR;
+	return partition_set_unconfigured_connected(&tx->pf, req->value == UNCONFIGURED_CONNECTED)
+		       ? SNMP_ERR_RESOURCEUNAVAILABLE : SNMP_ERR_NOERROR;
 }
 
 /* RESERVE2: the transaction as a whole */
-static int tx_check(void)
+static int tx_consistent(void *p)
 {
+	struct pkey_tx *tx = p;
 	struct partition_file check;
 	char err[200], *text;
 	size_t len;
 
-	for (size_t i = 0; i < tx.pf.n_parts; i++)
-		if (!tx.pf.parts[i].removed && !tx.pf.parts[i].name[0])
+	for (size_t i = 0; i < tx->pf.n_parts; i++)
+		if (!tx->pf.parts[i].removed && !tx->pf.parts[i].name[0])
 			return SNMP_ERR_INCONSISTENTVALUE; /* created without a name */
-	text = partition_file_render(&tx.pf, &len);
+	text = partition_file_render(&tx->pf, &len);
 	if (!text)
 		return SNMP_ERR_RESOURCEUNAVAILABLE;
 	if (partition_file_parse(text, len, &check, err, sizeof(err))) {
@@ -453,132 +323,124 @@ static int tx_check(void)
 	return SNMP_ERR_NOERROR;
 }
 
-typedef int (*reserve_fn)(netsnmp_variable_list *vb, int pass);
-
-static int policy_set(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests,
-		      reserve_fn reserve)
+/* ACTION: the file, written atomically */
+static int tx_action(void *p, unsigned token)
 {
-	switch (reqinfo->mode) {
-	case MODE_SET_RESERVE1:
-		if (tx_begin(reqinfo)) {
-			netsnmp_set_request_error(reqinfo, requests, SNMP_ERR_RESOURCEUNAVAILABLE);
-			break;
-		}
-		for (int pass = 0; pass < 2; pass++)
-			for (netsnmp_request_info *r = requests; r; r = r->next) {
-				int err = reserve(r->requestvb, pass);
+	struct pkey_tx *tx = p;
+	char err[300];
 
-				if (err != SNMP_ERR_NOERROR) {
-					netsnmp_set_request_error(reqinfo, r, err);
-					return SNMP_ERR_NOERROR;
-				}
-			}
-		break;
-	case MODE_SET_RESERVE2:
-		if (tx.open && tx.transid == mib_set_transid(reqinfo)) {
-			int err = tx_check();
-
-			if (err != SNMP_ERR_NOERROR)
-				netsnmp_set_request_error(reqinfo, requests, err);
-		}
-		break;
-	case MODE_SET_ACTION:
-		if (tx.open && tx.transid == mib_set_transid(reqinfo) && !tx.written) {
-			char err[300];
-
-			if (pkey_policy_write(policy, &tx.pf, err, sizeof(err))) {
-				snmp_log(LOG_ERR, "partition policy: %s\n", err);
-				policy->last_result = APPLY_WRITE_FAILED;
-				snprintf(policy->last_error, sizeof(policy->last_error), "%.250s", err);
-				netsnmp_set_request_error(reqinfo, requests, SNMP_ERR_COMMITFAILED);
-				break;
-			}
-			tx.written = true;
-		}
-		break;
-	case MODE_SET_COMMIT:
-		if (tx.open && tx.transid == mib_set_transid(reqinfo) && tx.written && !tx.told) {
-			tx.told = true;
-			pkey_policy_apply(policy);
-		}
-		break;
-	case MODE_SET_UNDO:
-		if (tx.open && tx.transid == mib_set_transid(reqinfo) && tx.written) {
-			if (pkey_policy_restore(policy))
-				netsnmp_set_request_error(reqinfo, requests, SNMP_ERR_UNDOFAILED);
-			tx.written = false;
-		}
-		break;
-	case MODE_SET_FREE:
-		if (tx.open && tx.transid == mib_set_transid(reqinfo))
-			tx_close();
-		break;
+	(void)token;
+	if (pkey_policy_write(policy, &tx->pf, err, sizeof(err))) {
+		snmp_log(LOG_ERR, "partition policy: %s\n", err);
+		policy->last_result = APPLY_WRITE_FAILED;
+		snprintf(policy->last_error, sizeof(policy->last_error), "%.250s", err);
+		pkey_view_refresh(policy);
+		return SNMP_ERR_COMMITFAILED;
 	}
+	tx->written = true;
 	return SNMP_ERR_NOERROR;
 }
 
-static int part_set(struct mib_table *t, netsnmp_mib_handler *handler,
-		    netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
-		    netsnmp_request_info *requests)
+/* COMMIT: opensm is told, the member ports checked */
+static void tx_commit(void *p)
 {
-	(void)t;
-	(void)handler;
-	(void)reg;
-	return policy_set(reqinfo, requests, part_reserve);
+	(void)p;
+	pkey_policy_apply(policy);
 }
 
-static int member_set(struct mib_table *t, netsnmp_mib_handler *handler,
-		      netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
-		      netsnmp_request_info *requests)
+/* UNDO: another varbind's ACTION failed after the file was written */
+static int tx_undo(void *p)
 {
-	(void)t;
-	(void)handler;
-	(void)reg;
-	return policy_set(reqinfo, requests, member_reserve);
+	struct pkey_tx *tx = p;
+
+	if (!tx->written)
+		return 0;
+	tx->written = false;
+	return pkey_policy_restore(policy);
 }
+
+static struct mib_set_domain policy_domain = {
+	.name = "IBSNMPD-PARTITION-MIB", .begin = tx_begin, .consistent = tx_consistent,
+	.action = tx_action, .commit = tx_commit, .undo = tx_undo, .end = tx_end,
+};
+
+static const struct mib_column_set part_columns[] = {
+	{COLUMN_IB_PARTITION_NAME, MIB_VALUE_OCTETS, 1, PARTITION_NAME_MAX, stage_part_name},
+	{COLUMN_IB_PARTITION_IPOIB, MIB_VALUE_TRUTH, 0, 0, stage_part_value},
+	{COLUMN_IB_PARTITION_MTU, MIB_VALUE_INT, 0, 5, stage_part_value},
+	{COLUMN_IB_PARTITION_RATE, MIB_VALUE_INT, 0, 255, stage_part_value},
+	{COLUMN_IB_PARTITION_SL, MIB_VALUE_INT, -1, 15, stage_part_value},
+	{COLUMN_IB_PARTITION_SCOPE, MIB_VALUE_INT, 0, 15, stage_part_value},
+	{COLUMN_IB_PARTITION_DEF_MEMBER, MIB_VALUE_INT, 0, 3, stage_part_value},
+	{COLUMN_IB_PARTITION_ROW_STATUS, MIB_VALUE_INT, 1, 6, stage_part_row_status},
+};
+
+static const struct mib_column_set member_columns[] = {
+	{COLUMN_IB_PARTITION_MEMBER_TYPE, MIB_VALUE_INT, 1, 3, stage_member_type},
+	{COLUMN_IB_PARTITION_MEMBER_ROW_STATUS, MIB_VALUE_INT, 1, 6, stage_member_row_status},
+};
+
+static const struct mib_column_set policy_columns[] = {
+	{SCALAR_IB_PARTITION_UNCONFIGURED_PORTS, MIB_VALUE_INT, UNCONFIGURED_ISOLATED,
+	 UNCONFIGURED_CONNECTED, stage_unconfigured},
+};
+
+static const struct mib_set_table part_set = {
+	.domain = &policy_domain, .columns = part_columns,
+	.n_columns = sizeof(part_columns) / sizeof(part_columns[0]), .creatable = true,
+	.row_status_column = COLUMN_IB_PARTITION_ROW_STATUS,
+};
+
+static const struct mib_set_table member_set = {
+	.domain = &policy_domain, .columns = member_columns,
+	.n_columns = sizeof(member_columns) / sizeof(member_columns[0]), .creatable = true,
+	.row_status_column = COLUMN_IB_PARTITION_MEMBER_ROW_STATUS,
+};
+
+static const struct mib_set_table policy_set = {
+	.domain = &policy_domain, .columns = policy_columns,
+	.n_columns = sizeof(policy_columns) / sizeof(policy_columns[0]),
+};
 
 static struct mib_table part_table = {
 	.name = "ibPartitionTable",
 	.table_oid = part_table_oid,
 	.table_oid_len = OID_LENGTH(part_table_oid),
-	.first_column = PC_NAME,
-	.last_column = PC_ROWSTATUS,
+	.first_column = COLUMN_IB_PARTITION_NAME,
+	.last_column = COLUMN_IB_PARTITION_ROW_STATUS,
 	.rows = part_rows,
 	.value = part_value,
-	.set = part_set,
+	.set = &part_set,
 };
 
 static struct mib_table member_table = {
 	.name = "ibPartitionMemberTable",
 	.table_oid = member_table_oid,
 	.table_oid_len = OID_LENGTH(member_table_oid),
-	.first_column = MC_TYPE,
-	.last_column = MC_DETAIL,
-	.rows = member_rows_fn,
+	.first_column = COLUMN_IB_PARTITION_MEMBER_TYPE,
+	.last_column = COLUMN_IB_PARTITION_MEMBER_DETAIL,
+	.rows = member_rows,
 	.value = member_value,
-	.set = member_set,
+	.set = &member_set,
 };
 
 static const void *policy_snapshot(const void *ctx)
 {
-	return ctx;
-}
-
-static int global_set(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
-{
-	return policy_set(reqinfo, requests, global_reserve);
+	return cache_snapshot(ctx);
 }
 
 static struct mib_scalars policy_scalars = {
 	.name = "ibPartitionPolicy", .group_oid = policy_oid,
-	.group_oid_len = OID_LENGTH(policy_oid), .first = 1, .last = 5,
-	.snapshot = policy_snapshot, .value = policy_value, .set = global_set,
+	.group_oid_len = OID_LENGTH(policy_oid), .first = SCALAR_IB_PARTITION_FILE,
+	.last = SCALAR_IB_PARTITION_UNCONFIGURED_PORTS, .snapshot = policy_snapshot,
+	.value = policy_value, .set = &policy_set,
 };
 
 int pkey_mib_register(struct pkey_policy *pp)
 {
 	policy = pp;
-	policy_scalars.ctx = pp;
+	policy_domain.area = pp;
+	part_table.ctx = member_table.ctx = policy_scalars.ctx = &pp->view;
 	if (mib_table_register(&part_table) || mib_table_register(&member_table) ||
 	    mib_scalars_register(&policy_scalars))
 		return -1;
@@ -593,10 +455,5 @@ void pkey_mib_unregister(void)
 	mib_table_unregister(&member_table);
 	mib_scalars_unregister(&policy_scalars);
 	unregister_sysORTable(partition_mib_oid, OID_LENGTH(partition_mib_oid));
-	tx_close();
-	free(rows.parts.rows);
-	free(rows.members.rows);
-	free(member_rows);
-	memset(&rows, 0, sizeof(rows));
-	member_rows = NULL;
+	mib_set_domain_free(&policy_domain);
 }

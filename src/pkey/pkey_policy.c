@@ -24,6 +24,7 @@
 #include <infiniband/mad.h>
 
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
@@ -86,6 +87,7 @@ static void load(struct pkey_policy *pp, bool quiet)
 			 ibsnmpd_cfg.partition_file, strerror(errno));
 		snmp_log(LOG_ERR, "partition policy: %s\n", pp->load_error);
 		pp->loaded = false;
+		pkey_view_refresh(pp);
 		return;
 	}
 	if (partition_file_parse(text ? text : "", len, &pf, err, sizeof(err))) {
@@ -98,6 +100,7 @@ static void load(struct pkey_policy *pp, bool quiet)
 		pp->mtime = st.st_mtim;
 		pp->ino = st.st_ino;
 		pp->size = st.st_size;
+		pkey_view_refresh(pp);
 		return;
 	}
 	free(text);
@@ -112,6 +115,7 @@ static void load(struct pkey_policy *pp, bool quiet)
 	if (!quiet)
 		snmp_log(LOG_INFO, "partition policy: read %s (%zu partitions)\n",
 			 ibsnmpd_cfg.partition_file, pf.n_parts);
+	pkey_view_refresh(pp);
 }
 
 void pkey_policy_reload_if_changed(struct pkey_policy *pp)
@@ -480,7 +484,7 @@ static void send_notification(struct pkey_policy *pp);
 static void verify_done_one(struct verify *v)
 {
 	struct pkey_policy *pp = v->pp;
-	bool all_applied = true;
+	bool all_applied = true, not_verified = false;
 
 	if (--v->pending)
 		return;
@@ -488,7 +492,7 @@ static void verify_done_one(struct verify *v)
 		if (v->snap->st[i].status != PSTAT_APPLIED &&
 		    v->snap->st[i].status != PSTAT_REJECTED)
 			all_applied = false;
-	cache_refresh_done(&pp->status, v->snap, NULL);
+	/* the outcome first: the view built after the publication shows it */
 	if (pp->last_result == APPLY_VERIFYING && v->snap->generation == pp->applied_generation) {
 		if (all_applied) {
 			pp->last_result = APPLY_VERIFIED;
@@ -499,9 +503,12 @@ static void verify_done_one(struct verify *v)
 				 "not every member port holds its P_Key after %u checks",
 				 pp->verify_rounds);
 			snmp_log(LOG_WARNING, "partition policy: %s\n", pp->last_error);
-			send_notification(pp);
+			not_verified = true;
 		}
 	}
+	cache_refresh_done(&pp->status, v->snap, NULL);
+	if (not_verified)
+		send_notification(pp);
 	free(v);
 }
 
@@ -643,9 +650,11 @@ void pkey_policy_apply(struct pkey_policy *pp)
 		pp->last_result = APPLY_RELOAD_FAILED;
 		snprintf(pp->last_error, sizeof(pp->last_error), "%s", err);
 		snmp_log(LOG_WARNING, "partition policy written, but %s\n", err);
+		pkey_view_refresh(pp);
 		return;
 	}
 	pp->last_result = APPLY_VERIFYING;
+	pkey_view_refresh(pp);
 	snmp_log(LOG_INFO, "partition policy written to %s; opensm told; checking the ports in "
 		 "%u s\n", ibsnmpd_cfg.partition_file, ibsnmpd_cfg.partition_verify_delay_s);
 	if (pp->verify_alarm)
@@ -656,13 +665,11 @@ void pkey_policy_apply(struct pkey_policy *pp)
 
 /* ---- notification ------------------------------------------------------------------ */
 
-#define PARTITION_MIB 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3
-
 static void send_notification(struct pkey_policy *pp)
 {
-	static const oid notification[] = {PARTITION_MIB, 0, 1};
-	static const oid result_oid[] = {PARTITION_MIB, 1, 3, 3, 0};
-	static const oid error_oid[] = {PARTITION_MIB, 1, 3, 4, 0};
+	static const oid notification[] = {OID_IB_PARTITION_NOT_VERIFIED};
+	static const oid result_oid[] = {OID_IB_PARTITION_LAST_APPLY_RESULT, 0};
+	static const oid error_oid[] = {OID_IB_PARTITION_LAST_ERROR, 0};
 	netsnmp_variable_list *vl = NULL;
 	long result = pp->last_result;
 
@@ -715,6 +722,7 @@ struct pkey_policy *pkey_policy_start(const struct pm_subnet *pm)
 	pp->status.free_snapshot = status_free;
 	pp->status.owner = pp;
 	pp->status.lifetime_s = ibsnmpd_cfg.cache_lifetime_s[CACHE_PARTITION_STATUS];
+	pkey_view_init(pp);
 	cache_group_start(&pp->status);
 	/* someone may edit the file by hand: serve what it says */
 	pp->watch_alarm = snmp_alarm_register(5, SA_REPEAT, watch_file, pp);
@@ -735,6 +743,7 @@ void pkey_policy_stop(struct pkey_policy *pp)
 	if (reap_alarm)
 		snmp_alarm_unregister(reap_alarm);
 	reap_alarm = 0;
+	cache_group_stop(&pp->view);
 	cache_group_stop(&pp->status);
 	partition_file_free(&pp->pf);
 	free(pp);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "ibsnmpd/cache.h"
+#include "ibsnmpd/mib_table.h"
 
 struct pm_subnet;
 
@@ -56,7 +57,47 @@ struct pkey_policy {
 	const struct pm_subnet *pm;
 	char backup_path[4200];
 	bool have_backup;
+	/* what the MIB handlers read: snapshot struct pkey_view, rebuilt
+	 * whenever the file, the verification or the last apply changes */
+	struct cache_group view;
 };
+
+/* ---- the view (pkey_view.c) ---- */
+
+struct pkey_partition_row {
+	unsigned pkey;
+	char name[PARTITION_NAME_MAX + 1];
+	bool ipoib;
+	int mtu, rate, sl, scope;        /* -1: not given */
+	enum member_type defmember;
+	enum partition_status_value status; /* the worst of its members' */
+};
+
+struct pkey_member_row {
+	unsigned pkey;
+	uint64_t guid;
+	enum member_type type;           /* as opensm applies it */
+	enum partition_status_value status;
+	char detail[96];
+};
+
+struct pkey_view {
+	size_t n_parts, n_members;
+	struct pkey_partition_row *parts;
+	struct pkey_member_row *members;
+	struct mib_rows part_rows;       /* index: P_Key */
+	struct mib_rows member_rows;     /* index: P_Key, port GUID (8 octets) */
+	/* ibPartitionPolicy */
+	bool loaded;                     /* the file parsed */
+	bool unconfigured_connected;
+	time_t last_apply;
+	enum partition_apply_result last_result;
+	char error[256];                 /* of the last apply, or why the file did not parse */
+};
+
+void pkey_view_init(struct pkey_policy *pp);
+/* Rebuilds the view now: the file, the verification or the last apply changed. */
+void pkey_view_refresh(struct pkey_policy *pp);
 
 /* Reads the file again if it changed on disk (someone edited it). */
 void pkey_policy_reload_if_changed(struct pkey_policy *pp);

@@ -77,6 +77,13 @@ void pm_port_select(uint8_t *data, size_t len, unsigned attr_id, unsigned port)
 									   : IB_PC_PORT_SELECT_F, port);
 }
 
+void pm_counters_clear_encode(uint8_t *data, size_t len, unsigned port, unsigned counter_select)
+{
+	pm_port_select(data, len, IB_GSI_PORT_COUNTERS, port);
+	if (len >= 64)
+		mad_set_field(data, 0, IB_PC_COUNTER_SELECT_F, counter_select);
+}
+
 /* Counters went down: cleared by someone since the last reading. */
 static bool went_down(const struct pm_counters *a, const struct pm_counters *b)
 {

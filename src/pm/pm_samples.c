@@ -175,7 +175,7 @@ struct samples_set {
 	unsigned lid;
 	struct pm_sample_ctl want;
 	uint32_t fields;
-	pm_samples_done_fn done;
+	pm_done_fn done;
 	void *ctx;
 };
 
@@ -234,7 +234,7 @@ static void got_current_ctl(void *ctx, int result, const uint8_t *data, size_t l
 }
 
 int pm_samples_start(struct pm_subnet *pm, uint64_t guid, unsigned lid,
-		     const struct pm_sample_ctl *want, uint32_t fields, pm_samples_done_fn done,
+		     const struct pm_sample_ctl *want, uint32_t fields, pm_done_fn done,
 		     void *ctx)
 {
 	struct samples_set *op = calloc(1, sizeof(*op));

@@ -235,7 +235,7 @@ static void got_classportinfo(void *ctx, int result, const uint8_t *data, size_t
 		sweep_done_one(sw);
 		return;
 	}
-	sw->node_capmask[job->node] = cap | 0x80000000u; /* known */
+	sw->node_capmask[job->node] = cap | PM_CAPMASK_KNOWN;
 	ext = cap & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_WIDTH_NOIETF);
 	for (size_t i = 0; i < sw->snap->n; i++) {
 		struct pm_port_state *st = &sw->snap->ports[i];
@@ -279,8 +279,7 @@ void pm_snapshot_free(void *p)
 		return;
 	free(s->ports);
 	free(s->rows.rows);
-	free(s->nodes);
-	free(s->node_rows.rows);
+	free(s->node_capmask);
 	pm_fabric_put(s->fabric);
 	free(s);
 }
@@ -292,44 +291,16 @@ static void sweep_finish(struct sweep *sw)
 	for (size_t i = 0; i < s->n; i++) {
 		struct mib_row *r = &s->rows.rows[s->rows.count++];
 
-		for (int k = 0; k < 8; k++)
-			r->index[k] = (oid)(s->ports[i].guid >> (56 - 8 * k) & 0xff);
-		r->index[8] = s->ports[i].port;
-		r->index_len = 9;
+		mib_index_put_guid(r->index, s->ports[i].guid);
+		r->index[MIB_GUID_INDEX_LEN] = s->ports[i].port;
+		r->index_len = MIB_GUID_INDEX_LEN + 1;
 		r->data = &s->ports[i];
 		if (s->ports[i].stale)
 			s->stale_ports++;
 	}
-	/* per-node rows: fabric nodes and ports are both sorted by GUID */
-	s->nodes = calloc(s->fabric->n_nodes ? s->fabric->n_nodes : 1, sizeof(*s->nodes));
-	s->node_rows.rows = calloc(s->fabric->n_nodes ? s->fabric->n_nodes : 1,
-				   sizeof(struct mib_row));
-	if (s->nodes && s->node_rows.rows) {
-		size_t pi = 0;
-
-		for (size_t k = 0; k < s->fabric->n_nodes; k++) {
-			const struct pm_node *nd = &s->fabric->nodes[k];
-			struct pm_node_row *nr = &s->nodes[k];
-			struct mib_row *r = &s->node_rows.rows[s->node_rows.count++];
-
-			nr->node = nd;
-			nr->capmask = sw->node_capmask[k] & 0xffffu;
-			nr->capmask_known = sw->node_capmask[k] != 0;
-			while (pi < s->n && s->ports[pi].guid < nd->guid)
-				pi++;
-			nr->first_port = pi;
-			while (pi < s->n && s->ports[pi].guid == nd->guid)
-				pi++;
-			nr->n_ports = pi - nr->first_port;
-			for (int b = 0; b < 8; b++)
-				r->index[b] = (oid)(nd->guid >> (56 - 8 * b) & 0xff);
-			r->index_len = 8;
-			r->data = nr;
-		}
-	}
+	s->node_capmask = sw->node_capmask; /* the snapshot's now */
 	DEBUGMSGTL(("ibsnmpd:pm", "sweep of %zu ports done, %zu stale\n", s->n, s->stale_ports));
 	cache_refresh_done(&sw->pm->sweep, s, NULL);
-	free(sw->node_capmask);
 	free(sw);
 }
 
@@ -400,6 +371,47 @@ static void sweep_start(struct cache_group *g)
 	sweep_done_one(sw);
 }
 
+/* ---- actions on a node (SETs of IB-PM-MIB) ------------------------------------------ */
+
+struct clear_op {
+	struct pm_subnet *pm;
+	pm_done_fn done;
+	void *ctx;
+};
+
+static void cleared(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct clear_op *op = ctx;
+	struct pm_subnet *pm = op->pm;
+
+	(void)data;
+	(void)len;
+	op->done(op->ctx, result);
+	free(op);
+	if (result == MAD_OK && !pm->sweep.refreshing)
+		cache_group_refresh_now(&pm->sweep); /* show the zeros soon */
+}
+
+int pm_clear_counters(struct pm_subnet *pm, unsigned lid, unsigned port,
+		      unsigned counter_select, pm_done_fn done, void *ctx)
+{
+	struct clear_op *op = calloc(1, sizeof(*op));
+	uint8_t data[IB_PC_DATA_SZ];
+
+	if (!op)
+		return -1;
+	op->pm = pm;
+	op->done = done;
+	op->ctx = ctx;
+	pm_counters_clear_encode(data, sizeof(data), port, counter_select);
+	if (mad_engine_perf(lid, IB_MAD_METHOD_SET, IB_GSI_PORT_COUNTERS, data, sizeof(data),
+			    cleared, op)) {
+		free(op);
+		return -1;
+	}
+	return 0;
+}
+
 void pm_subnet_apply_config(struct pm_subnet *pm)
 {
 	cache_group_set_lifetime(&pm->sweep, ibsnmpd_cfg.cache_lifetime_s[CACHE_PM_COUNTERS]);
@@ -455,6 +467,7 @@ int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num)
 	pm->sweep.lifetime_s = ibsnmpd_cfg.cache_lifetime_s[CACHE_PM_COUNTERS];
 	pm_subnet_apply_config(pm);
 	pm_samples_init(pm);
+	pm_view_init(pm);
 	start_discovery(pm); /* the first sweep follows the first discovery */
 	return 0;
 }
@@ -464,6 +477,7 @@ void pm_subnet_stop(struct pm_subnet *pm)
 	if (pm->discovery_alarm)
 		snmp_alarm_unregister(pm->discovery_alarm);
 	pm->discovery_alarm = 0;
+	cache_group_stop(&pm->view);
 	cache_group_stop(&pm->sweep);
 	pm_samples_stop(pm);
 	if (pm->discover_pid) {
@@ -496,14 +510,11 @@ static struct pm_port_select *select_find(const struct pm_subnet *pm, uint64_t g
 			    : NULL;
 }
 
-unsigned pm_port_select_get(const struct pm_subnet *pm, const struct pm_node_row *row,
-			    const struct pm_snapshot *snap)
+unsigned pm_port_select_get(const struct pm_subnet *pm, uint64_t guid, unsigned first_port)
 {
-	const struct pm_port_select *hit = select_find(pm, row->node->guid);
+	const struct pm_port_select *hit = select_find(pm, guid);
 
-	if (hit)
-		return hit->port;
-	return row->n_ports ? snap->ports[row->first_port].port : 1;
+	return hit ? hit->port : first_port;
 }
 
 int pm_port_select_set(struct pm_subnet *pm, uint64_t guid, unsigned port)

@@ -12,31 +12,28 @@
  *                          <- one table group each
  */
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/sma.h"
 
 #include <net-snmp/agent/agent_sysORTable.h>
 
-#define SMA 1, 3, 6, 1, 3, 117, 3
-static oid sma_mib_oid[] = {SMA};
-static const oid node_info_oid[] = {SMA, 1, 1};
-static const oid switch_info_oid[] = {SMA, 1, 2};
-static const oid guid_table_oid[] = {SMA, 1, 3, 1};
-static const oid mgmt_port_oid[] = {SMA, 1, 4};
-static const oid port_table_oid[] = {SMA, 1, 5, 1};
-static const oid pkey_table_oid[] = {SMA, 1, 6, 1};
-static const oid sl2vl_table_oid[] = {SMA, 1, 7, 1};
-static const oid vlarb_high_oid[] = {SMA, 1, 8, 1};
-static const oid vlarb_low_oid[] = {SMA, 1, 8, 2};
-static const oid lft_table_oid[] = {SMA, 1, 9, 1};
-static const oid rft_table_oid[] = {SMA, 1, 10, 1};
-static const oid mft_table_oid[] = {SMA, 1, 11, 1};
-static const oid sminfo_table_oid[] = {SMA, 1, 12, 1, 1};
-static const oid vdiag_table_oid[] = {SMA, 1, 13, 1};
-static const oid led_table_oid[] = {SMA, 1, 14, 1};
-/* IBSNMPD-MIB::ibsnmpdPortExtTable */
-static const oid port_ext_table_oid[] = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 2, 1};
-
-static struct sma_node *served_node;
+static oid sma_mib_oid[] = {OID_IB_SMA_MIB};
+static const oid node_info_oid[] = {OID_IB_SMA_NODE_INFO};
+static const oid switch_info_oid[] = {OID_IB_SMA_SWITCH_INFO};
+static const oid guid_table_oid[] = {OID_IB_SMA_GUID_INFO_TABLE};
+static const oid mgmt_port_oid[] = {OID_IB_SMA_MGMT_PORT_INFO};
+static const oid port_table_oid[] = {OID_IB_SMA_PORT_INFO_TABLE};
+static const oid pkey_table_oid[] = {OID_IB_SMA_P_KEY_TABLE};
+static const oid sl2vl_table_oid[] = {OID_IB_SMA_SL2_VL_MAP_TABLE};
+static const oid vlarb_high_oid[] = {OID_IB_SMA_HI_PRI_VL_ARB_TABLE};
+static const oid vlarb_low_oid[] = {OID_IB_SMA_LOW_PRI_VL_ARB_TABLE};
+static const oid lft_table_oid[] = {OID_IB_SMA_LIN_FOR_TABLE};
+static const oid rft_table_oid[] = {OID_IB_SMA_RANDOM_FORWARDING_TABLE};
+static const oid mft_table_oid[] = {OID_IB_SMA_MUL_FOR_TABLE};
+static const oid sminfo_table_oid[] = {OID_IB_SMA_SM_INFO_TABLE};
+static const oid vdiag_table_oid[] = {OID_IB_SMA_VEND_DIAG_INFO_TABLE};
+static const oid led_table_oid[] = {OID_IB_SMA_LED_INFO_TABLE};
+static const oid port_ext_table_oid[] = {OID_IBSNMPD_PORT_EXT_TABLE};
 
 /* ---- Node Info scalars ----------------------------------------------------- */
 
@@ -45,24 +42,24 @@ static int node_info_value(unsigned column, netsnmp_variable_list *vb, const voi
 	const struct sma_nodeinfo *ni = snap;
 
 	switch (column) {
-	case 1:
+	case SCALAR_IB_SMA_NODE_STRING:
 		/* DisplayString (SIZE(1..64)): an empty description has no value */
 		if (!ni->description[0])
 			return -1;
 		mib_set_octets(vb, ni->description, strlen(ni->description));
 		return 0;
-	case 2: mib_set_int(vb, ni->base_version); return 0;
-	case 3: mib_set_int(vb, ni->class_version); return 0;
-	case 4: mib_set_int(vb, sma_node_type_to_mib(ni->node_type)); return 0;
-	case 5: mib_set_int(vb, ni->num_ports); return 0;
-	case 6: mib_set_be_octets(vb, ni->system_image_guid, 8); return 0;
-	case 7: mib_set_be_octets(vb, ni->node_guid, 8); return 0;
-	case 8: mib_set_be_octets(vb, ni->port_guid, 8); return 0;
-	case 9: mib_set_int(vb, ni->partition_cap); return 0;
-	case 10: mib_set_be_octets(vb, ni->device_id, 2); return 0;
-	case 11: mib_set_be_octets(vb, ni->revision, 4); return 0;
-	case 12: mib_set_int(vb, ni->local_port); return 0;
-	case 13: mib_set_be_octets(vb, ni->vendor_id, 3); return 0;
+	case SCALAR_IB_SMA_NODE_BASE_VERSION: mib_set_int(vb, ni->base_version); return 0;
+	case SCALAR_IB_SMA_NODE_CLASS_VERSION: mib_set_int(vb, ni->class_version); return 0;
+	case SCALAR_IB_SMA_NODE_TYPE: mib_set_int(vb, sma_node_type_to_mib(ni->node_type)); return 0;
+	case SCALAR_IB_SMA_NODE_NUM_PORTS: mib_set_int(vb, ni->num_ports); return 0;
+	case SCALAR_IB_SMA_SYSTEM_IMAGE_GUID: mib_set_be_octets(vb, ni->system_image_guid, 8); return 0;
+	case SCALAR_IB_SMA_NODE_GUID: mib_set_be_octets(vb, ni->node_guid, 8); return 0;
+	case SCALAR_IB_SMA_NODE_PORT_GUID: mib_set_be_octets(vb, ni->port_guid, 8); return 0;
+	case SCALAR_IB_SMA_NODE_PARTITION_TABLE_NUM: mib_set_int(vb, ni->partition_cap); return 0;
+	case SCALAR_IB_SMA_NODE_DEVICE_ID: mib_set_be_octets(vb, ni->device_id, 2); return 0;
+	case SCALAR_IB_SMA_NODE_REVISION: mib_set_be_octets(vb, ni->revision, 4); return 0;
+	case SCALAR_IB_SMA_NODE_LOCAL_PORT_NUM_OR_ZERO: mib_set_int(vb, ni->local_port); return 0;
+	case SCALAR_IB_SMA_NODE_VENDOR_ID: mib_set_be_octets(vb, ni->vendor_id, 3); return 0;
 	default: return -1;
 	}
 }
@@ -77,33 +74,51 @@ static int switch_info_value(unsigned column, netsnmp_variable_list *vb, const v
 	if (!s->present)
 		return -1; /* a CA or router: the group has no instances */
 	switch (column) {
-	case 1: mib_set_int(vb, si->lft_cap); return 0;
-	case 2: mib_set_int(vb, si->rft_cap); return 0;
-	case 3: mib_set_int(vb, si->mft_cap); return 0;
-	case 4: mib_set_int(vb, si->lft_top); return 0;
-	case 5: mib_set_int(vb, si->default_port); return 0;
-	case 6: mib_set_int(vb, si->def_mcast_pri_port); return 0;
-	case 7: mib_set_int(vb, si->def_mcast_not_pri_port); return 0;
-	case 8: mib_set_int(vb, si->lifetime); return 0;
-	case 9: mib_set_int(vb, si->port_state_change); return 0;
-	case 10: mib_set_int(vb, si->lids_per_port); return 0;
-	case 11: mib_set_int(vb, si->partition_enf_cap); return 0;
-	case 12: mib_set_int(vb, mib_truth(si->inb_enf_cap)); return 0;
-	case 13: mib_set_int(vb, mib_truth(si->outb_enf_cap)); return 0;
-	case 14: mib_set_int(vb, mib_truth(si->filter_raw_inb_cap)); return 0;
-	case 15: mib_set_int(vb, mib_truth(si->filter_raw_outb_cap)); return 0;
-	case 16: mib_set_int(vb, mib_truth(si->enhanced_port0)); return 0;
+	case SCALAR_IB_SMA_SW_LINEAR_FDB_TABLE_NUM: mib_set_int(vb, si->lft_cap); return 0;
+	case SCALAR_IB_SMA_SW_RANDOM_FDB_TABLE_NUM: mib_set_int(vb, si->rft_cap); return 0;
+	case SCALAR_IB_SMA_SW_MULTICAST_FDB_TABLE_NUM: mib_set_int(vb, si->mft_cap); return 0;
+	case SCALAR_IB_SMA_SW_LINEAR_FDB_TOP: mib_set_int(vb, si->lft_top); return 0;
+	case SCALAR_IB_SMA_SW_DEFAULT_PORT: mib_set_int(vb, si->default_port); return 0;
+	case SCALAR_IB_SMA_SW_DEF_MCAST_PRI_PORT: mib_set_int(vb, si->def_mcast_pri_port); return 0;
+	case SCALAR_IB_SMA_SW_DEF_MCAST_NOT_PRI_PORT: mib_set_int(vb, si->def_mcast_not_pri_port); return 0;
+	case SCALAR_IB_SMA_SW_LIFE_TIME_VALUE: mib_set_int(vb, si->lifetime); return 0;
+	case SCALAR_IB_SMA_SW_PORT_STATE_CHANGE: mib_set_int(vb, si->port_state_change); return 0;
+	case SCALAR_IB_SMA_SW_LIDS_PER_PORT: mib_set_int(vb, si->lids_per_port); return 0;
+	case SCALAR_IB_SMA_SW_PARTITION_ENFORCE_NUM: mib_set_int(vb, si->partition_enf_cap); return 0;
+	case SCALAR_IB_SMA_SW_INBOUND_ENFORCE_CAP: mib_set_int(vb, mib_truth(si->inb_enf_cap)); return 0;
+	case SCALAR_IB_SMA_SW_OUTBOUND_ENFORCE_CAP: mib_set_int(vb, mib_truth(si->outb_enf_cap)); return 0;
+	case SCALAR_IB_SMA_SW_FILTER_RAW_PKT_INPUT_CAP: mib_set_int(vb, mib_truth(si->filter_raw_inb_cap)); return 0;
+	case SCALAR_IB_SMA_SW_FILTER_RAW_PKT_OUTPUT_CAP: mib_set_int(vb, mib_truth(si->filter_raw_outb_cap)); return 0;
+	case SCALAR_IB_SMA_SW_ENHANCED_PORT0: mib_set_int(vb, mib_truth(si->enhanced_port0)); return 0;
 	default: return -1;
 	}
 }
 
 /* ---- Management port scalars (PortInfo of port 0 / the local port) -------- */
 
-/* ibSmaPortIs*(5..23): the CapabilityMask bit each one reports. */
-static const unsigned char capmask_bit[24] = {
-	[5] = 1, [6] = 2, [7] = 3, [8] = 5, [9] = 6, [10] = 7, [11] = 8, [12] = 9,
-	[13] = 10, [14] = 11, [15] = 12, [16] = 16, [17] = 17, [18] = 18, [19] = 19,
-	[20] = 20, [21] = 21, [22] = 22, [23] = 23,
+/* ibSmaPortIs*: the CapabilityMask bit each one reports. */
+static const struct {
+	unsigned scalar, bit;
+} capmask_scalar[] = {
+	{SCALAR_IB_SMA_PORT_IS_SUBNET_MANAGER, 1},
+	{SCALAR_IB_SMA_PORT_IS_NOTICE_SUPPORTED, 2},
+	{SCALAR_IB_SMA_PORT_IS_TRAP_SUPPORTED, 3},
+	{SCALAR_IB_SMA_PORT_IS_AUTO_MIGRATE_SUPPORTED, 5},
+	{SCALAR_IB_SMA_PORT_IS_SL_MAPPING_SUPPORTED, 6},
+	{SCALAR_IB_SMA_PORT_IS_M_KEY_NVRAM, 7},
+	{SCALAR_IB_SMA_PORT_IS_P_KEY_NVRAM, 8},
+	{SCALAR_IB_SMA_PORT_IS_LED_INFO_SUPPORTED, 9},
+	{SCALAR_IB_SMA_PORT_IS_SM_DISABLED, 10},
+	{SCALAR_IB_SMA_PORT_IS_SYS_IMG_GUID_SUPPORTED, 11},
+	{SCALAR_IB_SMA_PORT_IS_P_KEY_EXT_PORT_TRAP_SUP, 12},
+	{SCALAR_IB_SMA_PORT_IS_COMM_MANAGE_SUPPORTED, 16},
+	{SCALAR_IB_SMA_PORT_IS_SNMP_TUNNEL_SUPPORTED, 17},
+	{SCALAR_IB_SMA_PORT_IS_REINIT_SUPPORTED, 18},
+	{SCALAR_IB_SMA_PORT_IS_DEV_MANAGE_SUPPORTED, 19},
+	{SCALAR_IB_SMA_PORT_IS_VENDOR_CLASS_SUPPORTED, 20},
+	{SCALAR_IB_SMA_PORT_IS_DR_NOTICE_SUPPORTED, 21},
+	{SCALAR_IB_SMA_PORT_IS_CAP_MASK_NOTIC_SUPPORTED, 22},
+	{SCALAR_IB_SMA_PORT_IS_BOOT_MGMT_SUPPORTED, 23},
 };
 
 static int mgmt_port_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
@@ -114,34 +129,51 @@ static int mgmt_port_value(unsigned column, netsnmp_variable_list *vb, const voi
 	if (!ps->mgmt)
 		return -1;
 	pi = &ps->mgmt->pi;
-	if (column >= 5 && column <= 23) {
-		mib_set_int(vb, mib_truth(pi->cap_mask >> capmask_bit[column] & 1));
-		return 0;
+	for (size_t i = 0; i < sizeof(capmask_scalar) / sizeof(capmask_scalar[0]); i++) {
+		if (capmask_scalar[i].scalar == column) {
+			mib_set_int(vb, mib_truth(pi->cap_mask >> capmask_scalar[i].bit & 1));
+			return 0;
+		}
 	}
 	switch (column) {
-	case 1: /* M_Key: zeros unless the configuration exposes keys */
+	case SCALAR_IB_SMA_PORT_M_KEY: /* zeros unless the configuration exposes keys */
 		mib_set_be_octets(vb, ibsnmpd_cfg.expose_keys ? pi->mkey : 0, 8);
 		return 0;
-	case 2: mib_set_be_octets(vb, pi->gid_prefix, 8); return 0;
-	case 3: mib_set_int(vb, pi->lid); return 0;
-	case 4: mib_set_int(vb, pi->sm_lid); return 0;
-	case 24: mib_set_int(vb, pi->mkey_lease); return 0;
-	case 25: mib_set_int(vb, sma_mib_mkey_protect(pi->mkey_protect)); return 0;
-	case 26: mib_set_int(vb, pi->sm_sl); return 0;
+	case SCALAR_IB_SMA_PORT_GID_PREFIX: mib_set_be_octets(vb, pi->gid_prefix, 8); return 0;
+	case SCALAR_IB_SMA_PORT_LID: mib_set_int(vb, pi->lid); return 0;
+	case SCALAR_IB_SMA_PORT_MASTER_SM_LID: mib_set_int(vb, pi->sm_lid); return 0;
+	case SCALAR_IB_SMA_PORT_M_KEY_LEASE_PERIOD: mib_set_int(vb, pi->mkey_lease); return 0;
+	case SCALAR_IB_SMA_PORT_M_KEY_PROTECT_BITS:
+		mib_set_int(vb, sma_mib_mkey_protect(pi->mkey_protect));
+		return 0;
+	case SCALAR_IB_SMA_PORT_MASTER_SM_SL: mib_set_int(vb, pi->sm_sl); return 0;
 	/* InitType bits: NoLoad(0) PreserveContent(1) PreservePresence(2)
 	 * DoNotResuscitate(3); InitTypeReply likewise for the first three */
-	case 27: case 28: case 29: case 30:
-		mib_set_int(vb, mib_truth(pi->init_type >> (column - 27) & 1));
+	case SCALAR_IB_SMA_PORT_INIT_TYPE_LOAD:
+	case SCALAR_IB_SMA_PORT_INIT_TYPE_CONTENT:
+	case SCALAR_IB_SMA_PORT_INIT_TYPE_PRESENCE:
+	case SCALAR_IB_SMA_PORT_INIT_TYPE_RESUSCITATE:
+		mib_set_int(vb, mib_truth(pi->init_type >>
+					  (column - SCALAR_IB_SMA_PORT_INIT_TYPE_LOAD) & 1));
 		return 0;
-	case 31: case 32: case 33:
-		mib_set_int(vb, mib_truth(pi->init_type_reply >> (column - 31) & 1));
+	case SCALAR_IB_SMA_PORT_INIT_NO_LOAD_REPLY:
+	case SCALAR_IB_SMA_PORT_INIT_PRESERVE_CONT_REPLY:
+	case SCALAR_IB_SMA_PORT_INIT_PRESERVE_PRES_REPLY:
+		mib_set_int(vb, mib_truth(pi->init_type_reply >>
+					  (column - SCALAR_IB_SMA_PORT_INIT_NO_LOAD_REPLY) & 1));
 		return 0;
-	case 34: mib_set_unsigned(vb, ASN_GAUGE, pi->mkey_violations); return 0;
-	case 35: mib_set_unsigned(vb, ASN_GAUGE, pi->pkey_violations); return 0;
-	case 36: mib_set_unsigned(vb, ASN_GAUGE, pi->qkey_violations); return 0;
-	case 37: mib_set_int(vb, pi->guid_cap); return 0;
-	case 38: mib_set_int(vb, pi->subnet_timeout); return 0;
-	case 39: mib_set_int(vb, pi->resp_time); return 0;
+	case SCALAR_IB_SMA_PORT_M_KEY_VIOLATIONS:
+		mib_set_unsigned(vb, ASN_GAUGE, pi->mkey_violations);
+		return 0;
+	case SCALAR_IB_SMA_PORT_P_KEY_VIOLATIONS:
+		mib_set_unsigned(vb, ASN_GAUGE, pi->pkey_violations);
+		return 0;
+	case SCALAR_IB_SMA_PORT_Q_KEY_VIOLATIONS:
+		mib_set_unsigned(vb, ASN_GAUGE, pi->qkey_violations);
+		return 0;
+	case SCALAR_IB_SMA_PORT_NUM_GUID: mib_set_int(vb, pi->guid_cap); return 0;
+	case SCALAR_IB_SMA_PORT_SUBNET_TIMEOUT: mib_set_int(vb, pi->subnet_timeout); return 0;
+	case SCALAR_IB_SMA_PORT_RESPONSE_TIME_VALUE: mib_set_int(vb, pi->resp_time); return 0;
 	default: return -1;
 	}
 }
@@ -156,31 +188,39 @@ static int data_port_value(const void *row, unsigned column, netsnmp_variable_li
 
 	(void)snap;
 	switch (column) {
-	case 2: v = sma_mib_width_enabled(pi->width_enabled); break;
-	case 3: v = sma_mib_width_supported(pi->width_supported); break;
-	case 4: v = sma_mib_width_active(pi->width_active); break;
-	case 5: v = sma_mib_speed(pi->speed_supported, pi->speed_ext_supported); break;
-	case 6: v = sma_mib_port_state(pi->state); break;
-	case 7: v = sma_mib_phys_state(pi->phys_state); break;
-	case 8: v = sma_mib_link_down_default(pi->link_down_default); break;
-	case 9: v = pi->lmc; break;
-	case 10: v = sma_mib_speed(pi->speed_active, pi->speed_ext_active); break;
-	case 11: v = sma_mib_speed_enabled(pi->speed_enabled); break;
-	case 12: v = sma_mib_mtu(pi->neighbor_mtu); break;
-	case 13: v = sma_mib_vls(pi->vl_cap); break;
-	case 14: v = pi->vl_high_limit; break;
-	case 15: v = pi->vlarb_high_cap; break;
-	case 16: v = pi->vlarb_low_cap; break;
-	case 17: v = sma_mib_mtu(pi->mtu_cap); break;
-	case 18: v = pi->vl_stall_count; break;
-	case 19: v = pi->hoq_life; break;
-	case 20: v = sma_mib_vls(pi->oper_vls); break;
-	case 21: v = mib_truth(pi->part_enf_inb); break;
-	case 22: v = mib_truth(pi->part_enf_outb); break;
-	case 23: v = mib_truth(pi->filter_raw_inb); break;
-	case 24: v = mib_truth(pi->filter_raw_outb); break;
-	case 25: v = pi->local_phys_err; break;
-	case 26: v = pi->overrun_err; break;
+	case COLUMN_IB_SMA_PORT_LINK_WIDTH_ENABLED: v = sma_mib_width_enabled(pi->width_enabled); break;
+	case COLUMN_IB_SMA_PORT_LINK_WIDTH_SUPPORTED:
+		v = sma_mib_width_supported(pi->width_supported);
+		break;
+	case COLUMN_IB_SMA_PORT_LINK_WIDTH_ACTIVE: v = sma_mib_width_active(pi->width_active); break;
+	case COLUMN_IB_SMA_PORT_LINK_SPEED_SUPPORTED:
+		v = sma_mib_speed(pi->speed_supported, pi->speed_ext_supported);
+		break;
+	case COLUMN_IB_SMA_PORT_LINK_STATE: v = sma_mib_port_state(pi->state); break;
+	case COLUMN_IB_SMA_PORT_PHYS_STATE: v = sma_mib_phys_state(pi->phys_state); break;
+	case COLUMN_IB_SMA_PORT_LINK_DOWN_DEFAULT_STATE:
+		v = sma_mib_link_down_default(pi->link_down_default);
+		break;
+	case COLUMN_IB_SMA_PORT_LID_MASK_COUNT: v = pi->lmc; break;
+	case COLUMN_IB_SMA_PORT_LINK_SPEED_ACTIVE:
+		v = sma_mib_speed(pi->speed_active, pi->speed_ext_active);
+		break;
+	case COLUMN_IB_SMA_PORT_LINK_SPEED_ENABLED: v = sma_mib_speed_enabled(pi->speed_enabled); break;
+	case COLUMN_IB_SMA_PORT_NEIGHBOR_MTU: v = sma_mib_mtu(pi->neighbor_mtu); break;
+	case COLUMN_IB_SMA_PORT_VIRT_LANE_SUPPORT: v = sma_mib_vls(pi->vl_cap); break;
+	case COLUMN_IB_SMA_PORT_VL_HIGH_PRIORITY_LIMIT: v = pi->vl_high_limit; break;
+	case COLUMN_IB_SMA_PORT_VL_ARB_HIGH_CAPACITY: v = pi->vlarb_high_cap; break;
+	case COLUMN_IB_SMA_PORT_VL_ARB_LOW_CAPACITY: v = pi->vlarb_low_cap; break;
+	case COLUMN_IB_SMA_PORT_MTU_CAPACITY: v = sma_mib_mtu(pi->mtu_cap); break;
+	case COLUMN_IB_SMA_PORT_VL_STALL_COUNT: v = pi->vl_stall_count; break;
+	case COLUMN_IB_SMA_PORT_HEAD_OF_QUEUE_LIFE: v = pi->hoq_life; break;
+	case COLUMN_IB_SMA_PORT_OPERATIONAL_VLS: v = sma_mib_vls(pi->oper_vls); break;
+	case COLUMN_IB_SMA_PORT_PART_ENFORCE_INBOUND: v = mib_truth(pi->part_enf_inb); break;
+	case COLUMN_IB_SMA_PORT_PART_ENFORCE_OUTBOUND: v = mib_truth(pi->part_enf_outb); break;
+	case COLUMN_IB_SMA_PORT_FILTER_RAW_PKT_INBOUND: v = mib_truth(pi->filter_raw_inb); break;
+	case COLUMN_IB_SMA_PORT_FILTER_RAW_PKT_OUTBOUND: v = mib_truth(pi->filter_raw_outb); break;
+	case COLUMN_IB_SMA_PORT_LOCAL_PHYS_ERROR_THRESHOLD: v = pi->local_phys_err; break;
+	case COLUMN_IB_SMA_PORT_OVERRUN_ERROR_THRESHOLD: v = pi->overrun_err; break;
 	default: return -1;
 	}
 	mib_set_int(vb, v);
@@ -198,17 +238,19 @@ static int port_ext_value(const void *row, unsigned column, netsnmp_variable_lis
 
 	(void)snap;
 	switch (column) {
-	case 2: v = sma_width_lanes(pi->width_active); break;
-	case 3: v = pi->width_supported; break;
-	case 4: mib_set_int(vb, gen); return 0;
-	case 5: v = sma_lane_data_mbps(gen); break;
-	case 6: v = (unsigned long)sma_lane_data_mbps(gen) * sma_width_lanes(pi->width_active); break;
-	case 7: v = sma_mtu_octets(pi->mtu_cap); break;
-	case 8: v = sma_mtu_octets(pi->neighbor_mtu); break;
-	case 9: v = sma_vl_count(pi->vl_cap); break;
-	case 10: v = sma_vl_count(pi->oper_vls); break;
-	case 11: v = pi->speed_supported; break;
-	case 12: v = pi->speed_ext_supported; break;
+	case COLUMN_IBSNMPD_PORT_EXT_WIDTH_ACTIVE: v = sma_width_lanes(pi->width_active); break;
+	case COLUMN_IBSNMPD_PORT_EXT_WIDTH_SUPPORTED: v = pi->width_supported; break;
+	case COLUMN_IBSNMPD_PORT_EXT_SPEED_ACTIVE: mib_set_int(vb, gen); return 0;
+	case COLUMN_IBSNMPD_PORT_EXT_LANE_RATE: v = sma_lane_data_mbps(gen); break;
+	case COLUMN_IBSNMPD_PORT_EXT_RATE:
+		v = (unsigned long)sma_lane_data_mbps(gen) * sma_width_lanes(pi->width_active);
+		break;
+	case COLUMN_IBSNMPD_PORT_EXT_MTU_CAP: v = sma_mtu_octets(pi->mtu_cap); break;
+	case COLUMN_IBSNMPD_PORT_EXT_NEIGHBOR_MTU: v = sma_mtu_octets(pi->neighbor_mtu); break;
+	case COLUMN_IBSNMPD_PORT_EXT_VL_CAP: v = sma_vl_count(pi->vl_cap); break;
+	case COLUMN_IBSNMPD_PORT_EXT_OPER_VLS: v = sma_vl_count(pi->oper_vls); break;
+	case COLUMN_IBSNMPD_PORT_EXT_SPEED_SUPPORTED: v = pi->speed_supported; break;
+	case COLUMN_IBSNMPD_PORT_EXT_SPEED_EXT_SUPPORTED: v = pi->speed_ext_supported; break;
 	default: return -1;
 	}
 	mib_set_unsigned(vb, ASN_UNSIGNED, v);
@@ -221,11 +263,15 @@ static int guid_value(const void *row, unsigned column, netsnmp_variable_list *v
 		      const void *snap)
 {
 	(void)snap;
-	if (column != 3)
+	if (column != COLUMN_IB_SMA_GUID_VAL)
 		return -1;
 	mib_set_be_octets(vb, ((const struct sma_guid_entry *)row)->guid, 8);
 	return 0;
 }
+
+/* IbPartitionMembership: full(3) when the top bit is set, else limited(2) */
+#define PKEY_MEMBERSHIP_LIMITED 2
+#define PKEY_MEMBERSHIP_FULL 3
 
 static int pkey_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		      const void *snap)
@@ -233,9 +279,9 @@ static int pkey_value(const void *row, unsigned column, netsnmp_variable_list *v
 	const struct sma_pkey_entry *e = row;
 
 	(void)snap;
-	if (column == 3) /* membership: full(3) when the top bit is set, else limited(2) */
-		mib_set_int(vb, e->pkey & 0x8000 ? 3 : 2);
-	else if (column == 4)
+	if (column == COLUMN_IB_SMA_P_KEY_MEMBERSHIP)
+		mib_set_int(vb, e->pkey & 0x8000 ? PKEY_MEMBERSHIP_FULL : PKEY_MEMBERSHIP_LIMITED);
+	else if (column == COLUMN_IB_SMA_P_KEY_BASE)
 		mib_set_int(vb, e->pkey & 0x7fff);
 	else
 		return -1;
@@ -246,21 +292,23 @@ static int sl2vl_value(const void *row, unsigned column, netsnmp_variable_list *
 		       const void *snap)
 {
 	(void)snap;
-	if (column != 4)
+	if (column != COLUMN_IB_SMA_VIRTUAL_LANE)
 		return -1;
 	mib_set_int(vb, ((const struct sma_sl2vl_entry *)row)->vl);
 	return 0;
 }
 
+/* Both VL arbitration tables: the high- and low-priority columns have the
+ * same numbers. */
 static int vlarb_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		       const void *snap)
 {
 	const struct sma_vlarb_entry *e = row;
 
 	(void)snap;
-	if (column == 3)
+	if (column == COLUMN_IB_SMA_HI_PRI_VIRT_LANE)
 		mib_set_int(vb, e->vl);
-	else if (column == 4)
+	else if (column == COLUMN_IB_SMA_HI_PRI_WEIGHT)
 		mib_set_int(vb, e->weight);
 	else
 		return -1;
@@ -271,7 +319,7 @@ static int lft_value(const void *row, unsigned column, netsnmp_variable_list *vb
 		     const void *snap)
 {
 	(void)snap;
-	if (column != 2)
+	if (column != COLUMN_IB_SMA_LIN_FORW_EGRESS_PORT)
 		return -1;
 	mib_set_unsigned(vb, ASN_UNSIGNED, ((const struct sma_lft_entry *)row)->port);
 	return 0;
@@ -284,10 +332,12 @@ static int rft_value(const void *row, unsigned column, netsnmp_variable_list *vb
 
 	(void)snap;
 	switch (column) {
-	case 2: mib_set_int(vb, r->e.lid); return 0;
-	case 3: mib_set_unsigned(vb, ASN_UNSIGNED, r->e.port); return 0;
-	case 4: mib_set_int(vb, r->e.lmc); return 0;
-	case 5: mib_set_int(vb, mib_truth(r->e.valid)); return 0;
+	case COLUMN_IB_SMA_RANDOM_DEST_LID: mib_set_int(vb, r->e.lid); return 0;
+	case COLUMN_IB_SMA_RANDOM_FORW_EGRESS_PORT:
+		mib_set_unsigned(vb, ASN_UNSIGNED, r->e.port);
+		return 0;
+	case COLUMN_IB_SMA_RANDOM_LMC: mib_set_int(vb, r->e.lmc); return 0;
+	case COLUMN_IB_SMA_RANDOM_IS_VALID: mib_set_int(vb, mib_truth(r->e.valid)); return 0;
 	default: return -1;
 	}
 }
@@ -296,7 +346,7 @@ static int mft_value(const void *row, unsigned column, netsnmp_variable_list *vb
 		     const void *snap)
 {
 	(void)snap;
-	if (column != 2)
+	if (column != COLUMN_IB_SMA_MUL_FORW_MASK)
 		return -1;
 	mib_set_octets(vb, ((const struct sma_mft_entry *)row)->ports, 32);
 	return 0;
@@ -309,45 +359,48 @@ static int sminfo_value(const void *row, unsigned column, netsnmp_variable_list 
 
 	(void)snap;
 	switch (column) {
-	case 2: mib_set_be_octets(vb, sm->guid, 8); return 0;
-	case 3: /* SM_Key: zeros unless the configuration exposes keys */
+	case COLUMN_IB_SMA_SM_GUID: mib_set_be_octets(vb, sm->guid, 8); return 0;
+	case COLUMN_IB_SMA_SM_SM_KEY: /* zeros unless the configuration exposes keys */
 		mib_set_be_octets(vb, ibsnmpd_cfg.expose_keys ? sm->sm_key : 0, 8);
 		return 0;
-	case 4: mib_set_unsigned(vb, ASN_COUNTER, sm->act_count); return 0;
-	case 5: mib_set_int(vb, sm->priority); return 0;
-	case 6: mib_set_int(vb, sma_mib_sm_state(sm->state)); return 0;
+	case COLUMN_IB_SMA_SM_SMP_COUNT: mib_set_unsigned(vb, ASN_COUNTER, sm->act_count); return 0;
+	case COLUMN_IB_SMA_SM_PRIORITY: mib_set_int(vb, sm->priority); return 0;
+	case COLUMN_IB_SMA_SM_STATE: mib_set_int(vb, sma_mib_sm_state(sm->state)); return 0;
 	default: return -1;
 	}
 }
 
-/* DiagCode (PortInfo) bits 0-3 generic code, 4-14 vendor code, 15 index
- * forward flag; DiagData from the VendorDiag attribute. */
+/* DiagCode (PortInfo, read with the group) bits 0-3 generic code, 4-14
+ * vendor code, 15 index forward flag; DiagData from the VendorDiag
+ * attribute. */
 static int vdiag_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		       const void *snap)
 {
 	const struct sma_vdiag_entry *e = row;
-	const struct sma_port_snapshot *ps;
-	unsigned diag = 0;
+	unsigned diag = e->diag_code;
 
 	(void)snap;
-	ps = served_node ? cache_snapshot(&served_node->group[CACHE_PORT_INFO]) : NULL;
-	for (size_t i = 0; ps && i < ps->count; i++)
-		if (ps->ports[i].num == e->port)
-			diag = ps->ports[i].pi.diag_code;
 	switch (column) {
-	case 2: mib_set_int(vb, (diag & 0xf) <= 4 ? (long)(diag & 0xf) + 1 : 6); return 0;
-	case 3: mib_set_int(vb, diag >> 4 & 0x7ff); return 0;
-	case 4: mib_set_int(vb, mib_truth(diag >> 15 & 1)); return 0;
-	case 5: mib_set_octets(vb, e->d.diag_data, sizeof(e->d.diag_data)); return 0;
+	case COLUMN_IB_SMA_PORT_GENERIC_DIAG_CODE:
+		mib_set_int(vb, (diag & 0xf) <= 4 ? (long)(diag & 0xf) + 1 : 6);
+		return 0;
+	case COLUMN_IB_SMA_PORT_VENDOR_DIAG_CODE: mib_set_int(vb, diag >> 4 & 0x7ff); return 0;
+	case COLUMN_IB_SMA_PORT_VENDOR_DIAG_INDEX_FWD:
+		mib_set_int(vb, mib_truth(diag >> 15 & 1));
+		return 0;
+	case COLUMN_IB_SMA_PORT_VENDOR_DIAG_DATA:
+		mib_set_octets(vb, e->d.diag_data, sizeof(e->d.diag_data));
+		return 0;
 	default: return -1;
 	}
 }
 
+/* LedState: on(2), off(3) */
 static int led_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		     const void *snap)
 {
 	(void)snap;
-	if (column != 2)
+	if (column != COLUMN_IB_SMA_LED_STATE)
 		return -1;
 	mib_set_int(vb, ((const struct sma_led_entry *)row)->on ? 2 : 3);
 	return 0;
@@ -402,28 +455,43 @@ static const struct mib_rows *table1_rows(const void *ctx, const void **snap)
 	 .last_column = last_, .rows = rowsfn, .value = fn}
 
 static struct mib_scalars scalars[] = {
-	SCALARS("ibSmaNodeInfo", node_info_oid, 13, node_info_value),
-	SCALARS("ibSmaSwitchInfo", switch_info_oid, 16, switch_info_value),
-	SCALARS("ibSmaMgmtPortInfo", mgmt_port_oid, 39, mgmt_port_value),
+	SCALARS("ibSmaNodeInfo", node_info_oid, SCALAR_IB_SMA_NODE_VENDOR_ID, node_info_value),
+	SCALARS("ibSmaSwitchInfo", switch_info_oid, SCALAR_IB_SMA_SW_ENHANCED_PORT0,
+		switch_info_value),
+	SCALARS("ibSmaMgmtPortInfo", mgmt_port_oid, SCALAR_IB_SMA_PORT_RESPONSE_TIME_VALUE,
+		mgmt_port_value),
 };
 static const enum cache_group_id scalars_group[] = {
 	CACHE_NODE_INFO, CACHE_SWITCH_INFO, CACHE_PORT_INFO,
 };
 
 static struct mib_table tables[] = {
-	TABLE("ibSmaGuidInfoTable", guid_table_oid, 3, 3, table0_rows, guid_value),
-	TABLE("ibSmaPortInfoTable", port_table_oid, 2, 26, port_rows, data_port_value),
-	TABLE("ibSmaPKeyTable", pkey_table_oid, 3, 4, table0_rows, pkey_value),
-	TABLE("ibSmaSL2VLMapTable", sl2vl_table_oid, 4, 4, table0_rows, sl2vl_value),
-	TABLE("ibSmaHiPriVlArbTable", vlarb_high_oid, 3, 4, table0_rows, vlarb_value),
-	TABLE("ibSmaLowPriVlArbTable", vlarb_low_oid, 3, 4, table1_rows, vlarb_value),
-	TABLE("ibSmaLinForTable", lft_table_oid, 2, 2, table0_rows, lft_value),
-	TABLE("ibSmaRandomForwardingTable", rft_table_oid, 2, 5, table0_rows, rft_value),
-	TABLE("ibSmaMulForTable", mft_table_oid, 2, 2, table0_rows, mft_value),
-	TABLE("ibSmaSmInfoTable", sminfo_table_oid, 2, 6, table0_rows, sminfo_value),
-	TABLE("ibSmaVendDiagInfoTable", vdiag_table_oid, 2, 5, table0_rows, vdiag_value),
-	TABLE("ibSmaLedInfoTable", led_table_oid, 2, 2, table0_rows, led_value),
-	TABLE("ibsnmpdPortExtTable", port_ext_table_oid, 2, 12, all_port_rows, port_ext_value),
+	TABLE("ibSmaGuidInfoTable", guid_table_oid, COLUMN_IB_SMA_GUID_VAL, COLUMN_IB_SMA_GUID_VAL,
+	      table0_rows, guid_value),
+	TABLE("ibSmaPortInfoTable", port_table_oid, COLUMN_IB_SMA_PORT_LINK_WIDTH_ENABLED,
+	      COLUMN_IB_SMA_PORT_OVERRUN_ERROR_THRESHOLD, port_rows, data_port_value),
+	TABLE("ibSmaPKeyTable", pkey_table_oid, COLUMN_IB_SMA_P_KEY_MEMBERSHIP,
+	      COLUMN_IB_SMA_P_KEY_BASE, table0_rows, pkey_value),
+	TABLE("ibSmaSL2VLMapTable", sl2vl_table_oid, COLUMN_IB_SMA_VIRTUAL_LANE,
+	      COLUMN_IB_SMA_VIRTUAL_LANE, table0_rows, sl2vl_value),
+	TABLE("ibSmaHiPriVlArbTable", vlarb_high_oid, COLUMN_IB_SMA_HI_PRI_VIRT_LANE,
+	      COLUMN_IB_SMA_HI_PRI_WEIGHT, table0_rows, vlarb_value),
+	TABLE("ibSmaLowPriVlArbTable", vlarb_low_oid, COLUMN_IB_SMA_LOW_PRI_VIRT_LANE,
+	      COLUMN_IB_SMA_LOW_PRI_WEIGHT, table1_rows, vlarb_value),
+	TABLE("ibSmaLinForTable", lft_table_oid, COLUMN_IB_SMA_LIN_FORW_EGRESS_PORT,
+	      COLUMN_IB_SMA_LIN_FORW_EGRESS_PORT, table0_rows, lft_value),
+	TABLE("ibSmaRandomForwardingTable", rft_table_oid, COLUMN_IB_SMA_RANDOM_DEST_LID,
+	      COLUMN_IB_SMA_RANDOM_IS_VALID, table0_rows, rft_value),
+	TABLE("ibSmaMulForTable", mft_table_oid, COLUMN_IB_SMA_MUL_FORW_MASK,
+	      COLUMN_IB_SMA_MUL_FORW_MASK, table0_rows, mft_value),
+	TABLE("ibSmaSmInfoTable", sminfo_table_oid, COLUMN_IB_SMA_SM_GUID, COLUMN_IB_SMA_SM_STATE,
+	      table0_rows, sminfo_value),
+	TABLE("ibSmaVendDiagInfoTable", vdiag_table_oid, COLUMN_IB_SMA_PORT_GENERIC_DIAG_CODE,
+	      COLUMN_IB_SMA_PORT_VENDOR_DIAG_DATA, table0_rows, vdiag_value),
+	TABLE("ibSmaLedInfoTable", led_table_oid, COLUMN_IB_SMA_LED_STATE, COLUMN_IB_SMA_LED_STATE,
+	      table0_rows, led_value),
+	TABLE("ibsnmpdPortExtTable", port_ext_table_oid, COLUMN_IBSNMPD_PORT_EXT_WIDTH_ACTIVE,
+	      COLUMN_IBSNMPD_PORT_EXT_SPEED_EXT_SUPPORTED, all_port_rows, port_ext_value),
 };
 static const enum cache_group_id tables_group[] = {
 	CACHE_GUID_INFO, CACHE_PORT_INFO, CACHE_PKEY, CACHE_SL2VL, CACHE_VLARB, CACHE_VLARB,
@@ -435,7 +503,6 @@ static const enum cache_group_id tables_group[] = {
 
 int sma_mib_register(struct sma_node *node)
 {
-	served_node = node;
 	for (size_t i = 0; i < COUNT(scalars); i++) {
 		scalars[i].ctx = &node->group[scalars_group[i]];
 		if (mib_scalars_register(&scalars[i]))
@@ -458,5 +525,4 @@ void sma_mib_unregister(void)
 	for (size_t i = 0; i < COUNT(tables); i++)
 		mib_table_unregister(&tables[i]);
 	unregister_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid));
-	served_node = NULL;
 }

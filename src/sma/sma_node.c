@@ -824,6 +824,9 @@ struct per_port_attr {
 	bool port_in_modifier;  /* a switch's port in bits 31-16 */
 	size_t entry_size, payload_offset;
 	int (*decode)(const uint8_t *data, size_t len, void *payload);
+	/* also the port's PortInfo, in the same batch: its DiagCode goes to
+	 * this offset of the entry (0: not read) */
+	size_t diag_code_offset;
 };
 
 static int decode_sminfo(const uint8_t *data, size_t len, void *payload)
@@ -843,26 +846,37 @@ static int decode_led(const uint8_t *data, size_t len, void *payload)
 
 static const struct per_port_attr per_port_attrs[] = {
 	[CACHE_SM_INFO] = {IB_ATTR_SMINFO, true, false, sizeof(struct sma_sminfo_entry),
-			   offsetof(struct sma_sminfo_entry, sm), decode_sminfo},
+			   offsetof(struct sma_sminfo_entry, sm), decode_sminfo, 0},
 	[CACHE_VENDOR_DIAG] = {IB_ATTR_VENDOR_DIAG, false, true, sizeof(struct sma_vdiag_entry),
-			       offsetof(struct sma_vdiag_entry, d), decode_vdiag},
+			       offsetof(struct sma_vdiag_entry, d), decode_vdiag,
+			       offsetof(struct sma_vdiag_entry, diag_code)},
 	[CACHE_LED_INFO] = {IB_ATTR_LED_INFO, false, true, sizeof(struct sma_led_entry),
-			    offsetof(struct sma_led_entry, on), decode_led},
+			    offsetof(struct sma_led_entry, on), decode_led, 0},
 };
 
+/* Items: the attribute of each port, followed by its PortInfo when the
+ * attribute wants the DiagCode. */
 static void build_per_port(struct smp_batch *b)
 {
 	const struct per_port_attr *a = b->arg;
-	struct sma_table_snapshot *t = begin_table(b, b->count, a->entry_size, 0, 0);
+	size_t step = a->diag_code_offset ? 2 : 1;
+	struct sma_table_snapshot *t = begin_table(b, b->count / step, a->entry_size, 0, 0);
 
 	if (!t)
 		return;
-	for (size_t i = 0; i < b->count; i++) {
+	for (size_t i = 0; i < b->count; i += step) {
 		uint8_t *entry = (uint8_t *)t->entries[0] + t->table[0].count * a->entry_size;
+		struct sma_portinfo pi;
 
 		if (b->items[i].result != MAD_OK ||
 		    a->decode(b->items[i].data, IB_SMP_DATA_SIZE, entry + a->payload_offset))
 			continue;
+		if (a->diag_code_offset) {
+			if (b->items[i + 1].result != MAD_OK ||
+			    sma_portinfo_decode(b->items[i + 1].data, IB_SMP_DATA_SIZE, &pi))
+				continue;
+			memcpy(entry + a->diag_code_offset, &pi.diag_code, sizeof(unsigned));
+		}
 		*(unsigned *)entry = b->items[i].key[0];
 		table_add(t, 0, entry, 1, b->items[i].key[0], 0, 0);
 	}
@@ -875,18 +889,26 @@ static void refresh_per_port(struct cache_group *g)
 	struct sma_node *n = node_of(g);
 	unsigned ports[256];
 	size_t np = plan_ports(n, a->mgmt_only, ports, 256);
+	size_t step = a->diag_code_offset ? 2 : 1;
 	struct smp_batch *b;
 
 	if (!np)
 		return fail_refresh(g, "NodeInfo not read yet");
-	b = smp_batch_new(g, np, build_per_port);
+	b = smp_batch_new(g, np * step, build_per_port);
 	if (!b)
 		return fail_refresh(g, "out of memory");
 	b->arg = a;
 	for (size_t i = 0; i < np; i++) {
-		b->items[i].attr_id = a->attr_id;
-		b->items[i].attr_mod = a->port_in_modifier && is_switch(n) ? ports[i] << 16 : 0;
-		b->items[i].key[0] = ports[i];
+		struct smp_item *it = &b->items[i * step];
+
+		it->attr_id = a->attr_id;
+		it->attr_mod = a->port_in_modifier && is_switch(n) ? ports[i] << 16 : 0;
+		it->key[0] = ports[i];
+		if (step == 2) {
+			it[1].attr_id = IB_ATTR_PORT_INFO;
+			it[1].attr_mod = ports[i];
+			it[1].key[0] = ports[i];
+		}
 	}
 	smp_batch_run(b, &n->path);
 }

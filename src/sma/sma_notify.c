@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/netsnmp.h"
 #include "ibsnmpd/notice.h"
@@ -14,38 +15,36 @@
 #include "ibsnmpd/octets.h"
 #include "ibsnmpd/sma.h"
 
-#define SMA_NODE_INFO 1, 3, 6, 1, 3, 117, 3, 1, 1
-#define SMA_NOTIFICATIONS 1, 3, 6, 1, 3, 117, 3, 2
-
+/* The Notice's details go in ibSmaNodeInfo's notification objects (.0). */
 enum sma_notify_object {
-	OBJ_SYS_IMAGE_GUID = 6,
-	OBJ_LID = 14,
-	OBJ_PORT = 15,
-	OBJ_METHOD = 16,
-	OBJ_ATTR_ID = 17,
-	OBJ_ATTR_MOD = 18,
-	OBJ_KEY = 19,
-	OBJ_LID2 = 20,
-	OBJ_SL = 21,
-	OBJ_QP1 = 22,
-	OBJ_QP2 = 23,
-	OBJ_GID1 = 24,
-	OBJ_GID2 = 25,
-	OBJ_CAP_MASK = 26,
-	OBJ_SWITCH_LID = 27,
-	OBJ_DATA_VALID = 28,
+	OBJ_SYS_IMAGE_GUID = SCALAR_IB_SMA_SYSTEM_IMAGE_GUID,
+	OBJ_LID = SCALAR_IB_SMA_NODE_LID,
+	OBJ_PORT = SCALAR_IB_SMA_NODE_PORT_NUM,
+	OBJ_METHOD = SCALAR_IB_SMA_NODE_METHOD,
+	OBJ_ATTR_ID = SCALAR_IB_SMA_NODE_ATTRIBUTE_ID,
+	OBJ_ATTR_MOD = SCALAR_IB_SMA_NODE_ATTRIBUTE_MODIFIER,
+	OBJ_KEY = SCALAR_IB_SMA_NODE_KEY,
+	OBJ_LID2 = SCALAR_IB_SMA_NODE_LID2,
+	OBJ_SL = SCALAR_IB_SMA_NODE_SERVICE_LEVEL,
+	OBJ_QP1 = SCALAR_IB_SMA_NODE_QUEUE_PAIR1,
+	OBJ_QP2 = SCALAR_IB_SMA_NODE_QUEUE_PAIR2,
+	OBJ_GID1 = SCALAR_IB_SMA_NODE_GID1,
+	OBJ_GID2 = SCALAR_IB_SMA_NODE_GID2,
+	OBJ_CAP_MASK = SCALAR_IB_SMA_NODE_CAP_MASK,
+	OBJ_SWITCH_LID = SCALAR_IB_SMA_NODE_SWITCH_LID,
+	OBJ_DATA_VALID = SCALAR_IB_SMA_NODE_DATA_VALID,
 };
 
 static void add_int(netsnmp_variable_list **vl, enum sma_notify_object obj, long v)
 {
-	oid name[] = {SMA_NODE_INFO, obj, 0};
+	oid name[] = {OID_IB_SMA_NODE_INFO, obj, 0};
 
 	snmp_varlist_add_variable(vl, name, OID_LENGTH(name), ASN_INTEGER, &v, sizeof(v));
 }
 
 static void add_unsigned(netsnmp_variable_list **vl, enum sma_notify_object obj, u_long v)
 {
-	oid name[] = {SMA_NODE_INFO, obj, 0};
+	oid name[] = {OID_IB_SMA_NODE_INFO, obj, 0};
 
 	snmp_varlist_add_variable(vl, name, OID_LENGTH(name), ASN_UNSIGNED, &v, sizeof(v));
 }
@@ -53,7 +52,7 @@ static void add_unsigned(netsnmp_variable_list **vl, enum sma_notify_object obj,
 static void add_octets(netsnmp_variable_list **vl, enum sma_notify_object obj, const void *p,
 		       size_t n)
 {
-	oid name[] = {SMA_NODE_INFO, obj, 0};
+	oid name[] = {OID_IB_SMA_NODE_INFO, obj, 0};
 
 	snmp_varlist_add_variable(vl, name, OID_LENGTH(name), ASN_OCTET_STR, p, n);
 }
@@ -82,7 +81,7 @@ static void add_packet_fields(netsnmp_variable_list **vl, const struct notice *n
 /* The varbinds after snmpTrapOID: the OBJECTS of the notification. */
 static netsnmp_variable_list *notification_varbinds(const struct notice *n, unsigned which)
 {
-	oid notification[] = {SMA_NOTIFICATIONS, which};
+	oid notification[] = {OID_IB_SMA_NOTIFICATIONS, which};
 	netsnmp_variable_list *vl = NULL;
 
 	if (!(vl = mib_notification_new(notification, OID_LENGTH(notification))))

@@ -4,6 +4,7 @@ Debian ships no IETF base modules; scripts/install-deps extracts the ones
 erlang-snmp carries (SNMPv2-SMI, -TC, -CONF) to IBSNMPD_BASE_MIBS, for tests
 only."""
 import glob
+import re
 import os
 import subprocess
 
@@ -121,3 +122,33 @@ def test_dcbx_mib_is_the_rebuilt_seed():
     assert out.returncode == 0, out.stderr
     with open(os.path.join(MIBS, "LLDP-EXT-DCBX-MIB.txt")) as f:
         assert f.read() == out.stdout
+
+
+def test_oid_header_is_what_the_tool_makes():
+    """include/ibsnmpd/mib_oids.h (the handlers' OID_, COLUMN_ and SCALAR_
+    names) is generated from mibs/ and committed: it must not drift."""
+    out = subprocess.run(["python3", os.path.join(MIBS, "tools", "gen-mib-oids.py"), "--check"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_oid_header_agrees_with_snmptranslate():
+    """Every name in the header resolves, in net-snmp's own MIB parser, to the
+    arcs the header gives it (an independent reading of the same modules)."""
+    header = open(os.path.join(TOP, "include", "ibsnmpd", "mib_oids.h")).read()
+    defs = re.findall(r"^#define (OID|COLUMN|SCALAR)_\w+ ([\d, ]+) /\* ([\w-]+::\w+) \*/$",
+                      header, re.M)
+    assert len(defs) > 400
+    path = "%s:/usr/share/snmp/mibs:%s:%s" % (base_dir(), MIBS, os.path.join(TOP, "tests", "mibs"))
+    names = sorted({name for _, _, name in defs})
+    out = subprocess.run(["snmptranslate", "-M", path, "-m", "ALL", "-On"] + names,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    resolved = dict(zip(names, out.stdout.split()))
+    assert len(resolved) == len(names)
+    for kind, arcs, name in defs:
+        full = [int(a) for a in resolved[name].strip(".").split(".")]
+        if kind == "OID":
+            assert full == [int(a) for a in arcs.split(",")], name
+        else:
+            assert full[-1] == int(arcs), name

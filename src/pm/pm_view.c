@@ -1,0 +1,140 @@
+/* IB-PM-MIB's per-node view (struct pm_view): what pmClassPortInfoTable,
+ * pmPortCountersTable and the sampling tables show, built whole from three
+ * sources whenever one of them changes: the last sweep (ClassPortInfo, each
+ * port's PortCounters), the last read of the sampling state of the watched
+ * nodes, and the PortSelect a manager chose per node. The handlers read the
+ * view only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibsnmpd/pm.h"
+
+static void view_free(void *p)
+{
+	struct pm_view *v = p;
+
+	if (!v)
+		return;
+	free(v->nodes);
+	free(v->rows.rows);
+	pm_fabric_put(v->fabric);
+	free(v);
+}
+
+/* PortCounters' counters in CounterSelect bit order */
+static void counters_of(const struct pm_counters *c, uint64_t out[PM_SELECT_COUNTERS])
+{
+	const uint32_t v[PM_SELECT_COUNTERS] = {
+		c->symbol_errors, c->link_error_recovery, c->link_downed, c->rcv_errors,
+		c->rcv_remote_phys_errors, c->rcv_switch_relay_errors, c->xmit_discards,
+		c->xmit_constraint_errors, c->rcv_constraint_errors,
+		c->local_link_integrity_errors, c->excessive_buffer_overruns, c->vl15_dropped,
+		c->xmit_data, c->rcv_data, c->xmit_pkts, c->rcv_pkts,
+	};
+
+	for (int i = 0; i < PM_SELECT_COUNTERS; i++)
+		out[i] += v[i];
+}
+
+/* One node: its ports are ports[0..n) of the sweep (sorted with the node). */
+static void build_node(const struct pm_subnet *pm, struct pm_node_view *nv, unsigned capmask,
+		       const struct pm_port_state *ports, size_t n,
+		       const struct pm_samples_snapshot *samples)
+{
+	const struct pm_sample_state *st = pm_samples_find(samples, nv->node->guid);
+
+	nv->capmask = capmask & 0xffffu;
+	nv->capmask_known = capmask & PM_CAPMASK_KNOWN;
+	nv->port_select = pm_port_select_get(pm, nv->node->guid, n ? ports[0].port : 1);
+	for (size_t i = 0; i < n; i++) {
+		if (ports[i].port < 256)
+			nv->ports[ports[i].port / 8] |= (uint8_t)(1u << (ports[i].port % 8));
+		/* PortSelect 0xFF: all ports, as the node would add them up */
+		if ((nv->port_select == 0xff || ports[i].port == nv->port_select) &&
+		    ports[i].have_raw) {
+			counters_of(&ports[i].raw, nv->counter);
+			nv->have_counters = true;
+		}
+	}
+	if (st) {
+		nv->have_ctl = st->have_ctl;
+		nv->have_res = st->have_res;
+		nv->ctl = st->ctl;
+		nv->res = st->res;
+	}
+}
+
+static struct pm_view *build(const struct pm_subnet *pm, const struct pm_snapshot *s)
+{
+	const struct pm_fabric *f = s->fabric;
+	const struct pm_samples_snapshot *samples = cache_snapshot(&pm->samples);
+	struct pm_view *v = calloc(1, sizeof(*v));
+	size_t pi = 0;
+
+	if (!v || !(v->nodes = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*v->nodes))) ||
+	    !(v->rows.rows = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(struct mib_row)))) {
+		view_free(v);
+		return NULL;
+	}
+	v->fabric = pm_fabric_get(s->fabric);
+	/* fabric nodes and the sweep's ports are both sorted by GUID */
+	for (size_t k = 0; k < f->n_nodes; k++) {
+		struct pm_node_view *nv = &v->nodes[v->n++];
+		struct mib_row *r = &v->rows.rows[v->rows.count++];
+		size_t first;
+
+		nv->node = &f->nodes[k];
+		while (pi < s->n && s->ports[pi].guid < nv->node->guid)
+			pi++;
+		first = pi;
+		while (pi < s->n && s->ports[pi].guid == nv->node->guid)
+			pi++;
+		build_node(pm, nv, s->node_capmask ? s->node_capmask[k] : 0, &s->ports[first],
+			   pi - first, samples);
+		mib_index_put_guid(r->index, nv->node->guid);
+		r->index_len = MIB_GUID_INDEX_LEN;
+		r->data = nv;
+	}
+	return v;
+}
+
+static void refresh(struct cache_group *g)
+{
+	struct pm_subnet *pm = g->owner;
+	const struct pm_snapshot *s = cache_snapshot(&pm->sweep);
+	struct pm_view *v;
+
+	if (!s) {
+		cache_refresh_done(g, NULL, "no sweep yet");
+		return;
+	}
+	v = build(pm, s);
+	cache_refresh_done(g, v, v ? NULL : "out of memory");
+}
+
+void pm_view_refresh(struct pm_subnet *pm)
+{
+	if (cache_snapshot(&pm->sweep)) /* nothing to show before the first sweep */
+		cache_group_refresh_now(&pm->view);
+}
+
+/* The sweep or the sampling read was published: the view follows. */
+static void source_published(struct cache_group *g, const void *before, const void *after,
+			     void *arg)
+{
+	(void)g;
+	(void)before;
+	(void)after;
+	pm_view_refresh(arg);
+}
+
+void pm_view_init(struct pm_subnet *pm)
+{
+	pm->view.name = "PM node view";
+	pm->view.refresh = refresh;
+	pm->view.free_snapshot = view_free;
+	pm->view.owner = pm;
+	/* no lifetime of its own: it is rebuilt when a source changes */
+	cache_group_observe(&pm->sweep, source_published, pm);
+	cache_group_observe(&pm->samples, source_published, pm);
+}
