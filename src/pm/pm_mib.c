@@ -419,15 +419,20 @@ struct pm_action {
 
 static struct mib_set_domain pm_domain;
 
+static void note_result(struct pm_action *a, int result)
+{
+	if (result == MAD_OK)
+		return;
+	a->error = SNMP_ERR_COMMITFAILED;
+	snmp_log(LOG_WARNING, "a SET of IB-PM-MIB failed on the node: %s\n",
+		 result == MAD_TIMEOUT ? "no answer" : "the node refused");
+}
+
 static void action_one_done(void *ctx, int result)
 {
 	struct pm_action *a = ctx;
 
-	if (result != MAD_OK) {
-		a->error = SNMP_ERR_COMMITFAILED;
-		snmp_log(LOG_WARNING, "a SET of IB-PM-MIB failed on the node: %s\n",
-			 result == MAD_TIMEOUT ? "no answer" : "the node refused");
-	}
+	note_result(a, result);
 	if (--a->pending)
 		return;
 	mib_set_action_done(&pm_domain, a->token, a->error);
@@ -439,11 +444,12 @@ static int tx_action(void *p, unsigned token)
 	struct pm_tx *tx = p;
 	struct pm_action *a = calloc(1, sizeof(*a));
 	bool selected = false;
+	int err;
 
 	if (!a)
 		return SNMP_ERR_RESOURCEUNAVAILABLE;
 	a->token = token;
-	a->pending = 1; /* held until every action is sent */
+	a->pending = 1; /* held until every action is sent: no answer ends it before */
 	/* PortSelect first: a clear in the same PDU clears the port selected */
 	for (size_t i = 0; i < tx->n; i++) {
 		if (!tx->op[i].select)
@@ -460,24 +466,25 @@ static int tx_action(void *p, unsigned token)
 		if (op->clear) {
 			a->pending++;
 			if (pm_clear_counters(served_pm, op->node->lid, op->port, op->clear,
-					      action_one_done, a))
-				action_one_done(a, MAD_SEND_FAILED);
+					      action_one_done, a)) {
+				a->pending--;
+				note_result(a, MAD_SEND_FAILED);
+			}
 		}
 		if (op->sample_fields) {
 			a->pending++;
 			if (pm_samples_start(served_pm, op->node->guid, op->node->lid, &op->want,
-					     op->sample_fields, action_one_done, a))
-				action_one_done(a, MAD_SEND_FAILED);
+					     op->sample_fields, action_one_done, a)) {
+				a->pending--;
+				note_result(a, MAD_SEND_FAILED);
+			}
 		}
 	}
-	if (a->pending == 1) { /* nothing went out */
-		int err = a->error;
-
-		free(a);
-		return err;
-	}
-	action_one_done(a, MAD_OK); /* let go of the hold */
-	return MIB_SET_PENDING;
+	if (--a->pending) /* answers to come */
+		return MIB_SET_PENDING;
+	err = a->error; /* nothing went out, or every answer is in already */
+	free(a);
+	return err;
 }
 
 static struct mib_set_domain pm_domain = {
