@@ -251,12 +251,15 @@ static void cycle_finish(bool ok, const char *failure)
 
 /* ---- SET jobs ---- */
 
+/* The commands of one port's change, in the order they are sent. */
+enum set_step { SET_STATE, SET_FEATURES, SET_PG, SET_PFC, SET_APPS, SET_ALL, SET_PORT_DONE };
+
 struct set_job {
 	struct set_job *next;
 	struct dcbx_change *changes;
-	size_t n, cur;
-	int phase;   /* per change: 0 state, 1 feat, 2 pg, 3 pfc, 4.. apps, then SET_ALL */
-	size_t app;
+	size_t n, cur;      /* the port being set */
+	enum set_step step; /* its next command */
+	size_t app;         /* its next app, at SET_APPS */
 	unsigned accepted; /* commands the kernel took */
 	dcbx_set_done_fn done;
 	void *ctx;
@@ -289,7 +292,53 @@ static void job_end(int error)
 	}
 }
 
-/* Sends the job's next command; returns 1 when there is none left. */
+/* Builds the next command of the port's change into B.buf and moves past
+ * it: the commands its change needs, then SET_ALL; 0 when none is left. */
+static size_t next_command(struct set_job *j, const struct dcbx_change *c, const char *ifname)
+{
+	for (;;) {
+		switch (j->step) {
+		case SET_STATE:
+			j->step = SET_FEATURES;
+			if (c->set_state)
+				return dcbnl_build_set_state(B.buf, sizeof(B.buf), next_seq(), ifname,
+							     c->state);
+			break;
+		case SET_FEATURES:
+			j->step = SET_PG;
+			if (c->set_feat)
+				return dcbnl_build_set_featcfg(B.buf, sizeof(B.buf), next_seq(), ifname,
+							       c->feat);
+			break;
+		case SET_PG:
+			j->step = SET_PFC;
+			if (c->set_pg)
+				return dcbnl_build_set_pgtx(B.buf, sizeof(B.buf), next_seq(), ifname,
+							    c->prio_pgid, c->pg_bw);
+			break;
+		case SET_PFC:
+			j->step = SET_APPS;
+			if (c->set_pfc)
+				return dcbnl_build_set_pfc(B.buf, sizeof(B.buf), next_seq(), ifname,
+							   c->pfc);
+			break;
+		case SET_APPS:
+			if (j->app < c->n_set_apps)
+				return dcbnl_build_set_app(B.buf, sizeof(B.buf), next_seq(), ifname,
+							   &c->set_apps[j->app++]);
+			j->step = SET_ALL;
+			break;
+		case SET_ALL:
+			j->step = SET_PORT_DONE;
+			return dcbnl_build_set_all(B.buf, sizeof(B.buf), next_seq(), ifname);
+		case SET_PORT_DONE:
+			return 0;
+		}
+	}
+}
+
+/* Sends the job's next command; returns 1 when there is none left, -1 when
+ * the job ended in a failure. */
 static int job_send_next(void)
 {
 	struct set_job *j = B.job;
@@ -297,58 +346,24 @@ static int job_send_next(void)
 	while (j->cur < j->n) {
 		const struct dcbx_change *c = &j->changes[j->cur];
 		const struct dcbx_port *p = dcbx_snapshot_port(cache_snapshot(&B.group), c->ifindex);
-		const char *ifname = p ? p->ifname : "";
-		size_t len = 0;
+		size_t len;
 
 		if (!p) {
 			job_end(ENODEV);
 			return -1;
 		}
-		switch (j->phase) {
-		case 0:
-			if (c->set_state)
-				len = dcbnl_build_set_state(B.buf, sizeof(B.buf), next_seq(), ifname,
-							    c->state);
-			break;
-		case 1:
-			if (c->set_feat)
-				len = dcbnl_build_set_featcfg(B.buf, sizeof(B.buf), next_seq(),
-							      ifname, c->feat);
-			break;
-		case 2:
-			if (c->set_pg)
-				len = dcbnl_build_set_pgtx(B.buf, sizeof(B.buf), next_seq(), ifname,
-							   c->prio_pgid, c->pg_bw);
-			break;
-		case 3:
-			if (c->set_pfc)
-				len = dcbnl_build_set_pfc(B.buf, sizeof(B.buf), next_seq(), ifname,
-							  c->pfc);
-			break;
-		case 4:
-			if (j->app < c->n_set_apps) {
-				len = dcbnl_build_set_app(B.buf, sizeof(B.buf), next_seq(), ifname,
-							  &c->set_apps[j->app++]);
-				j->phase--; /* stay on the apps */
-			}
-			break;
-		case 5:
-			len = dcbnl_build_set_all(B.buf, sizeof(B.buf), next_seq(), ifname);
-			break;
-		default:
+		len = next_command(j, c, p->ifname);
+		if (!len) { /* this port is done: the next one */
 			j->cur++;
-			j->phase = -1;
+			j->step = SET_STATE;
 			j->app = 0;
-			break;
+			continue;
 		}
-		j->phase++;
-		if (len) {
-			if (send_request(len)) {
-				job_end(EIO);
-				return -1;
-			}
-			return 0;
+		if (send_request(len)) {
+			job_end(EIO);
+			return -1;
 		}
+		return 0;
 	}
 	return 1;
 }
@@ -410,85 +425,103 @@ static void on_event(const struct dcbnl_reply *r)
 		B.again = true;
 }
 
+/* ---- the answers, step by step ---- */
+
+/* One interface of the link dump (multipart, ended by NLMSG_DONE). */
+static void links_reply(const struct dcbnl_reply *r)
+{
+	if (r->error) {
+		cycle_finish(false, "the kernel refused the interface dump");
+		return;
+	}
+	if (r->type == RTM_NEWLINK && r->ifindex && r->ifname[0]) {
+		if (room_for_one((void **)&B.links, &B.cap_links, B.n_links, sizeof(*B.links))) {
+			cycle_finish(false, "out of memory");
+			return;
+		}
+		B.links[B.n_links].ifindex = r->ifindex;
+		snprintf(B.links[B.n_links].name, DCBX_IFNAME_MAX, "%s", r->ifname);
+		B.n_links++;
+	}
+	if (r->type == NLMSG_DONE) {
+		B.cur = 0;
+		port_next();
+	}
+}
+
+/* GSTATE: an interface that refuses it has no dcbnl ops. */
+static void state_reply(const struct dcbnl_reply *r, const struct dcbx_port *decoded)
+{
+	if (r->error || !decoded->have_state) {
+		port_skipped(r->error ? r->error : EPROTO);
+		return;
+	}
+	B.work.have_state = true;
+	B.work.state = decoded->state;
+	B.step = STEP_NUMTCS;
+	if (send_request(dcbnl_build_get(B.buf, sizeof(B.buf), DCB_CMD_GNUMTCS, next_seq(),
+					 B.work.ifname)))
+		cycle_finish(false, "cannot send to the kernel");
+}
+
+static void numtcs_reply(const struct dcbnl_reply *r, const struct dcbx_port *decoded)
+{
+	if (!r->error && decoded->have_numtcs) {
+		B.work.have_numtcs = true;
+		B.work.numtcs_pg = decoded->numtcs_pg;
+		B.work.numtcs_pfc = decoded->numtcs_pfc;
+	}
+	B.step = STEP_CEE;
+	if (send_request(dcbnl_build_get(B.buf, sizeof(B.buf), DCB_CMD_CEE_GET, next_seq(),
+					 B.work.ifname)))
+		cycle_finish(false, "cannot send to the kernel");
+}
+
+/* CEE_GET: everything else of the port; what the earlier steps found stays. */
+static void cee_reply(const struct dcbnl_reply *r, const struct dcbx_port *decoded)
+{
+	if (!r->error) {
+		struct dcbx_port keep = B.work;
+
+		B.work = *decoded;
+		B.work.ifindex = keep.ifindex;
+		snprintf(B.work.ifname, sizeof(B.work.ifname), "%s", keep.ifname);
+		B.work.have_state = keep.have_state;
+		B.work.state = keep.state;
+		B.work.have_numtcs = keep.have_numtcs;
+		B.work.numtcs_pg = keep.numtcs_pg;
+		B.work.numtcs_pfc = keep.numtcs_pfc;
+	}
+	port_done();
+}
+
+static void set_reply(const struct dcbnl_reply *r)
+{
+	if (r->error) {
+		job_end(r->error);
+		return;
+	}
+	/* SET_ALL answers how the device took it (0, 1, 2: applied with reset,
+	 * nothing to do, applied); the other commands answer 0 */
+	if (r->set_status > 0 && !(r->cmd == DCB_CMD_SET_ALL && r->set_status <= 2)) {
+		job_end(EINVAL);
+		return;
+	}
+	B.job->accepted++;
+	if (job_send_next() == 1)
+		job_end(0);
+}
+
 /* One answer to the outstanding request. */
 static void on_reply(const struct dcbnl_reply *r, const struct dcbx_port *decoded)
 {
 	switch (B.step) {
-	case STEP_LINKS:
-		if (r->error) {
-			cycle_finish(false, "the kernel refused the interface dump");
-			return;
-		}
-		if (r->type == RTM_NEWLINK && r->ifindex && r->ifname[0]) {
-			if (room_for_one((void **)&B.links, &B.cap_links, B.n_links,
-					 sizeof(*B.links))) {
-				cycle_finish(false, "out of memory");
-				return;
-			}
-			B.links[B.n_links].ifindex = r->ifindex;
-			snprintf(B.links[B.n_links].name, DCBX_IFNAME_MAX, "%s", r->ifname);
-			B.n_links++;
-		}
-		if (r->type == NLMSG_DONE) {
-			B.cur = 0;
-			port_next();
-		}
-		return;
-	case STEP_STATE:
-		if (r->error || !decoded->have_state) {
-			port_skipped(r->error ? r->error : EPROTO);
-			return;
-		}
-		B.work.have_state = true;
-		B.work.state = decoded->state;
-		B.step = STEP_NUMTCS;
-		if (send_request(dcbnl_build_get(B.buf, sizeof(B.buf), DCB_CMD_GNUMTCS, next_seq(),
-						 B.work.ifname)))
-			cycle_finish(false, "cannot send to the kernel");
-		return;
-	case STEP_NUMTCS:
-		if (!r->error && decoded->have_numtcs) {
-			B.work.have_numtcs = true;
-			B.work.numtcs_pg = decoded->numtcs_pg;
-			B.work.numtcs_pfc = decoded->numtcs_pfc;
-		}
-		B.step = STEP_CEE;
-		if (send_request(dcbnl_build_get(B.buf, sizeof(B.buf), DCB_CMD_CEE_GET, next_seq(),
-						 B.work.ifname)))
-			cycle_finish(false, "cannot send to the kernel");
-		return;
-	case STEP_CEE:
-		if (!r->error) {
-			struct dcbx_port keep = B.work;
-
-			B.work = *decoded;
-			B.work.ifindex = keep.ifindex;
-			snprintf(B.work.ifname, sizeof(B.work.ifname), "%s", keep.ifname);
-			B.work.have_state = keep.have_state;
-			B.work.state = keep.state;
-			B.work.have_numtcs = keep.have_numtcs;
-			B.work.numtcs_pg = keep.numtcs_pg;
-			B.work.numtcs_pfc = keep.numtcs_pfc;
-		}
-		port_done();
-		return;
-	case STEP_SET:
-		if (r->error) {
-			job_end(r->error);
-			return;
-		}
-		/* SET_ALL answers how the device took it (0, 1, 2: applied with
-		 * reset, nothing to do, applied); the other commands answer 0 */
-		if (r->set_status > 0 && !(r->cmd == DCB_CMD_SET_ALL && r->set_status <= 2)) {
-			job_end(EINVAL);
-			return;
-		}
-		B.job->accepted++;
-		if (job_send_next() == 1)
-			job_end(0);
-		return;
-	case STEP_IDLE:
-		return;
+	case STEP_LINKS: links_reply(r); return;
+	case STEP_STATE: state_reply(r, decoded); return;
+	case STEP_NUMTCS: numtcs_reply(r, decoded); return;
+	case STEP_CEE: cee_reply(r, decoded); return;
+	case STEP_SET: set_reply(r); return;
+	case STEP_IDLE: return;
 	}
 }
 

@@ -1,5 +1,6 @@
 /* Parses what ibsnmpd-discover prints into a struct pm_fabric. Pure; any
  * malformed or truncated output is refused as a whole, with the line. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,24 +63,153 @@ static void *grow(void *p, size_t *cap, size_t n, size_t sz)
 	return realloc(p, *cap * sz);
 }
 
+/* What the lines said so far. */
+struct parse {
+	struct pm_fabric *f;
+	size_t cap_nodes;
+	struct port_line *pl;
+	size_t n_pl, cap_pl;
+	bool done;
+};
+
+/* "node GUID TYPE NUMPORTS LID DESCRIPTION..." */
+static int node_line(struct parse *ps, const char *line)
+{
+	unsigned long long guid;
+	int type, numports, used = 0;
+	unsigned lid;
+	struct pm_node *nd;
+	void *q;
+
+	if (sscanf(line, "node %llx %d %d %u %n", &guid, &type, &numports, &lid, &used) != 4 ||
+	    used <= 0 || type < 1 || type > 3 || numports < 0 || numports > 254 || lid > 0xffff)
+		return 1;
+	if (!(q = grow(ps->f->nodes, &ps->cap_nodes, ps->f->n_nodes, sizeof(*ps->f->nodes))))
+		return -1;
+	ps->f->nodes = q;
+	nd = &ps->f->nodes[ps->f->n_nodes++];
+	memset(nd, 0, sizeof(*nd));
+	nd->guid = guid;
+	nd->type = (unsigned)type;
+	nd->num_ports = (unsigned)numports;
+	nd->lid = lid;
+	snprintf(nd->desc, sizeof(nd->desc), "%.64s", line + used);
+	return 0;
+}
+
+/* "port GUID PORTNUM LID [PORTGUID [PEERGUID PEERPORT]]" */
+static int port_line(struct parse *ps, const char *line)
+{
+	unsigned long long guid, port_guid = 0, peer_guid = 0;
+	int port, peer_port = 0, used = 0;
+	unsigned lid;
+	struct port_line *p;
+	void *q;
+
+	if (sscanf(line, "port %llx %d %u %llx %llx %d%n", &guid, &port, &lid, &port_guid,
+		   &peer_guid, &peer_port, &used) != 6) {
+		peer_guid = 0;
+		peer_port = 0;
+		if (sscanf(line, "port %llx %d %u %llx%n", &guid, &port, &lid, &port_guid,
+			   &used) != 4) {
+			port_guid = 0;
+			if (sscanf(line, "port %llx %d %u%n", &guid, &port, &lid, &used) != 3)
+				return 1;
+		}
+	}
+	if (line[used] != '\0' || port < 1 || port > 254 || lid < 1 || lid > 0xffff)
+		return 1;
+	if (!(q = grow(ps->pl, &ps->cap_pl, ps->n_pl, sizeof(*ps->pl))))
+		return -1;
+	ps->pl = q;
+	p = &ps->pl[ps->n_pl++];
+	p->guid = guid;
+	p->port = (unsigned)port;
+	p->lid = lid;
+	p->port_guid = port_guid;
+	p->peer_guid = peer_guid;
+	p->peer_port = peer_port >= 0 && peer_port <= 254 ? (unsigned)peer_port : 0;
+	return 0;
+}
+
+/* One line: 0 taken, 1 not understood, -1 out of memory. */
+static int one_line(struct parse *ps, const char *line)
+{
+	double secs;
+	int r;
+
+	if ((r = node_line(ps, line)) <= 0 || (r = port_line(ps, line)) <= 0)
+		return r;
+	if (sscanf(line, "done %lf", &secs) == 1) {
+		ps->f->seconds = secs;
+		ps->done = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* The lines, sorted and checked, become the fabric's nodes and ports. */
+static int assemble(struct parse *ps, char *err, size_t errlen)
+{
+	struct pm_fabric *f = ps->f;
+
+	if (f->n_nodes > 1)
+		qsort(f->nodes, f->n_nodes, sizeof(*f->nodes), node_cmp);
+	for (size_t i = 1; i < f->n_nodes; i++) {
+		if (f->nodes[i].guid == f->nodes[i - 1].guid) {
+			snprintf(err, errlen, "node %016llx listed twice",
+				 (unsigned long long)f->nodes[i].guid);
+			return -1;
+		}
+	}
+	if (ps->n_pl > 1)
+		qsort(ps->pl, ps->n_pl, sizeof(*ps->pl), port_line_cmp);
+	f->ports = calloc(ps->n_pl ? ps->n_pl : 1, sizeof(*f->ports));
+	if (!f->ports) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < ps->n_pl; i++) {
+		const struct port_line *p = &ps->pl[i];
+		const struct pm_node *nd = pm_fabric_node(f, p->guid);
+		struct pm_port_ref *ref = &f->ports[f->n_ports];
+
+		if (!nd) {
+			snprintf(err, errlen, "port %u of unknown node %016llx", p->port,
+				 (unsigned long long)p->guid);
+			return -1;
+		}
+		if (i && !port_line_cmp(p, p - 1)) {
+			snprintf(err, errlen, "port %u of node %016llx listed twice", p->port,
+				 (unsigned long long)p->guid);
+			return -1;
+		}
+		ref->node = (size_t)(nd - f->nodes);
+		ref->port = p->port;
+		ref->lid = p->lid;
+		ref->port_guid = p->port_guid;
+		ref->peer_guid = p->peer_guid;
+		ref->peer_port = p->peer_port;
+		f->n_ports++;
+	}
+	return 0;
+}
+
 struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_t errlen)
 {
-	struct pm_fabric *f = calloc(1, sizeof(*f));
-	struct port_line *pl = NULL;
-	size_t n_pl = 0, cap_pl = 0, cap_nodes = 0, lineno = 0;
+	struct parse ps = {.f = calloc(1, sizeof(struct pm_fabric))};
 	const char *p = text, *end = text + len;
-	int done = 0;
+	size_t lineno = 0;
+	int r = 0;
 
-	if (!f)
-		goto oom;
-	while (p < end && !done) {
+	if (!ps.f) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	while (p < end && !ps.done) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		char line[256];
 		size_t n;
-		unsigned long long guid, port_guid = 0, peer_guid = 0;
-		int type, numports, port, peer_port = 0, used = 0;
-		unsigned lid;
-		double secs;
 
 		lineno++;
 		if (!nl) {
@@ -94,98 +224,26 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 		memcpy(line, p, n);
 		line[n] = '\0';
 		p = nl + 1;
-		if (sscanf(line, "node %llx %d %d %u %n", &guid, &type, &numports, &lid, &used) == 4 &&
-		    used > 0 && type >= 1 && type <= 3 && numports >= 0 && numports <= 254 &&
-		    lid <= 0xffff) {
-			void *q = grow(f->nodes, &cap_nodes, f->n_nodes, sizeof(*f->nodes));
-			struct pm_node *nd;
-
-			if (!q)
-				goto oom;
-			f->nodes = q;
-			nd = &f->nodes[f->n_nodes++];
-			memset(nd, 0, sizeof(*nd));
-			nd->guid = guid;
-			nd->type = (unsigned)type;
-			nd->num_ports = (unsigned)numports;
-			nd->lid = lid;
-			snprintf(nd->desc, sizeof(nd->desc), "%.64s", line + used);
-		} else if ((sscanf(line, "port %llx %d %u %llx %llx %d%n", &guid, &port, &lid,
-				   &port_guid, &peer_guid, &peer_port, &used) == 6 ||
-			    (peer_guid = 0, peer_port = 0,
-			     sscanf(line, "port %llx %d %u %llx%n", &guid, &port, &lid, &port_guid,
-				    &used) == 4) ||
-			    (port_guid = 0, sscanf(line, "port %llx %d %u%n", &guid, &port, &lid,
-						   &used) == 3)) &&
-			   line[used] == '\0' && port >= 1 && port <= 254 && lid >= 1 && lid <= 0xffff) {
-			void *q = grow(pl, &cap_pl, n_pl, sizeof(*pl));
-
-			if (!q)
-				goto oom;
-			pl = q;
-			pl[n_pl].guid = guid;
-			pl[n_pl].port = (unsigned)port;
-			pl[n_pl].lid = lid;
-			pl[n_pl].port_guid = port_guid;
-			pl[n_pl].peer_guid = peer_guid;
-			pl[n_pl].peer_port = peer_port >= 0 && peer_port <= 254 ? (unsigned)peer_port : 0;
-			n_pl++;
-		} else if (sscanf(line, "done %lf", &secs) == 1) {
-			f->seconds = secs;
-			done = 1;
-		} else {
+		if ((r = one_line(&ps, line)) < 0) {
+			snprintf(err, errlen, "out of memory");
+			goto bad;
+		}
+		if (r > 0) {
 			snprintf(err, errlen, "line %zu: not understood: %.60s", lineno, line);
 			goto bad;
 		}
 	}
-	if (!done) {
+	if (!ps.done) {
 		snprintf(err, errlen, "output ends without its 'done' line");
 		goto bad;
 	}
-	if (f->n_nodes > 1)
-		qsort(f->nodes, f->n_nodes, sizeof(*f->nodes), node_cmp);
-	for (size_t i = 1; i < f->n_nodes; i++) {
-		if (f->nodes[i].guid == f->nodes[i - 1].guid) {
-			snprintf(err, errlen, "node %016llx listed twice",
-				 (unsigned long long)f->nodes[i].guid);
-			goto bad;
-		}
-	}
-	if (n_pl > 1)
-		qsort(pl, n_pl, sizeof(*pl), port_line_cmp);
-	f->ports = calloc(n_pl ? n_pl : 1, sizeof(*f->ports));
-	if (!f->ports)
-		goto oom;
-	for (size_t i = 0; i < n_pl; i++) {
-		struct pm_node key = {.guid = pl[i].guid};
-		struct pm_node *nd = f->n_nodes ? bsearch(&key, f->nodes, f->n_nodes, sizeof(key),
-							  node_cmp) : NULL;
-
-		if (!nd) {
-			snprintf(err, errlen, "port %u of unknown node %016llx", pl[i].port,
-				 (unsigned long long)pl[i].guid);
-			goto bad;
-		}
-		if (i && !port_line_cmp(&pl[i], &pl[i - 1])) {
-			snprintf(err, errlen, "port %u of node %016llx listed twice", pl[i].port,
-				 (unsigned long long)pl[i].guid);
-			goto bad;
-		}
-		f->ports[f->n_ports].node = (size_t)(nd - f->nodes);
-		f->ports[f->n_ports].port = pl[i].port;
-		f->ports[f->n_ports].lid = pl[i].lid;
-		f->ports[f->n_ports].port_guid = pl[i].port_guid;
-		f->ports[f->n_ports].peer_guid = pl[i].peer_guid;
-		f->ports[f->n_ports].peer_port = pl[i].peer_port;
-		f->n_ports++;
-	}
-	free(pl);
-	return f;
-oom:
-	snprintf(err, errlen, "out of memory");
+	if (assemble(&ps, err, errlen))
+		goto bad;
+	free(ps.pl);
+	return ps.f;
 bad:
-	free(pl);
-	pm_fabric_free(f);
+	free(ps.pl);
+	pm_fabric_free(ps.f);
 	return NULL;
 }
 
