@@ -23,7 +23,7 @@ struct mib_set_state {
 	long transid;
 	void *tx;          /* the area's */
 	unsigned token;    /* moves with every transaction: late completions are ignored */
-	bool checked, committed, undone;
+	bool checked;
 	enum action_state action;
 	int action_error;
 	struct delegated *waiting;
@@ -90,7 +90,7 @@ static struct mib_set_state *current(struct mib_set_domain *d,
 	st->open = true;
 	st->transid = transid;
 	st->token++;
-	st->checked = st->committed = st->undone = false;
+	st->checked = false;
 	st->action = ACTION_NONE;
 	st->action_error = SNMP_ERR_NOERROR;
 	return st;
@@ -253,21 +253,21 @@ static int run(struct mib_set_domain *d, const struct target *t, netsnmp_mib_han
 	case MODE_SET_ACTION:
 		action(d, st, handler, reg, reqinfo, requests);
 		break;
+	/* A SET ends in COMMIT (every ACTION worked), UNDO (one failed) or FREE
+	 * (a RESERVE failed): net-snmp sends no FREE after the first two, in
+	 * the master as over AgentX (CleanupSet after CommitSet is a COMMIT).
+	 * The first registration's call ends the transaction; the others'
+	 * calls then belong to none. */
 	case MODE_SET_COMMIT:
-		if (!st->committed && st->action == ACTION_DONE &&
-		    st->action_error == SNMP_ERR_NOERROR) {
-			st->committed = true;
-			if (d->commit)
-				d->commit(st->tx);
-		}
+		if (st->action == ACTION_DONE && st->action_error == SNMP_ERR_NOERROR && d->commit)
+			d->commit(st->tx);
+		close_tx(d, st);
 		break;
 	case MODE_SET_UNDO:
 		/* the area knows what its ACTION did (maybe nothing, maybe part) */
-		if (!st->undone && st->action != ACTION_NONE) {
-			st->undone = true;
-			if (d->undo && d->undo(st->tx))
-				netsnmp_set_request_error(reqinfo, requests, SNMP_ERR_UNDOFAILED);
-		}
+		if (st->action != ACTION_NONE && d->undo && d->undo(st->tx))
+			netsnmp_set_request_error(reqinfo, requests, SNMP_ERR_UNDOFAILED);
+		close_tx(d, st);
 		break;
 	case MODE_SET_FREE:
 		close_tx(d, st);

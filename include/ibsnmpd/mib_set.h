@@ -17,9 +17,9 @@
  *   ACTION    once: the area applies what is staged, now or later (while its
  *             MADs or netlink messages are under way the varbinds are
  *             delegated: other requests are served meanwhile)
- *   COMMIT    once, when every ACTION of the PDU worked
- *   UNDO      once, when one failed (ours or another registration's)
- *   FREE      the transaction ends
+ *   COMMIT    once, when every ACTION of the PDU worked; the end
+ *   UNDO      once, when one failed (ours or another registration's); the end
+ *   FREE      a RESERVE failed: the end
  *
  * Over AgentX every mode comes in a PDU of its own; the transaction ID ties
  * them together. One transaction per domain at a time: snmpd does not start

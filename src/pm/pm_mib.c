@@ -424,8 +424,12 @@ static void note_result(struct pm_action *a, int result)
 	if (result == MAD_OK)
 		return;
 	a->error = SNMP_ERR_COMMITFAILED;
-	snmp_log(LOG_WARNING, "a SET of IB-PM-MIB failed on the node: %s\n",
-		 result == MAD_TIMEOUT ? "no answer" : "the node refused");
+	if (result > 0)
+		snmp_log(LOG_WARNING, "a SET of IB-PM-MIB failed: the node refused (MAD status "
+			 "0x%04x)\n", (unsigned)result);
+	else
+		snmp_log(LOG_WARNING, "a SET of IB-PM-MIB failed: %s\n",
+			 result == MAD_TIMEOUT ? "the node did not answer" : "cannot send the MAD");
 }
 
 static void action_one_done(void *ctx, int result)

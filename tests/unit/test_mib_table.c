@@ -36,10 +36,27 @@ static void row_search_is_ordered(void **state)
 	assert_int_equal(mib_rows_search(NULL, k, 1, 0), 0);
 }
 
+static void guid_index_round_trip(void **state)
+{
+	oid idx[MIB_GUID_INDEX_LEN];
+	uint64_t guid;
+
+	(void)state;
+	mib_index_put_guid(idx, 0x0002c90300a1b2c3ULL);
+	assert_int_equal(idx[0], 0x00);
+	assert_int_equal(idx[2], 0xc9);
+	assert_int_equal(idx[7], 0xc3);
+	assert_int_equal(mib_index_get_guid(idx, &guid), 0);
+	assert_true(guid == 0x0002c90300a1b2c3ULL);
+	idx[3] = 256; /* not an octet: no GUID */
+	assert_int_equal(mib_index_get_guid(idx, &guid), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(row_search_is_ordered),
+		cmocka_unit_test(guid_index_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
