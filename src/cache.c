@@ -77,6 +77,20 @@ int cache_group_observe(struct cache_group *g, cache_published_fn fn, void *arg)
 	return 0;
 }
 
+static void source_published(struct cache_group *source, const void *before, const void *after,
+			     void *derived)
+{
+	(void)source;
+	(void)before;
+	(void)after;
+	cache_group_refresh_now(derived);
+}
+
+int cache_group_follow(struct cache_group *derived, struct cache_group *source)
+{
+	return cache_group_observe(source, source_published, derived);
+}
+
 void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 {
 	g->refreshing = false;

@@ -50,6 +50,10 @@ void cache_group_refresh_now(struct cache_group *g);
 void cache_group_set_lifetime(struct cache_group *g, unsigned lifetime_s);
 /* fn(g, before, after, arg) after every publication; -1 if g has no room. */
 int cache_group_observe(struct cache_group *g, cache_published_fn fn, void *arg);
+/* A derived group (a view built from other groups' snapshots, no lifetime
+ * of its own): refreshed at once after every publication of source. Its
+ * refresh must end before it returns. */
+int cache_group_follow(struct cache_group *derived, struct cache_group *source);
 /* Ends a refresh: fresh (may be NULL on failure) replaces the snapshot when
  * not NULL, then the observers are called; on failure the previous snapshot
  * stays. With both fresh and a message, fresh is published and the message

@@ -241,21 +241,31 @@ static int stage_part_value(void *p, const struct mib_set_request *req)
 	return SNMP_ERR_NOERROR;
 }
 
+/* The partition and member a member-table varbind names (either may be
+ * NULL: not there); -1 if its index can name no row. */
+static int member_of(struct pkey_tx *tx, const struct mib_set_request *req,
+		     struct partition **part, struct partition_member **m, uint64_t *guid)
+{
+	unsigned pkey;
+
+	if (index_of(req, &pkey, guid))
+		return -1;
+	*part = partition_find_pkey(&tx->pf, pkey);
+	*m = *part ? partition_find_member(*part, *guid) : NULL;
+	return 0;
+}
+
 static int stage_member_row_status(void *p, const struct mib_set_request *req)
 {
-	struct pkey_tx *tx = p;
-	unsigned pkey;
-	uint64_t guid;
 	struct partition *part;
 	struct partition_member *m;
+	uint64_t guid;
 	int err;
 
-	if (index_of(req, &pkey, &guid))
+	if (member_of(p, req, &part, &m, &guid))
 		return SNMP_ERR_NOCREATION; /* a malformed GUID or P_Key */
 	if ((err = row_status_check(req->value)))
 		return err;
-	part = partition_find_pkey(&tx->pf, pkey);
-	m = part ? partition_find_member(part, guid) : NULL;
 	switch (req->value) {
 	case RS_CREATEANDGO:
 		if (!part || m)
@@ -273,17 +283,11 @@ static int stage_member_row_status(void *p, const struct mib_set_request *req)
 
 static int stage_member_type(void *p, const struct mib_set_request *req)
 {
-	struct pkey_tx *tx = p;
-	unsigned pkey;
-	uint64_t guid;
 	struct partition *part;
 	struct partition_member *m;
+	uint64_t guid;
 
-	if (index_of(req, &pkey, &guid))
-		return SNMP_ERR_NOCREATION;
-	part = partition_find_pkey(&tx->pf, pkey);
-	m = part ? partition_find_member(part, guid) : NULL;
-	if (!m)
+	if (member_of(p, req, &part, &m, &guid) || !m)
 		return SNMP_ERR_NOCREATION;
 	m->type = (enum member_type)req->value;
 	part->changed = true;

@@ -127,22 +127,12 @@ void pkey_view_refresh(struct pkey_policy *pp)
 		cache_group_refresh_now(&pp->view);
 }
 
-/* The member ports were checked again. */
-static void status_published(struct cache_group *g, const void *before, const void *after,
-			     void *arg)
-{
-	(void)g;
-	(void)before;
-	(void)after;
-	pkey_view_refresh(arg);
-}
-
 void pkey_view_init(struct pkey_policy *pp)
 {
 	pp->view.name = "partition view";
 	pp->view.refresh = refresh;
 	pp->view.free_snapshot = view_free;
 	pp->view.owner = pp;
-	cache_group_observe(&pp->status, status_published, pp);
+	cache_group_follow(&pp->view, &pp->status); /* the member ports were checked again */
 	pkey_view_refresh(pp);
 }

@@ -98,34 +98,19 @@ static struct pm_view *build(const struct pm_subnet *pm, const struct pm_snapsho
 	return v;
 }
 
+/* Before the first sweep: an empty view (the tables have no rows yet). */
 static void refresh(struct cache_group *g)
 {
 	struct pm_subnet *pm = g->owner;
 	const struct pm_snapshot *s = cache_snapshot(&pm->sweep);
-	struct pm_view *v;
+	struct pm_view *v = s ? build(pm, s) : calloc(1, sizeof(struct pm_view));
 
-	if (!s) {
-		cache_refresh_done(g, NULL, "no sweep yet");
-		return;
-	}
-	v = build(pm, s);
 	cache_refresh_done(g, v, v ? NULL : "out of memory");
 }
 
 void pm_view_refresh(struct pm_subnet *pm)
 {
-	if (cache_snapshot(&pm->sweep)) /* nothing to show before the first sweep */
-		cache_group_refresh_now(&pm->view);
-}
-
-/* The sweep or the sampling read was published: the view follows. */
-static void source_published(struct cache_group *g, const void *before, const void *after,
-			     void *arg)
-{
-	(void)g;
-	(void)before;
-	(void)after;
-	pm_view_refresh(arg);
+	cache_group_refresh_now(&pm->view);
 }
 
 void pm_view_init(struct pm_subnet *pm)
@@ -134,7 +119,7 @@ void pm_view_init(struct pm_subnet *pm)
 	pm->view.refresh = refresh;
 	pm->view.free_snapshot = view_free;
 	pm->view.owner = pm;
-	/* no lifetime of its own: it is rebuilt when a source changes */
-	cache_group_observe(&pm->sweep, source_published, pm);
-	cache_group_observe(&pm->samples, source_published, pm);
+	/* no lifetime of its own: rebuilt when a source changes */
+	cache_group_follow(&pm->view, &pm->sweep);
+	cache_group_follow(&pm->view, &pm->samples);
 }
