@@ -352,11 +352,28 @@ static void retry_or_fail(struct mad_request *r)
 	finish(r, MAD_TIMEOUT, NULL, 0);
 }
 
+/* -Drawmad: every MAD received, in hex (the fuzz targets' seed corpora
+ * are captured this way from the simulated fabric). Not under "ibsnmpd",
+ * so that -Dibsnmpd does not turn it on. */
+static void debug_raw(const struct rx_item *it)
+{
+	char hex[2 * MAD_BLOCK + 1];
+
+	DEBUGIF("rawmad") {
+		for (size_t i = 0; i < it->len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", it->mad[i]);
+		hex[2 * it->len] = '\0';
+		DEBUGMSGTL(("rawmad", "from LID %u status %d: %s\n", it->from.lid,
+			    it->status, hex));
+	}
+}
+
 static void handle_rx(struct rx_item *it)
 {
 	uint32_t tid;
 	struct mad_request *r = NULL;
 
+	debug_raw(it);
 	if (it->len < 24) {
 		eng.stats.dropped++;
 		snmp_log(LOG_WARNING, "dropping a MAD of %zu octets: too short\n", it->len);

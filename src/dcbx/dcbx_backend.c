@@ -525,6 +525,20 @@ static void on_reply(const struct dcbnl_reply *r, const struct dcbx_port *decode
 	}
 }
 
+/* -Drawdcbnl: every datagram from the kernel, in hex (the fuzz target's
+ * seed corpus is captured this way). */
+static void debug_raw(size_t len)
+{
+	static char hex[2 * DCBNL_BUF_SIZE + 1];
+
+	DEBUGIF("rawdcbnl") {
+		for (size_t i = 0; i < len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", B.buf[i]);
+		hex[2 * len] = '\0';
+		DEBUGMSGTL(("rawdcbnl", "%zu octets: %s\n", len, hex));
+	}
+}
+
 static void on_readable(int fd, void *arg)
 {
 	ssize_t got;
@@ -533,6 +547,7 @@ static void on_readable(int fd, void *arg)
 	while ((got = recv(fd, B.buf, sizeof(B.buf), MSG_DONTWAIT)) > 0) {
 		size_t off = 0;
 
+		debug_raw((size_t)got);
 		while (off < (size_t)got) {
 			struct dcbnl_reply r;
 			struct dcbx_port decoded;

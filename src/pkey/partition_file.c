@@ -266,9 +266,17 @@ int partition_file_parse(const char *text, size_t len, struct partition_file *pf
 			 size_t errlen)
 {
 	const char *p = text, *end = text + len;
-	const char *why = NULL;
+	const char *why = NULL, *nul = memchr(text, '\0', len);
 
 	memset(pf, 0, sizeof(*pf));
+	if (nul) { /* opensm reads lines with fgets(): text after a NUL is lost */
+		unsigned line = 1;
+
+		for (const char *c = text; c < nul; c++)
+			line += *c == '\n';
+		snprintf(err, errlen, "line %u: a NUL octet: not a text file", line);
+		return -1;
+	}
 	pf->text = malloc(len + 1);
 	if (!pf->text) {
 		snprintf(err, errlen, "out of memory");
@@ -605,7 +613,7 @@ bool partition_unconfigured_connected(const struct partition_file *pf)
 
 int partition_set_unconfigured_connected(struct partition_file *pf, bool connected)
 {
-	struct partition *def = partition_find_pkey(pf, PKEY_DEFAULT);
+	struct partition *def = partition_find_pkey(pf, PKEY_DEFAULT), *named;
 	struct partition_member *m;
 
 	if (connected == partition_unconfigured_connected(pf))
@@ -625,8 +633,15 @@ int partition_set_unconfigured_connected(struct partition_file *pf, bool connect
 		}
 		return 0;
 	}
-	if (!def && !(def = partition_add(pf, "Default", PKEY_DEFAULT)))
-		return -1;
+	if (!def) {
+		/* opensm takes a name once: "Default" naming another P_Key leaves
+		 * no name for the Default partition's entry */
+		named = partition_find_name(pf, "Default");
+		if (named && !named->removed)
+			return 1;
+		if (!(def = partition_add(pf, "Default", PKEY_DEFAULT)))
+			return -1;
+	}
 	for (size_t k = 0; k < def->n_members; k++) {
 		m = &def->members[k];
 		if (!m->is_guid && !strcmp(m->keyword, "ALL")) {

@@ -75,7 +75,8 @@ enum member_type partition_member_effective(const struct partition *p,
  * true when the Default entry makes ALL (or ALL_CAS) full or both members. */
 bool partition_unconfigured_connected(const struct partition_file *pf);
 /* Changes the Default entry to that (adds "Default=0x7fff : ALL=full ;" if
- * the file has none); -1 on out of memory. */
+ * the file has none); -1 on out of memory, 1 if the file has no Default
+ * entry and names another partition "Default" (opensm takes a name once). */
 int partition_set_unconfigured_connected(struct partition_file *pf, bool connected);
 
 #endif

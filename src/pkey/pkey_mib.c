@@ -298,8 +298,17 @@ static int stage_unconfigured(void *p, const struct mib_set_request *req)
 {
 	struct pkey_tx *tx = p;
 
-	return partition_set_unconfigured_connected(&tx->pf, req->value == UNCONFIGURED_CONNECTED)
-		       ? SNMP_ERR_RESOURCEUNAVAILABLE : SNMP_ERR_NOERROR;
+	switch (partition_set_unconfigured_connected(&tx->pf,
+						     req->value == UNCONFIGURED_CONNECTED)) {
+	case 0:
+		return SNMP_ERR_NOERROR;
+	case 1:
+		snmp_log(LOG_WARNING, "partition policy: refusing a SET: the file names a partition "
+			 "'Default' with another P_Key than 0x7fff\n");
+		return SNMP_ERR_INCONSISTENTVALUE;
+	default:
+		return SNMP_ERR_RESOURCEUNAVAILABLE;
+	}
 }
 
 /* RESERVE2: the transaction as a whole */

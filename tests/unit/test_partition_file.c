@@ -195,6 +195,31 @@ static void unconfigured_ports_flag(void **state)
 	free(out);
 }
 
+/* Found by libFuzzer (fuzz_partition_file): a file with NUL octets parsed
+ * as less than it held, and a partition named Default with another P_Key
+ * made the flag's SET add a second "Default" entry, which no parser takes. */
+static void fuzzer_findings(void **state)
+{
+	static const char with_nul[] = "Default=0x6fff, ipoib : \0\0DaDa, ipoib : ALL=full ;\n";
+	static const char default_elsewhere[] = "Default=0x6fff, ipoib : ;\n";
+	struct partition_file pf;
+	char err[200], *text;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(partition_file_parse(with_nul, sizeof(with_nul) - 1, &pf, err,
+					      sizeof(err)), -1);
+	assert_string_equal(err, "line 1: a NUL octet: not a text file");
+	assert_int_equal(partition_file_parse(default_elsewhere, strlen(default_elsewhere), &pf,
+					      err, sizeof(err)), 0);
+	assert_false(partition_unconfigured_connected(&pf));
+	assert_int_equal(partition_set_unconfigured_connected(&pf, true), 1);
+	text = partition_file_render(&pf, &len);
+	assert_string_equal(text, default_elsewhere); /* unchanged */
+	free(text);
+	partition_file_free(&pf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +229,7 @@ int main(void)
 		cmocka_unit_test(bad_files_name_the_line),
 		cmocka_unit_test(copies_are_deep),
 		cmocka_unit_test(unconfigured_ports_flag),
+		cmocka_unit_test(fuzzer_findings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
