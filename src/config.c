@@ -197,6 +197,12 @@ static void parse_path_token(const char *token, char *line, char *out, size_t ou
 	free(path);
 }
 
+static void parse_pm_discovery_helper(const char *token, char *line)
+{
+	parse_path_token(token, line, ibsnmpd_cfg.pm_discovery_helper,
+			 sizeof(ibsnmpd_cfg.pm_discovery_helper));
+}
+
 static void parse_partition_file(const char *token, char *line)
 {
 	parse_path_token(token, line, ibsnmpd_cfg.partition_file,
@@ -300,6 +306,7 @@ void config_register_tokens(void)
 	register_config_handler(NULL, "pmDiscoveryInterval", parse_pm_discovery_interval, NULL,
 				"SECONDS");
 	register_config_handler(NULL, "pmSampleNode", parse_pm_sample_node, NULL, "NODEGUID");
+	register_config_handler(NULL, "pmDiscoveryHelper", parse_pm_discovery_helper, NULL, "PATH");
 	register_config_handler(NULL, "trapSubscribe", parse_trap_subscribe, NULL, "yes|no");
 	register_config_handler(NULL, "saKey", parse_sa_key, NULL, "KEY");
 	register_config_handler(NULL, "trapResubscribeInterval", parse_trap_resubscribe, NULL,

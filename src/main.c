@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ibsnmpd/agent_mib.h"
+#include "ibsnmpd/child.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/dcbx.h"
 #include "ibsnmpd/mad_engine.h"
@@ -293,6 +294,29 @@ static int parse_command_line(int argc, char **argv, bool *foreground, bool *log
 	return -1;
 }
 
+/* AgentX's ping, open and registrations are synchronous: with net-snmp's
+ * default (1 s, 5 retries) a hung snmpd would hold the main loop, and with it
+ * the MAD sweeps and the trap intake, for 6 s at every ping. Give up on a
+ * silent master quickly instead (as keepalived does): the session is closed
+ * and opened again when snmpd answers. AgentX sessions carry the version
+ * AGENTX_VERSION_1 (192|1; agent/mibgroup/agentx/protocol.h, not installed). */
+#define AGENTX_SESSION_VERSION (192 | 1)
+#define AGENTX_SESSION_TIMEOUT_US 500000L
+
+static int agentx_session_init(int major, int minor, void *serverarg, void *clientarg)
+{
+	netsnmp_session *s = serverarg;
+
+	(void)major;
+	(void)minor;
+	(void)clientarg;
+	if (s && s->version == AGENTX_SESSION_VERSION) {
+		s->timeout = AGENTX_SESSION_TIMEOUT_US;
+		s->retries = 0;
+	}
+	return 0;
+}
+
 /* net-snmp as an AgentX subagent that reconnects by itself when snmpd goes
  * away; reads ibsnmpd.conf. */
 static void start_agent(void)
@@ -302,6 +326,8 @@ static void start_agent(void)
 			   DEFAULT_PING_INTERVAL);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_SESSION_INIT,
+			       agentx_session_init, NULL);
 	init_agent(APP_NAME);
 	config_register_tokens();
 	init_snmp(APP_NAME); /* reads ibsnmpd.conf, connects to the master */
@@ -392,6 +418,7 @@ static void stop_all(struct daemon *d)
 	sma_mib_unregister();
 	sma_node_stop(&d->node);
 	notify_stop();
+	child_stop_all();
 	mad_engine_close();
 }
 

@@ -43,6 +43,7 @@ struct ibsnmpd_config {
 	bool pm_enabled;                   /* sweep the subnet's counters */
 	unsigned pm_discovery_interval_s;
 	uint64_t pm_sample_nodes[IBSNMPD_SAMPLE_NODES_MAX]; /* node GUIDs read for sampling */
+	char pm_discovery_helper[4096];    /* "" = ibsnmpd-discover beside the daemon or in libexec */
 	size_t n_pm_sample_nodes;
 	/* traps and notifications */
 	bool trap_subscribe;               /* InformInfo subscriptions with the SA */

@@ -73,6 +73,8 @@ struct pm_subnet {
 	/* the running discovery: helper process, its stdout, what it said so far */
 	pid_t discover_pid;
 	int discover_fd;
+	bool discover_output_done, discover_exited; /* both: the discovery is over */
+	int discover_status;          /* waitpid's; -1: killed at its deadline */
 	char *discover_out;
 	size_t discover_len, discover_cap;
 	char helper[4096];

@@ -23,6 +23,7 @@
 
 #include <infiniband/mad.h>
 
+#include "ibsnmpd/child.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
@@ -256,15 +257,7 @@ int pkey_policy_restore(struct pkey_policy *pp)
 
 /* ---- telling opensm ---------------------------------------------------------------- */
 
-static unsigned reap_alarm;
-
-static void reap_children(unsigned reg, void *arg)
-{
-	(void)reg;
-	(void)arg;
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
-}
+#define RELOAD_DEADLINE_S 30
 
 static int tell_opensm(char *err, size_t errlen)
 {
@@ -288,14 +281,12 @@ static int tell_opensm(char *err, size_t errlen)
 	}
 	if (ibsnmpd_cfg.opensm_reload_command[0]) {
 		char *argv[] = {"/bin/sh", "-c", ibsnmpd_cfg.opensm_reload_command, NULL};
-		pid_t pid;
 
-		if (posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ)) {
+		/* not waited for; one that hangs is killed after RELOAD_DEADLINE_S */
+		if (child_spawn("opensmReloadCommand", argv, -1, RELOAD_DEADLINE_S, NULL, NULL) < 0) {
 			snprintf(err, errlen, "cannot run '%.200s'", ibsnmpd_cfg.opensm_reload_command);
 			return -1;
 		}
-		if (!reap_alarm) /* the command's exit is reaped later, never waited for */
-			reap_alarm = snmp_alarm_register(5, SA_REPEAT, reap_children, NULL);
 		return 0;
 	}
 	snprintf(err, errlen, "opensm was not told (set opensmPidFile or opensmReloadCommand)");
@@ -740,9 +731,6 @@ void pkey_policy_stop(struct pkey_policy *pp)
 		snmp_alarm_unregister(pp->watch_alarm);
 	if (pp->verify_alarm)
 		snmp_alarm_unregister(pp->verify_alarm);
-	if (reap_alarm)
-		snmp_alarm_unregister(reap_alarm);
-	reap_alarm = 0;
 	cache_group_stop(&pp->view);
 	cache_group_stop(&pp->status);
 	partition_file_free(&pp->pf);

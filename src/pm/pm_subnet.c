@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ibsnmpd/child.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
@@ -28,12 +29,12 @@
 /* ---- discovery (helper process) ------------------------------------------- */
 
 static void discovery_output(int fd, void *arg);
+static void discovery_exited(pid_t pid, int status, bool killed, void *arg);
 
 static void start_discovery(struct pm_subnet *pm)
 {
 	char port[16], timeout[16], retries[16];
 	char *argv[] = {pm->helper, pm->ca_name, port, timeout, retries, NULL};
-	posix_spawn_file_actions_t fa;
 	int fds[2];
 	pid_t pid;
 
@@ -46,21 +47,19 @@ static void start_discovery(struct pm_subnet *pm)
 		snmp_log(LOG_ERR, "discovery: pipe: %s\n", strerror(errno));
 		return;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	if (posix_spawn(&pid, pm->helper, &fa, NULL, argv, environ)) {
-		snmp_log(LOG_ERR, "discovery: cannot run %s: %s\n", pm->helper, strerror(errno));
+	/* a discovery that takes longer than the interval between two is hung */
+	pid = child_spawn("the subnet discovery helper", argv, fds[1], pm->discovery_interval_s,
+			  discovery_exited, pm);
+	close(fds[1]);
+	if (pid < 0) {
 		close(fds[0]);
-		close(fds[1]);
-		posix_spawn_file_actions_destroy(&fa);
 		return;
 	}
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	pm->discover_pid = pid;
 	pm->discover_fd = fds[0];
 	pm->discover_len = 0;
+	pm->discover_output_done = pm->discover_exited = false;
 	register_readfd(fds[0], discovery_output, pm);
 	DEBUGMSGTL(("ibsnmpd:pm", "discovery started (pid %ld)\n", (long)pid));
 }
@@ -78,13 +77,12 @@ void pm_subnet_rediscover(struct pm_subnet *pm)
 	start_discovery(pm);
 }
 
-/* Collects the helper's output; at its end, parses it and starts a sweep. */
+static void discovery_finish(struct pm_subnet *pm);
+
+/* Collects the helper's output; at its end (and its exit), parses it. */
 static void discovery_output(int fd, void *arg)
 {
 	struct pm_subnet *pm = arg;
-	struct pm_fabric *f;
-	char err[160];
-	int status = 0;
 
 	for (;;) {
 		ssize_t n;
@@ -105,17 +103,40 @@ static void discovery_output(int fd, void *arg)
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return; /* more later */
-		break;  /* end of output (or an error): the helper is done */
+		break;  /* end of output (or an error) */
 	}
 	unregister_readfd(fd);
 	close(fd);
-	/* it closed its output at exit: reaping it does not wait */
-	waitpid(pm->discover_pid, &status, 0);
+	pm->discover_fd = -1;
+	pm->discover_output_done = true;
+	if (pm->discover_exited)
+		discovery_finish(pm);
+}
+
+static void discovery_exited(pid_t pid, int status, bool killed, void *arg)
+{
+	struct pm_subnet *pm = arg;
+
+	(void)pid;
+	pm->discover_exited = true;
+	pm->discover_status = killed ? -1 : status;
+	if (pm->discover_output_done)
+		discovery_finish(pm);
+}
+
+/* Both the output's end and the helper's exit are in. */
+static void discovery_finish(struct pm_subnet *pm)
+{
+	int status = pm->discover_status;
+	struct pm_fabric *f;
+	char err[160];
+
 	pm->discover_pid = 0;
 	f = pm_fabric_parse(pm->discover_out, pm->discover_len, err, sizeof(err));
-	if (!f || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (!f || status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		snmp_log(LOG_WARNING, "subnet discovery failed (%s); keeping the previous node list\n",
-			 f ? "the helper failed" : err);
+			 status < 0 ? "the helper hung and was killed"
+			 : !WIFEXITED(status) || WEXITSTATUS(status) ? "the helper failed" : err);
 		pm_fabric_free(f);
 		return;
 	}
@@ -426,10 +447,14 @@ void pm_subnet_apply_config(struct pm_subnet *pm)
 	}
 }
 
-/* The helper lives beside the daemon's binary (build tree, or the install's
- * sbin), else in IBSNMPD_LIBEXECDIR. */
+/* The helper: pmDiscoveryHelper if set, else beside the daemon's binary (the
+ * build tree), else in IBSNMPD_LIBEXECDIR (an install). */
 static void find_helper(struct pm_subnet *pm)
 {
+	if (ibsnmpd_cfg.pm_discovery_helper[0]) {
+		snprintf(pm->helper, sizeof(pm->helper), "%s", ibsnmpd_cfg.pm_discovery_helper);
+		return;
+	}
 	char self[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
@@ -481,10 +506,11 @@ void pm_subnet_stop(struct pm_subnet *pm)
 	cache_group_stop(&pm->sweep);
 	pm_samples_stop(pm);
 	if (pm->discover_pid) {
-		unregister_readfd(pm->discover_fd);
-		close(pm->discover_fd);
-		kill(pm->discover_pid, SIGTERM);
-		waitpid(pm->discover_pid, NULL, 0);
+		if (pm->discover_fd >= 0) {
+			unregister_readfd(pm->discover_fd);
+			close(pm->discover_fd);
+		}
+		child_stop(pm->discover_pid);
 		pm->discover_pid = 0;
 	}
 	free(pm->discover_out);

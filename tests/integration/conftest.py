@@ -115,8 +115,9 @@ def wait_for(predicate, seconds=60, step=0.5):
     return predicate()
 
 
-def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=None):
-    """extra_conf lines may name the bed's directory as {dir}."""
+def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=None, debug=None):
+    """extra_conf lines may name the bed's directory as {dir}; debug: ibsnmpd's
+    -D tokens (its log then has the debug lines)."""
     directory = tempfile.mkdtemp(prefix="ibsnmpd-it.")
     args = [SIMFABRIC, "up", "--dir", directory, "--topology",
             os.path.join(TOPOLOGIES, topology), "--ibsnmpd", ibsnmpd_bin()]
@@ -124,6 +125,8 @@ def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=N
         args += ["--node", node]
     if preload:
         args += ["--ibsnmpd-preload", preload]
+    if debug:
+        args += ["--ibsnmpd-debug", debug]
     for line in extra_conf:
         args += ["--conf-extra", line.replace("{dir}", directory)]
     out = subprocess.run(args, capture_output=True, text=True, env=snmp_env())
