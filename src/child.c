@@ -122,6 +122,11 @@ static void reap(unsigned reg, void *arg)
 	}
 }
 
+void child_reap_now(void)
+{
+	reap(0, NULL);
+}
+
 static void stop_now(struct child *c)
 {
 	kill(c->pid, SIGTERM);

@@ -17,6 +17,9 @@ typedef void (*child_exit_fn)(pid_t pid, int status, bool killed, void *arg);
  * called on the main loop when it has exited. -1 on failure (logged). */
 pid_t child_spawn(const char *what, char *const argv[], int stdout_fd, unsigned deadline_s,
 		  child_exit_fn done, void *arg);
+/* Collects the exits there are now (as the main loop does every second),
+ * e.g. when a child's output has ended: it has most likely exited. */
+void child_reap_now(void);
 /* Stops a child now (SIGTERM, then SIGKILL); done is not called. */
 void child_stop(pid_t pid);
 /* At exit: every child still running is stopped. */

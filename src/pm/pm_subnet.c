@@ -111,6 +111,8 @@ static void discovery_output(int fd, void *arg)
 	pm->discover_output_done = true;
 	if (pm->discover_exited)
 		discovery_finish(pm);
+	else
+		child_reap_now(); /* it has most likely exited: finish now, not a second later */
 }
 
 static void discovery_exited(pid_t pid, int status, bool killed, void *arg)
@@ -144,6 +146,7 @@ static void discovery_finish(struct pm_subnet *pm)
 		 f->n_ports, f->seconds);
 	pm_fabric_put(pm->fabric);
 	pm->fabric = pm_fabric_get(f);
+	pm_view_refresh(pm); /* its rows are served now, their counters after the sweep */
 	/* sweep the new node list now; then every lifetime */
 	if (!pm->sweep.alarm)
 		cache_group_start(&pm->sweep);

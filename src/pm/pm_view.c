@@ -1,9 +1,9 @@
 /* IB-PM-MIB's per-node view (struct pm_view): what pmClassPortInfoTable,
- * pmPortCountersTable and the sampling tables show, built whole from three
- * sources whenever one of them changes: the last sweep (ClassPortInfo, each
- * port's PortCounters), the last read of the sampling state of the watched
- * nodes, and the PortSelect a manager chose per node. The handlers read the
- * view only. */
+ * pmPortCountersTable and the sampling tables show, built whole from its
+ * sources whenever one of them changes: the newest discovery (the rows), the
+ * last sweep (ClassPortInfo, each port's PortCounters), the last read of the
+ * sampling state of the watched nodes, and the PortSelect a manager chose per
+ * node. The handlers read the view only. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,19 +64,44 @@ static void build_node(const struct pm_subnet *pm, struct pm_node_view *nv, unsi
 	}
 }
 
-static struct pm_view *build(const struct pm_subnet *pm, const struct pm_snapshot *s)
+/* The sweep's ClassPortInfo capability mask of a node (0: not known); the
+ * sweep may have run over an older node list than the view's. */
+static unsigned capmask_of(const struct pm_snapshot *s, uint64_t guid)
 {
 	const struct pm_fabric *f = s->fabric;
+	size_t lo = 0, hi = f->n_nodes;
+
+	if (!s->node_capmask)
+		return 0;
+	while (lo < hi) { /* nodes are sorted by GUID */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->nodes[mid].guid == guid)
+			return s->node_capmask[mid];
+		if (f->nodes[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* The rows are the nodes of the newest discovery (they are served as soon as
+ * it is in, before their first sweep); what the last sweep read is added to
+ * them (NULL: nothing swept yet). */
+static struct pm_view *build(const struct pm_subnet *pm, struct pm_fabric *f,
+			     const struct pm_snapshot *s)
+{
 	const struct pm_samples_snapshot *samples = cache_snapshot(&pm->samples);
 	struct pm_view *v = calloc(1, sizeof(*v));
-	size_t pi = 0;
+	size_t pi = 0, n_ports = s ? s->n : 0;
 
 	if (!v || !(v->nodes = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*v->nodes))) ||
 	    !(v->rows.rows = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(struct mib_row)))) {
 		view_free(v);
 		return NULL;
 	}
-	v->fabric = pm_fabric_get(s->fabric);
+	v->fabric = pm_fabric_get(f);
 	/* fabric nodes and the sweep's ports are both sorted by GUID */
 	for (size_t k = 0; k < f->n_nodes; k++) {
 		struct pm_node_view *nv = &v->nodes[v->n++];
@@ -84,13 +109,13 @@ static struct pm_view *build(const struct pm_subnet *pm, const struct pm_snapsho
 		size_t first;
 
 		nv->node = &f->nodes[k];
-		while (pi < s->n && s->ports[pi].guid < nv->node->guid)
+		while (pi < n_ports && s->ports[pi].guid < nv->node->guid)
 			pi++;
 		first = pi;
-		while (pi < s->n && s->ports[pi].guid == nv->node->guid)
+		while (pi < n_ports && s->ports[pi].guid == nv->node->guid)
 			pi++;
-		build_node(pm, nv, s->node_capmask ? s->node_capmask[k] : 0, &s->ports[first],
-			   pi - first, samples);
+		build_node(pm, nv, s ? capmask_of(s, nv->node->guid) : 0,
+			   s ? &s->ports[first] : NULL, pi - first, samples);
 		mib_index_put_guid(r->index, nv->node->guid);
 		r->index_len = MIB_GUID_INDEX_LEN;
 		r->data = nv;
@@ -98,12 +123,12 @@ static struct pm_view *build(const struct pm_subnet *pm, const struct pm_snapsho
 	return v;
 }
 
-/* Before the first sweep: an empty view (the tables have no rows yet). */
+/* Before the first discovery: an empty view (the tables have no rows yet). */
 static void refresh(struct cache_group *g)
 {
 	struct pm_subnet *pm = g->owner;
 	const struct pm_snapshot *s = cache_snapshot(&pm->sweep);
-	struct pm_view *v = s ? build(pm, s) : calloc(1, sizeof(struct pm_view));
+	struct pm_view *v = pm->fabric ? build(pm, pm->fabric, s) : calloc(1, sizeof(*v));
 
 	cache_refresh_done(g, v, v ? NULL : "out of memory");
 }

@@ -25,6 +25,8 @@ def bed():
         b.simfabric("spawn", "pma", "--node", "hca3", "--",
                     tool_path("sim-pma-responder", "SIM_PMA_RESPONDER"))
         assert wait_for(lambda: "ready" in b.log("pma.out"), seconds=30), b.log("pma.out")
+        # the rows are the discovered nodes: discovery runs after ibsnmpd is up
+        assert wait_for(lambda: "subnet discovered" in b.log("ibsnmpd.log"), seconds=60)
         yield b
     finally:
         stop_testbed(b)

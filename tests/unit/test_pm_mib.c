@@ -53,6 +53,7 @@ static void build_fixtures(void)
 		port_rows[i].index_len = MIB_GUID_INDEX_LEN + 1;
 		port_rows[i].data = st;
 	}
+	pm.fabric = &fabric;        /* discovered */
 	pm.sweep.snapshot = &sweep; /* published (static: no free function) */
 	pm_view_refresh(&pm);
 }
@@ -206,6 +207,30 @@ static void class_port_info_and_sampling_rows(void **state)
 	assert_int_equal(harness_walk(sample_ctl, OID_LENGTH(sample_ctl), names, 16), 2);
 }
 
+/* The nodes are rows as soon as they are discovered: a manager can start a
+ * sample on one before the first sweep is in. */
+static void discovered_nodes_are_rows_before_their_first_sweep(void **state)
+{
+	static const oid sample_ctl[] = {OID_PM_PORT_SAMPLE_CNTRL_TABLE};
+	static const oid cpi[] = {OID_PM_CLASS_PORT_INFO_TABLE};
+	static char names[16][128];
+	oid name[MAX_OID_LEN];
+	size_t len;
+	netsnmp_pdu *pdu;
+
+	(void)state;
+	pm.sweep.snapshot = NULL;
+	pm_view_refresh(&pm);
+	assert_int_equal(harness_walk(sample_ctl, OID_LENGTH(sample_ctl), names, 16), 2);
+	/* what only a sweep tells is not there yet */
+	len = row_oid(name, cpi, OID_LENGTH(cpi), COLUMN_PM_CLASS_PORT_INFO_ALL_PORT_SELECT,
+		      SW_GUID);
+	assert_int_equal(harness_get(name, len, &pdu)->type, SNMP_NOSUCHINSTANCE);
+	snmp_free_pdu(pdu);
+	pm.sweep.snapshot = &sweep;
+	pm_view_refresh(&pm);
+}
+
 static void port_table_serves_64_bit_octets(void **state)
 {
 	static const oid table[] = {OID_IBSNMPD_PM_PORT_TABLE};
@@ -236,6 +261,7 @@ int main(void)
 		cmocka_unit_test(clearing_without_an_answer_is_commit_failed),
 		cmocka_unit_test(class_port_info_and_sampling_rows),
 		cmocka_unit_test(port_table_serves_64_bit_octets),
+		cmocka_unit_test(discovered_nodes_are_rows_before_their_first_sweep),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
