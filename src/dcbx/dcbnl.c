@@ -548,6 +548,10 @@ int dcbnl_decode(const void *msg, size_t len, struct dcbnl_reply *r, struct dcbx
 			*why = "a short NLMSG_ERROR";
 			return -1;
 		}
+		if (e->error == INT_MIN) { /* no errno; and it has no positive int */
+			*why = "an NLMSG_ERROR with no errno in it";
+			return -1;
+		}
 		r->error = e->error < 0 ? -e->error : e->error;
 		r->done = true;
 		return (int)step;

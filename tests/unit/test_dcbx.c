@@ -267,6 +267,13 @@ static void malformed_messages_are_refused(void **state)
 		assert_int_equal(dcbnl_decode(huge_len, sizeof(huge_len), &r, &p, &why), -1);
 		assert_string_equal(why, "a truncated netlink message");
 	}
+	/* found by libFuzzer: an NLMSG_ERROR whose error is INT_MIN (negated,
+	 * it overflowed) */
+	memcpy(bad, error_reply, sizeof(error_reply));
+	bad[16] = bad[17] = bad[18] = 0;
+	bad[19] = 0x80;
+	assert_int_equal(dcbnl_decode(bad, sizeof(error_reply), &r, &p, &why), -1);
+	assert_string_equal(why, "an NLMSG_ERROR with no errno in it");
 	/* every prefix and every one-octet change of a good CEE_GET: refused or
 	 * decoded, never a read past the end (the ASan build checks) */
 	for (size_t cut = 0; cut <= len; cut++)
