@@ -37,42 +37,84 @@
 
 /* ---- reading and writing the file --------------------------------------------- */
 
-static int read_file(const char *path, char **text, size_t *len, struct stat *st)
+#define PARTITION_FILE_MAX (16u << 20) /* far above any fabric's policy */
+
+/* The file's whole text. It is opened without blocking and must be a regular
+ * file: a FIFO or a device put in its place must not hold the main loop, and
+ * a directory must not read as an empty policy. 1: there is no file (an
+ * empty policy); -1: it cannot be read, *why says why and *st is what is at
+ * the path (if anything), so that the same failure is logged once. */
+static int read_file(const char *path, char **text, size_t *len, struct stat *st,
+		     const char **why)
 {
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	char *buf = NULL;
-	size_t cap = 0, n = 0;
+	size_t n = 0;
 
 	*text = NULL;
 	*len = 0;
-	if (!f)
-		return errno == ENOENT ? 1 : -1; /* 1: no file yet (an empty policy) */
-	if (fstat(fileno(f), st)) {
-		fclose(f);
+	memset(st, 0, sizeof(*st));
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT)
+			return 1;
+		stat(path, st);
+		*why = strerror(e);
 		return -1;
 	}
-	for (;;) {
-		size_t got;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_size > (off_t)PARTITION_FILE_MAX) {
+		*why = !S_ISREG(st->st_mode) ? "not a regular file" : "larger than 16 MiB";
+		close(fd);
+		return -1;
+	}
+	buf = malloc((size_t)st->st_size + 4096);
+	for (size_t cap = buf ? (size_t)st->st_size + 4096 : 0;;) {
+		ssize_t got;
 
-		if (n + 4096 > cap) {
-			char *nb = realloc(buf, cap = n + 65536);
+		if (!buf) {
+			*why = "out of memory";
+			break;
+		}
+		if (n == cap) { /* it grew while being read */
+			char *nb;
 
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return -1;
+			if (cap >= PARTITION_FILE_MAX) {
+				*why = "larger than 16 MiB";
+				break;
+			}
+			if (!(nb = realloc(buf, cap *= 2))) {
+				*why = "out of memory";
+				break;
 			}
 			buf = nb;
 		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			*why = strerror(errno);
 			break;
+		}
+		if (got == 0) {
+			close(fd);
+			*text = buf;
+			*len = n;
+			return 0;
+		}
+		n += (size_t)got;
 	}
-	fclose(f);
-	*text = buf;
-	*len = n;
-	return 0;
+	free(buf);
+	close(fd);
+	return -1;
+}
+
+/* What is at the path now, to tell a change from the file last read. */
+static void remember_file(struct pkey_policy *pp, const struct stat *st)
+{
+	pp->mtime = st->st_mtim;
+	pp->ino = st->st_ino;
+	pp->size = st->st_size;
 }
 
 static void load(struct pkey_policy *pp, bool quiet)
@@ -80,14 +122,17 @@ static void load(struct pkey_policy *pp, bool quiet)
 	struct partition_file pf;
 	struct stat st = {0};
 	char *text, err[200];
+	const char *why = "";
 	size_t len;
-	int r = read_file(ibsnmpd_cfg.partition_file, &text, &len, &st);
+	int r = read_file(ibsnmpd_cfg.partition_file, &text, &len, &st, &why);
 
 	if (r < 0) {
 		snprintf(pp->load_error, sizeof(pp->load_error), "cannot read %.160s: %.80s",
-			 ibsnmpd_cfg.partition_file, strerror(errno));
-		snmp_log(LOG_ERR, "partition policy: %s\n", pp->load_error);
+			 ibsnmpd_cfg.partition_file, why);
+		snmp_log(LOG_ERR, "partition policy: %s (not served, SETs refused until it is "
+			 "fixed)\n", pp->load_error);
 		pp->loaded = false;
+		remember_file(pp, &st);
 		pkey_view_refresh(pp);
 		return;
 	}
@@ -98,9 +143,7 @@ static void load(struct pkey_policy *pp, bool quiet)
 			 "fixed)\n", pp->load_error);
 		free(text);
 		pp->loaded = false;
-		pp->mtime = st.st_mtim;
-		pp->ino = st.st_ino;
-		pp->size = st.st_size;
+		remember_file(pp, &st);
 		pkey_view_refresh(pp);
 		return;
 	}
@@ -109,9 +152,7 @@ static void load(struct pkey_policy *pp, bool quiet)
 	pp->pf = pf;
 	pp->loaded = true;
 	pp->load_error[0] = '\0';
-	pp->mtime = st.st_mtim;
-	pp->ino = st.st_ino;
-	pp->size = st.st_size;
+	remember_file(pp, &st);
 	pp->generation++;
 	if (!quiet)
 		snmp_log(LOG_INFO, "partition policy: read %s (%zu partitions)\n",
@@ -262,16 +303,19 @@ int pkey_policy_restore(struct pkey_policy *pp)
 static int tell_opensm(char *err, size_t errlen)
 {
 	if (ibsnmpd_cfg.opensm_pid_file[0]) {
-		FILE *f = fopen(ibsnmpd_cfg.opensm_pid_file, "r");
-		long pid = 0;
+		/* not blocking: a FIFO in its place must not hold the main loop */
+		int fd = open(ibsnmpd_cfg.opensm_pid_file, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+			      O_CLOEXEC);
+		char text[32] = "";
+		ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+		long pid = n > 0 ? strtol(text, NULL, 10) : 0;
 
-		if (!f || fscanf(f, "%ld", &pid) != 1 || pid <= 1) {
+		if (fd >= 0)
+			close(fd);
+		if (pid <= 1) {
 			snprintf(err, errlen, "no opensm pid in %.200s", ibsnmpd_cfg.opensm_pid_file);
-			if (f)
-				fclose(f);
 			return -1;
 		}
-		fclose(f);
 		if (kill((pid_t)pid, SIGHUP)) {
 			snprintf(err, errlen, "cannot signal opensm (pid %ld): %s", pid,
 				 strerror(errno));

@@ -439,15 +439,21 @@ static void on_log_event(int fd, void *arg);
  * when it was rotated (new inode) or truncated. */
 static void log_open(bool at_end)
 {
+	const char *why = NULL;
 	struct stat st;
 
 	log_close();
-	ts.log_fd = open(ibsnmpd_cfg.osm_log_file, O_RDONLY | O_CLOEXEC);
-	if (ts.log_fd < 0 || fstat(ts.log_fd, &st)) {
+	/* not blocking: a FIFO in its place must not hold the main loop */
+	ts.log_fd = open(ibsnmpd_cfg.osm_log_file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (ts.log_fd < 0 || fstat(ts.log_fd, &st))
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	if (why) {
 		if (!ts.log_missing_noted)
 			snmp_log(LOG_WARNING, "cannot read opensm's log %s (%s): traps 129-131 "
 				 "come from the counters until it can be read\n",
-				 ibsnmpd_cfg.osm_log_file, strerror(errno));
+				 ibsnmpd_cfg.osm_log_file, why);
 		ts.log_missing_noted = true;
 		log_close();
 		return;

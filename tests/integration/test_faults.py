@@ -8,7 +8,9 @@ reload command) and a master agent that hangs.
   kept and the agent serves on.
 - snmpd stopped (SIGSTOP) for 30 s: ibsnmpd's own work goes on (the counter
   sweeps are published as often as without the stop), and after SIGCONT it
-  is served again within seconds."""
+  is served again within seconds.
+- The partition file replaced behind ibsnmpd's back: by another policy (served),
+  by a FIFO or a directory (not served, one log line, never blocking)."""
 import os
 import re
 import signal
@@ -129,4 +131,68 @@ def test_a_hung_master_does_not_stop_the_daemon():
                         "No Such" not in bed.snmp("snmpget", NODE_TYPE).stdout, seconds=30)
         assert time.monotonic() - resumed < 20
     finally:
+        stop_testbed(bed)
+
+
+PARTITIONS = ".1.3.6.1.4.1.8072.9999.9999.117.3.1.1.1.2"  # ibPartitionName
+PARTITION_ROW_STATUS = ".1.3.6.1.4.1.8072.9999.9999.117.3.1.1.1.10"
+
+
+def served_partitions(bed):
+    out = bed.snmp("snmpwalk", PARTITIONS)
+    assert out.returncode == 0, out.stderr  # answered, whatever the file
+    return sorted(int(l.split(" = ")[0].rsplit(".", 1)[1]) for l in out.stdout.splitlines()
+                  if " = " in l and PARTITIONS in l and "No Such" not in l)
+
+
+def replace(path, make):
+    """Puts something new at path behind ibsnmpd's back, as an editor or a
+    configuration tool would: made beside it, renamed over it."""
+    tmp = path + ".new"
+    make(tmp)
+    os.rename(tmp, path)
+
+
+def test_a_partition_file_replaced_behind_the_daemons_back():
+    """Replaced by another policy: served within seconds. Replaced by a FIFO
+    or a directory: not served, SETs refused, one log line each, and the
+    agent answers throughout (a FIFO opened for reading must not block it).
+    A policy put back is served again."""
+    bed = start_testbed(node="hca2", extra_conf=["partitionFile {dir}/partitions.conf"])
+    path = os.path.join(bed.dir, "partitions.conf")
+
+    def text(body):
+        def make(tmp):
+            with open(tmp, "w") as f:
+                f.write(body)
+        return make
+
+    def remove_dir(p):
+        if os.path.isdir(p):
+            os.rmdir(p)
+    try:
+        # (the Default partition is no row of the table)
+        replace(path, text("Default=0x7fff : ALL=full ;\nstorage=0x0123 : ALL=full ;\n"))
+        assert wait_for(lambda: served_partitions(bed) == [0x123], seconds=30)
+
+        for kind, make in (("FIFO", os.mkfifo), ("directory", os.mkdir)):
+            noted = lambda: bed.log("ibsnmpd.log").count("not a regular file")
+            before = noted()
+            if kind == "directory":
+                os.unlink(path)  # rename() puts no directory over a FIFO
+            replace(path, make)
+            assert wait_for(lambda: noted() == before + 1, seconds=30), kind
+            assert served_partitions(bed) == [], kind
+            time.sleep(6)  # the file is looked at every 5 s: still one line
+            assert noted() == before + 1, kind
+            out = bed.snmp("snmpset", "%s.%d" % (PARTITION_ROW_STATUS, 0x456), "i", "4",
+                           community=bed.env["SNMP_RW_COMMUNITY"])
+            assert out.returncode != 0, kind
+            assert bed.get(NODE_TYPE)[NODE_TYPE][1] == "1"  # the agent answers
+
+        remove_dir(path)
+        replace(path, text("Default=0x7fff : ALL=full ;\nback=0x0124 : ALL=full ;\n"))
+        assert wait_for(lambda: served_partitions(bed) == [0x124], seconds=30)
+    finally:
+        remove_dir(path)
         stop_testbed(bed)
