@@ -113,7 +113,7 @@ static struct mib_scalars stats_scalars = {
 	.name = "ibsnmpdStats", .group_oid = stats_oid, .group_oid_len = OID_LENGTH(stats_oid),
 	.first = SCALAR_IBSNMPD_MADS_SENT, .last = SCALAR_IBSNMPD_MADS_IN_FLIGHT,
 	.snapshot = stats_snapshot, .value = stats_value,
-	.ctx = &stats,
+	.ctx = &stats, .one_by_one = true, /* ibsnmpdCacheTable is inside the group */
 };
 
 static struct mib_scalars trap_scalars = {

@@ -240,19 +240,54 @@ static int scalars_handler(netsnmp_mib_handler *handler, netsnmp_handler_registr
 	return SNMP_ERR_NOERROR;
 }
 
-int mib_scalars_register(struct mib_scalars *s)
+static netsnmp_handler_registration *scalars_registration(struct mib_scalars *s,
+								  const oid *root, size_t len)
 {
 	netsnmp_mib_handler *h = netsnmp_create_handler(s->name, scalars_handler);
 
 	if (!h)
-		return -1;
+		return NULL;
 	h->myvoid = s;
-	s->reg = netsnmp_handler_registration_create(s->name, h, s->group_oid, s->group_oid_len,
-						     s->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
-	if (!s->reg || netsnmp_register_scalar_group(s->reg, s->first, s->last) !=
-			       MIB_REGISTERED_OK) {
+	return netsnmp_handler_registration_create(s->name, h, root, len,
+						   s->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
+}
+
+static int register_one_by_one(struct mib_scalars *s)
+{
+	oid name[MAX_OID_LEN];
+
+	if (s->last - s->first >= MIB_SCALARS_MAX || s->group_oid_len + 1 > MAX_OID_LEN)
+		return -1;
+	memcpy(name, s->group_oid, s->group_oid_len * sizeof(oid));
+	for (unsigned n = s->first; n <= s->last; n++) {
+		netsnmp_handler_registration *reg;
+
+		name[s->group_oid_len] = n;
+		reg = scalars_registration(s, name, s->group_oid_len + 1);
+		/* netsnmp_register_scalar() frees reg when it fails */
+		if (!reg || netsnmp_register_scalar(reg) != MIB_REGISTERED_OK)
+			return -1;
+		s->regs[n - s->first] = reg;
+	}
+	return 0;
+}
+
+int mib_scalars_register(struct mib_scalars *s)
+{
+	int failed;
+
+	if (s->one_by_one) {
+		failed = register_one_by_one(s);
+	} else {
+		s->reg = scalars_registration(s, s->group_oid, s->group_oid_len);
+		failed = !s->reg ||
+			 netsnmp_register_scalar_group(s->reg, s->first, s->last) != MIB_REGISTERED_OK;
+		if (failed)
+			s->reg = NULL;
+	}
+	if (failed) {
 		snmp_log(LOG_ERR, "cannot register %s\n", s->name);
-		s->reg = NULL;
+		mib_scalars_unregister(s);
 		return -1;
 	}
 	return 0;
@@ -263,6 +298,11 @@ void mib_scalars_unregister(struct mib_scalars *s)
 	if (s->reg)
 		netsnmp_unregister_handler(s->reg);
 	s->reg = NULL;
+	for (unsigned i = 0; i < MIB_SCALARS_MAX; i++) {
+		if (s->regs[i])
+			netsnmp_unregister_handler(s->regs[i]);
+		s->regs[i] = NULL;
+	}
 }
 
 /* ---- SET helpers ------------------------------------------------------- */

@@ -55,6 +55,8 @@ void mib_table_unregister(struct mib_table *t);
 typedef int (*mib_scalar_fn)(unsigned column, netsnmp_variable_list *vb, const void *snapshot);
 typedef const void *(*mib_snapshot_fn)(const void *ctx);
 
+#define MIB_SCALARS_MAX 16
+
 struct mib_scalars {
 	const char *name;
 	const oid *group_oid;
@@ -64,7 +66,14 @@ struct mib_scalars {
 	mib_scalar_fn value;
 	const struct mib_set_table *set; /* writable scalars (mib_set.h); NULL: read-only */
 	const void *ctx;
+	/* A group with a table inside it (ibsnmpdStats holds ibsnmpdCacheTable)
+	 * is registered scalar by scalar: registered whole, net-snmp splits it
+	 * around the table and, attaching again to a restarted master, registers
+	 * the group's OID once per piece, which the master refuses
+	 * (duplicateRegistration, logged). */
+	bool one_by_one;
 	netsnmp_handler_registration *reg;
+	netsnmp_handler_registration *regs[MIB_SCALARS_MAX]; /* one_by_one */
 };
 
 int mib_scalars_register(struct mib_scalars *s);
