@@ -331,6 +331,12 @@ static void start_agent(void)
 	init_agent(APP_NAME);
 	config_register_tokens();
 	init_snmp(APP_NAME); /* reads ibsnmpd.conf, connects to the master */
+	/* A first failed connection has been logged (by net-snmp); the retries
+	 * every agentxPingInterval are not: an outage of snmpd is one line when
+	 * it starts ("disconnected us", "failed to respond to ping") and one
+	 * when it ends ("subagent connected"). */
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_NO_CONNECTION_WARNINGS,
+			       1);
 	if (config_error_count())
 		fatal(1, "stopping: the configuration has errors (see the lines above)");
 	notify_apply_config();
