@@ -78,6 +78,8 @@ struct pm_subnet {
 	char *discover_out;
 	size_t discover_len, discover_cap;
 	char helper[4096];
+	bool alone_noted;             /* a discovery saw only the local node: said */
+	uint64_t silent_print;        /* the nodes the last sweep found silent (a sum) */
 	/* sampling state of the watched nodes (pm_samples.c) */
 	struct cache_group samples;   /* snapshot: struct pm_samples_snapshot */
 	bool samples_again;           /* a sample started while reading: read again */

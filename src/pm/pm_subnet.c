@@ -142,6 +142,18 @@ static void discovery_finish(struct pm_subnet *pm)
 		pm_fabric_free(f);
 		return;
 	}
+	/* Seen from a port whose link is down the subnet is the local node
+	 * alone: the nodes behind the link are not gone, their rows stay. */
+	if (f->n_nodes == 1 && pm->fabric && pm->fabric->n_nodes > 1) {
+		if (!pm->alone_noted)
+			snmp_log(LOG_WARNING, "subnet discovery saw the local node only (its link is "
+				 "down?); keeping the previous node list of %zu nodes\n",
+				 pm->fabric->n_nodes);
+		pm->alone_noted = true;
+		pm_fabric_free(f);
+		return;
+	}
+	pm->alone_noted = false;
 	snmp_log(LOG_INFO, "subnet discovered: %zu nodes, %zu ports in %.3f s\n", f->n_nodes,
 		 f->n_ports, f->seconds);
 	pm_fabric_put(pm->fabric);
@@ -308,6 +320,41 @@ void pm_snapshot_free(void *p)
 	free(s);
 }
 
+/* Nodes that did not answer the sweep are said when they change: their
+ * ports keep their last values, marked stale. */
+static void note_silent_nodes(struct pm_subnet *pm, const struct pm_snapshot *s,
+			      const unsigned *capmask)
+{
+	const struct pm_fabric *f = s->fabric;
+	size_t silent = 0, asked = 0, len = 0;
+	uint64_t print = 0;
+	char names[160] = "";
+
+	for (size_t k = 0; k < f->n_nodes; k++) {
+		const struct pm_node *n = &f->nodes[k];
+
+		if (!n->lid)
+			continue;
+		asked++;
+		if (capmask[k] & PM_CAPMASK_KNOWN)
+			continue;
+		silent++;
+		print += n->guid * 2 + 1;
+		if (silent <= 3 && len < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%.40s LID %u",
+						silent > 1 ? ", " : "", n->desc, n->lid);
+	}
+	if (print == pm->silent_print)
+		return;
+	pm->silent_print = print;
+	if (silent)
+		snmp_log(LOG_WARNING, "counter sweep: %zu of %zu nodes do not answer (%s%s); "
+			 "their ports keep their last values, marked stale\n", silent, asked, names,
+			 silent > 3 ? ", ..." : "");
+	else
+		snmp_log(LOG_NOTICE, "counter sweep: every node answers again\n");
+}
+
 static void sweep_finish(struct sweep *sw)
 {
 	struct pm_snapshot *s = sw->snap;
@@ -322,6 +369,7 @@ static void sweep_finish(struct sweep *sw)
 		if (s->ports[i].stale)
 			s->stale_ports++;
 	}
+	note_silent_nodes(sw->pm, s, sw->node_capmask);
 	s->node_capmask = sw->node_capmask; /* the snapshot's now */
 	DEBUGMSGTL(("ibsnmpd:pm", "sweep of %zu ports done, %zu stale\n", s->n, s->stale_ports));
 	cache_refresh_done(&sw->pm->sweep, s, NULL);

@@ -285,17 +285,32 @@ static void build_port_info(struct smp_batch *b)
 	finish(b, s, port_snapshot_free);
 }
 
+static const char *link_state_name(unsigned state)
+{
+	static const char *const names[] = {"Down", "Init", "Armed", "Active", "ActDefer"};
+
+	return state >= 1 && state <= 5 ? names[state - 1] : "unknown";
+}
+
 /* After a PortInfo snapshot is published: a new MasterSMLID on the
- * management port means a new master SM. */
+ * management port means a new master SM; its link leaving or reaching
+ * Active is said once (the fabric beyond it cannot be read meanwhile). */
 static void port_info_published(struct cache_group *g, const void *before, const void *after,
 				void *arg)
 {
 	const struct sma_port_snapshot *old = before, *now = after;
 	struct sma_node *n = arg;
+	const unsigned active = 4;
 
 	(void)g;
-	if (old && old->mgmt && now->mgmt && old->mgmt->pi.sm_lid != now->mgmt->pi.sm_lid &&
-	    n->on_sm_change)
+	if (!old || !old->mgmt || !now->mgmt)
+		return;
+	if (old->mgmt->pi.state == active && now->mgmt->pi.state != active)
+		snmp_log(LOG_WARNING, "the local port's link is %s (was Active): nothing beyond it "
+			 "can be read until it is back\n", link_state_name(now->mgmt->pi.state));
+	else if (old->mgmt->pi.state != active && now->mgmt->pi.state == active)
+		snmp_log(LOG_NOTICE, "the local port's link is Active again\n");
+	if (old->mgmt->pi.sm_lid != now->mgmt->pi.sm_lid && n->on_sm_change)
 		n->on_sm_change(n->on_sm_change_arg, old->mgmt->pi.sm_lid, now->mgmt->pi.sm_lid);
 }
 
