@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""A soak: everything a manager and the fabric do, for MINUTES, on a fat tree;
+what ibsnmpd holds must end flat.
+
+The bed: a generated fat tree (8 leaf and 4 spine switches, 64 HCAs),
+ibsnmpd on h1-1 sweeping the counters every 2 s and rediscovering the subnet
+every 10 s. Throughout: the manager of bench/faults.py (GETs every 0.1 s,
+bulk walks of each tree), a trap 145 every 0.5 s, and every 5 s one of: a
+partition created (createAndGo, name) or destroyed, a counter cleared on a
+node (pmPortCountersTable SET), a host's link taken down or brought back
+(ibsim Unlink/ReLink: traps 128, rediscoveries), a SIGHUP.
+
+After a warm-up (WARMUP_S, in which each action has run at least twice)
+and then every minute, printed: ibsnmpd's resident memory (KiB), its open
+descriptors, the AgentX sessions snmpd holds (connections on its AgentX
+socket), and the requests and traps so far. At the end: the growth from the
+first sample to the last; exit status 1 if descriptors or sessions grew or
+resident memory grew by more than RSS_SLACK_KIB.
+
+Usage: bench/soak.py MINUTES (CI: 1). Environment as bench/faults.py."""
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchlib import env
+from faults import GEN_FATTREE, INJECTOR, SHIM, Bed, Poller, TrapSource
+
+WARMUP_S = 45
+RSS_SLACK_KIB = 1024  # allocator noise; a leak of one object per request is far more
+ME = "h1-1"
+PARTITION = ".1.3.6.1.4.1.8072.9999.9999.117.3.1.1.1"
+PM_COUNTERS = ".1.3.6.1.3.117.1.4.1"
+
+
+def fds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def agentx_sessions(bed):
+    """Connections accepted on snmpd's AgentX socket (its listener not counted)."""
+    path = os.path.join(bed.dir, "agentx.sock")
+    with open("/proc/net/unix") as f:
+        return sum(1 for l in f if l.rstrip().endswith(" " + path)) - 1
+
+
+def snmpset(bed, *args):
+    return subprocess.run(["snmpset", "-v2c", "-c", bed.env["SNMP_RW_COMMUNITY"], "-t", "3",
+                           "-r", "0", bed.target] + list(args),
+                          capture_output=True, text=True, env=env())
+
+
+class Actions:
+    """One action per call, in turn."""
+
+    def __init__(self, bed):
+        self.bed, self.n, self.done, self.failed = bed, 0, {}, {}
+        self.linked, self.pkey, self.created = True, 0x200, False
+        out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", bed.target,
+                              PM_COUNTERS + ".6"], capture_output=True, text=True, env=env())
+        m = re.search(r"^%s\.6\.([0-9.]+) = " % re.escape(PM_COUNTERS), out.stdout, re.M)
+        self.node_index = m.group(1) if m else None
+
+    def partition(self):
+        """Created, then destroyed, then the next P_Key (16 in turn)."""
+        p = self.pkey
+        if not self.created:
+            self.created = True
+            return snmpset(self.bed, "%s.10.%d" % (PARTITION, p), "i", "4",
+                           "%s.2.%d" % (PARTITION, p), "s", "soak%d" % p)
+        self.created = False
+        self.pkey = 0x200 + (p - 0x1ff) % 16
+        return snmpset(self.bed, "%s.10.%d" % (PARTITION, p), "i", "6")
+
+    def clear(self):
+        return snmpset(self.bed, "%s.6.%s" % (PM_COUNTERS, self.node_index), "i", "0")
+
+    def flap(self):
+        self.linked = not self.linked
+        try:
+            self.bed.sim('ReLink "h2-1"[1]' if self.linked else 'Unlink "h2-1"[1]')
+            return subprocess.CompletedProcess([], 0)
+        except subprocess.CalledProcessError:
+            return subprocess.CompletedProcess([], 1)
+
+    def sighup(self):
+        os.kill(self.bed.pid, signal.SIGHUP)
+        return subprocess.CompletedProcess([], 0)
+
+    def next(self):
+        self.n += 1
+        name, act = (("partition", self.partition), ("clear", self.clear),
+                     ("link", self.flap), ("partition", self.partition),
+                     ("sighup", self.sighup))[self.n % 5]
+        out = act()
+        key = "ok" if out.returncode == 0 else "failed"
+        (self.done if key == "ok" else self.failed)[name] = \
+            (self.done if key == "ok" else self.failed).get(name, 0) + 1
+
+
+def sample(bed, poller, traps, t0):
+    traps.collect()
+    return {"t": round(time.monotonic() - t0), "rss_kib": bed.rss_kib(), "fds": fds(bed.pid),
+            "agentx": agentx_sessions(bed), "gets": len(poller.gets),
+            "gets_ok": sum(1 for g in poller.gets if g[2]), "walks": len(poller.walks),
+            "traps_sent": len(traps.sent), "traps_arrived": len(traps.arrived)}
+
+
+def main():
+    minutes = float(sys.argv[1]) if len(sys.argv) > 1 else 1
+    for path in (INJECTOR, SHIM):
+        if not os.path.exists(path):
+            sys.exit("%s missing: build first (cmake --build build)" % path)
+    topo = tempfile.NamedTemporaryFile("w", suffix=".net", prefix="ibsnmpd-soak.", delete=False)
+    topo.write(subprocess.run([sys.executable, GEN_FATTREE, "8", "4", "8"], capture_output=True,
+                              text=True, check=True).stdout)
+    topo.close()
+    conf = ["saKey 0x1", "notificationLimit 0 60", "cacheLifetime pmCounters 2",
+            "pmDiscoveryInterval 10", "partitionFile {dir}/partitions.conf",
+            "opensmPidFile {dir}/opensm.pid", "partitionVerifyDelay 1"]
+    samples = []
+    try:
+        with Bed(topo.name, ME, conf=conf, preload=SHIM) as bed:
+            log = os.path.join(bed.dir, "ibsnmpd.log")
+            for _ in range(600):
+                if "subscribed to trap 145" in open(log).read():
+                    break
+                time.sleep(0.1)
+            poller, traps, actions = Poller(bed), TrapSource(bed), Actions(bed)
+            poller.start()
+            traps.start()
+            t0 = time.monotonic()
+            at = [WARMUP_S + 60 * i for i in range(int(math.ceil(minutes)))]
+            at.append(WARMUP_S + minutes * 60)
+            print("%6s %9s %5s %7s %9s %7s %11s" % ("t s", "RSS KiB", "fds", "AgentX",
+                                                   "GETs ok", "walks", "traps in"))
+            while at:
+                if time.monotonic() - t0 >= at[0]:
+                    at.pop(0)
+                    s = sample(bed, poller, traps, t0)
+                    samples.append(s)
+                    print("%6d %9d %5d %7d %4d/%-4d %7d %5d/%-5d" % (
+                        s["t"], s["rss_kib"], s["fds"], s["agentx"], s["gets_ok"], s["gets"],
+                        s["walks"], s["traps_arrived"], s["traps_sent"]), flush=True)
+                    continue
+                actions.next()
+                time.sleep(max(0.0, min(5.0, t0 + at[0] - time.monotonic())))
+            poller.stop = traps.stop = True
+            poller.join()
+            traps.join()
+            print("actions done: %s; failed: %s" % (actions.done, actions.failed or "none"))
+            errors = bed.sanitizer_reports()
+            print("".join(errors), end="")
+    finally:
+        os.unlink(topo.name)
+    first, last = samples[0], samples[-1]
+    grew = {k: last[k] - first[k] for k in ("rss_kib", "fds", "agentx")}
+    print("from %d s to %d s: RSS %+d KiB, descriptors %+d, AgentX sessions %+d" % (
+        first["t"], last["t"], grew["rss_kib"], grew["fds"], grew["agentx"]))
+    flat = grew["fds"] <= 0 and grew["agentx"] <= 0 and grew["rss_kib"] <= RSS_SLACK_KIB \
+        and last["agentx"] == 1 and not errors
+    print("flat" if flat else "NOT FLAT")
+    sys.exit(0 if flat else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""Every fault of bench/faults.py, each held a short while (snmpd stopped for 10 s:
+test_faults.py stops it for 30), on one fat-tree
+test bed while a manager polls and traps flow (the figures are the bench's;
+bench/README.md has a longer run). What must hold for each fault:
+
+- it is over: ibsnmpd answers again, a trap sent after the fault arrives, and
+  what the fault touched is right again (bench/faults.py says what);
+- no trap sent after the recovery is lost;
+- ibsnmpd answers every GET throughout, unless the fault is in snmpd itself
+  (killed, stopped): no request waits on the fabric;
+- the log says what happened in a few lines, not one per MAD or per retry."""
+import json
+import os
+import subprocess
+import sys
+
+from conftest import TOP
+
+MASTER_FAULTS = ("snmpd-sigkill", "snmpd-sigstop")
+
+
+def test_every_fault_ends_and_loses_no_trap_after_it(tmp_path):
+    report = tmp_path / "faults.json"
+    out = subprocess.run([sys.executable, os.path.join(TOP, "bench", "faults.py"),
+                          "--hold", "6", "--stop-hold", "10", "--json", str(report)],
+                         capture_output=True, text=True, cwd=str(tmp_path))
+    print(out.stdout, out.stderr)
+    assert out.returncode == 0, out.stderr[-3000:]
+    results = json.loads(report.read_text())
+    assert len(results) == 11
+    for r in results:
+        name = r["fault"]
+        assert r["recovery_s"] is not None, name
+        assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, r
+        if name not in MASTER_FAULTS:
+            assert r["gets_answered"] == r["gets_sent"], r
+        assert len(r["log_kinds"]) <= 8 and r["log_lines"] <= 40, r
