@@ -94,6 +94,7 @@ class TrapSource(threading.Thread):
         super().__init__(daemon=True)
         self.bed, self.sent, self.stop = bed, {}, False
         self.arrived, self.log_off = {}, 0
+        self.lock = threading.Lock()  # collect() is called from two threads
 
     def run(self):
         k = 0
@@ -108,6 +109,10 @@ class TrapSource(threading.Thread):
             time.sleep(max(0.0, 0.5 - (time.monotonic() - t)))
 
     def collect(self):
+        with self.lock:
+            self.collect_locked()
+
+    def collect_locked(self):
         try:
             with open(os.path.join(self.bed.dir, "traps.log"), "rb") as f:
                 f.seek(self.log_off)
@@ -327,6 +332,29 @@ def print_table(results):
             print("  %4d x %s" % (n, k[:150]))
 
 
+def fat_tree(leaves, spines, per_leaf):
+    """A generated fat tree in a temporary file (its path); the test tools
+    must be built."""
+    for path in (INJECTOR, SHIM):
+        if not os.path.exists(path):
+            sys.exit("%s missing: build first (cmake --build build)" % path)
+    with tempfile.NamedTemporaryFile("w", suffix=".net", prefix="ibsnmpd-bench.",
+                                     delete=False) as topo:
+        topo.write(subprocess.run([sys.executable, GEN_FATTREE, str(leaves), str(spines),
+                                   str(per_leaf)], capture_output=True, text=True,
+                                  check=True).stdout)
+    return topo.name
+
+
+def wait_subscribed(bed):
+    """Until ibsnmpd has subscribed to the trap the benches inject."""
+    log = os.path.join(bed.dir, "ibsnmpd.log")
+    for _ in range(600):
+        if "subscribed to trap 145" in open(log).read():
+            return
+        time.sleep(0.1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hold", type=float, default=20)
@@ -334,28 +362,18 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--json")
     args = ap.parse_args()
-    for path in (INJECTOR, SHIM):
-        if not os.path.exists(path):
-            sys.exit("%s missing: build first (cmake --build build)" % path)
-    topo = tempfile.NamedTemporaryFile("w", suffix=".net", prefix="ibsnmpd-faults.", delete=False)
-    topo.write(subprocess.run([sys.executable, GEN_FATTREE, "4", "2", "3"], capture_output=True,
-                              text=True, check=True).stdout)
-    topo.close()
+    topo = fat_tree(4, 2, 3)
     chosen = [f for f in faults(args.hold, args.stop_hold) if not args.only or f[0] in args.only.split(",")]
     conf = ["saKey 0x1", "notificationLimit 0 60", "cacheLifetime pmCounters 2",
             "pmDiscoveryInterval 10", "pmDiscoveryHelper {dir}/helper.sh",
             "partitionFile {dir}/partitions.conf", "opensmPidFile {dir}/opensm.pid"]
     results = []
     try:
-        bed = Bed(topo.name, ME, conf=conf, preload=SHIM)
+        bed = Bed(topo, ME, conf=conf, preload=SHIM)
         os.makedirs(bed.dir, exist_ok=True)
         helper_script(bed.dir)
         with bed:
-            log = os.path.join(bed.dir, "ibsnmpd.log")
-            for _ in range(600):
-                if "subscribed to trap 145" in open(log).read():
-                    break
-                time.sleep(0.1)
+            wait_subscribed(bed)
             poller, traps = Poller(bed), TrapSource(bed)
             poller.start()
             traps.start()
@@ -368,7 +386,7 @@ def main():
             traps.join()
             reports = bed.sanitizer_reports()
     finally:
-        os.unlink(topo.name)
+        os.unlink(topo)
     print_table(results)
     if args.json:
         with open(args.json, "w") as f:

@@ -24,11 +24,10 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 from benchlib import env
-from faults import GEN_FATTREE, INJECTOR, SHIM, Bed, Poller, TrapSource
+from faults import SHIM, Bed, Poller, TrapSource, fat_tree, wait_subscribed
 
 WARMUP_S = 45
 RSS_SLACK_KIB = 1024  # allocator noise; a leak of one object per request is far more
@@ -112,24 +111,14 @@ def sample(bed, poller, traps, t0):
 
 def main():
     minutes = float(sys.argv[1]) if len(sys.argv) > 1 else 1
-    for path in (INJECTOR, SHIM):
-        if not os.path.exists(path):
-            sys.exit("%s missing: build first (cmake --build build)" % path)
-    topo = tempfile.NamedTemporaryFile("w", suffix=".net", prefix="ibsnmpd-soak.", delete=False)
-    topo.write(subprocess.run([sys.executable, GEN_FATTREE, "8", "4", "8"], capture_output=True,
-                              text=True, check=True).stdout)
-    topo.close()
+    topo = fat_tree(8, 4, 8)
     conf = ["saKey 0x1", "notificationLimit 0 60", "cacheLifetime pmCounters 2",
             "pmDiscoveryInterval 10", "partitionFile {dir}/partitions.conf",
             "opensmPidFile {dir}/opensm.pid", "partitionVerifyDelay 1"]
     samples = []
     try:
-        with Bed(topo.name, ME, conf=conf, preload=SHIM) as bed:
-            log = os.path.join(bed.dir, "ibsnmpd.log")
-            for _ in range(600):
-                if "subscribed to trap 145" in open(log).read():
-                    break
-                time.sleep(0.1)
+        with Bed(topo, ME, conf=conf, preload=SHIM) as bed:
+            wait_subscribed(bed)
             poller, traps, actions = Poller(bed), TrapSource(bed), Actions(bed)
             poller.start()
             traps.start()
@@ -156,7 +145,7 @@ def main():
             errors = bed.sanitizer_reports()
             print("".join(errors), end="")
     finally:
-        os.unlink(topo.name)
+        os.unlink(topo)
     first, last = samples[0], samples[-1]
     grew = {k: last[k] - first[k] for k in ("rss_kib", "fds", "agentx")}
     print("from %d s to %d s: RSS %+d KiB, descriptors %+d, AgentX sessions %+d" % (

@@ -8,7 +8,9 @@ bench/README.md has a longer run). What must hold for each fault:
 - no trap sent after the recovery is lost;
 - ibsnmpd answers every GET throughout, unless the fault is in snmpd itself
   (killed, stopped): no request waits on the fabric;
-- the log says what happened in a few lines, not one per MAD or per retry."""
+- the log says what happened in a few lines, not one per MAD or per retry
+  (50 SIGHUPs: two lines each, "re-reading" and net-snmp's warning that its
+  AgentX session is open already)."""
 import json
 import os
 import subprocess
@@ -34,4 +36,7 @@ def test_every_fault_ends_and_loses_no_trap_after_it(tmp_path):
         assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, r
         if name not in MASTER_FAULTS:
             assert r["gets_answered"] == r["gets_sent"], r
-        assert len(r["log_kinds"]) <= 8 and r["log_lines"] <= 40, r
+        if name == "sighup-x50-in-sweeps":  # per signal: ours, and net-snmp's re-open warning
+            assert len(r["log_kinds"]) <= 4 and r["log_lines"] <= 2 * 50 + 5, r
+        else:
+            assert len(r["log_kinds"]) <= 8 and r["log_lines"] <= 40, r
