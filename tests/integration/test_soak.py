@@ -1,7 +1,7 @@
 """bench/soak.py for one minute (after its warm-up): polling, traps, SETs,
 link flaps, rediscoveries and SIGHUPs on a fat tree; ibsnmpd's descriptors
-and AgentX sessions end where they began and its memory within the bench's
-slack. (bench/README.md has a 30-minute run.)"""
+and AgentX sessions end where they began and its memory (in the plain build)
+within the bench's slack. (bench/README.md has a 30-minute run.)"""
 import os
 import subprocess
 import sys
