@@ -203,6 +203,17 @@ RESTORED_POLICY = DEFAULT_POLICY + "restored=0x0124 : ALL=full ;\n"
 def faults(hold, stop_hold):
     sigstop = {}
 
+    def new_sm(bed):
+        """opensm on spine2; returns when it says it is master (sminfo)."""
+        bed.simfabric("start", "opensm", "--node", "spine2")
+        for _ in range(300):
+            out = subprocess.run(bed.run("sminfo", node=TRAP_NODE), capture_output=True,
+                                 text=True, env=env())
+            if "SMINFO_MASTER" in out.stdout and "sm lid 1 " not in out.stdout:
+                return time.monotonic()
+            time.sleep(0.2)
+        return None
+
     def kill_snmpd(bed):
         os.kill(bed.pid_of("snmpd"), signal.SIGKILL)
 
@@ -230,8 +241,7 @@ def faults(hold, stop_hold):
         ("snmpd-sigkill", hold, kill_snmpd, lambda b: b.simfabric("start", "snmpd"), None),
         ("snmpd-sigstop", stop_hold, stop_snmpd,
          lambda b: os.kill(sigstop["pid"], signal.SIGCONT), None),
-        ("sm-failover", hold, lambda b: b.simfabric("stop", "opensm"),
-         lambda b: b.simfabric("start", "opensm", "--node", "spine2"), None),
+        ("sm-failover", hold, lambda b: b.simfabric("stop", "opensm"), new_sm, None),
         ("own-link-down", hold, lambda b: b.sim('Unlink "%s"[1]' % ME),
          lambda b: b.sim('ReLink "%s"[1]' % ME), no_stale_port),
         ("sighup-x50-in-sweeps", 1, sighup_50, lambda b: None, None),
@@ -263,7 +273,8 @@ def run_fault(bed, poller, traps, name, hold, apply, remove, check):
     apply(bed)
     time.sleep(hold)
     t_remove = time.monotonic()
-    remove(bed)
+    t_ready = remove(bed)  # the SM failover: when the new SM is master
+    t_ready = t_ready if isinstance(t_ready, float) else None
     if check == "rediscovered":
         check = rediscovered(bed.log_size())
     recovered = None
@@ -287,8 +298,9 @@ def run_fault(bed, poller, traps, name, hold, apply, remove, check):
     before = [g[1] for g in poller.gets if before_t <= g[0] < t_apply]
     during = [k for k, t in traps.sent.items() if t_apply <= t < t_remove]
     after = [k for k, t in traps.sent.items() if recovered and recovered < t <= t_after]
+    since_ready = [k for k, t in traps.sent.items() if t_ready and t_ready <= t <= t_after]
     lines = bed.log_since(log_off)
-    return {
+    r = {
         "fault": name, "hold_s": hold,
         "gets_sent": len(window), "gets_answered": sum(1 for g in window if g[2]),
         "walks_started": len(walks), "walks_complete": sum(1 for w in walks if w[2]),
@@ -302,6 +314,13 @@ def run_fault(bed, poller, traps, name, hold, apply, remove, check):
         "traps_lost_after": sum(1 for k in after if k not in traps.arrived),
         "log_lines": len(lines), "log_kinds": kinds(lines),
     }
+    if t_ready:  # from the new SM's mastership to traps flowing again
+        r.update({"ready_s": round(t_ready - t_remove, 1),
+                  "recovery_after_ready_s": round(recovered - t_ready, 1) if recovered else None,
+                  "traps_sent_since_ready": len(since_ready),
+                  "traps_lost_since_ready": sum(1 for k in since_ready
+                                                if k not in traps.arrived)})
+    return r
 
 
 def helper_script(bed_dir):
@@ -326,6 +345,12 @@ def print_table(results):
             r["walks_started"], r["longest_get_ms"], r["longest_get_before_ms"],
             r["recovery_s"], r["traps_lost_during"], r["traps_sent_during"],
             r["traps_lost_after"], r["traps_sent_after"], r["log_lines"]))
+    for r in results:
+        if "ready_s" in r:
+            print("%s: the new SM master %.1f s after it was started; traps flowing "
+                  "%s s after that; of the traps sent since it was master %d lost of %d" % (
+                      r["fault"], r["ready_s"], r["recovery_after_ready_s"],
+                      r["traps_lost_since_ready"], r["traps_sent_since_ready"]))
     for r in results:
         print("\n%s: %d log lines, %d kinds" % (r["fault"], r["log_lines"], len(r["log_kinds"])))
         for k, n in sorted(r["log_kinds"].items(), key=lambda kv: -kv[1]):

@@ -156,6 +156,7 @@ struct daemon {
 	struct pkey_policy *partitions;
 	bool dcbx_running;
 	unsigned rediscover_alarm;
+	unsigned sm_watch_alarm;
 };
 
 /* A new master SM: rediscover, the SM may have changed LIDs and routes;
@@ -397,16 +398,38 @@ static void start_areas(struct daemon *d)
 
 /* Traps: every source feeds the observers; after registering, since
  * notifications need the AgentX session. */
+/* Every 2 s the SM that traps come from is asked whether it is master (one
+ * SMInfo SMP); while it is gone or not master (it died, a standby takes
+ * over, it restarts) the local PortInfo is read as often, whose MasterSMLID
+ * names a new master on another node (sm_changed). Traps sent after a new
+ * SM is master are then lost for seconds, not for a PortInfo lifetime or a
+ * trapResubscribeInterval. */
+#define SM_WATCH_INTERVAL_S 2
+
+static void watch_master_sm(unsigned reg, void *arg)
+{
+	struct daemon *d = arg;
+	struct cache_group *port_info = &d->node.group[CACHE_PORT_INFO];
+
+	(void)reg;
+	trap_subscriber_probe_now();
+	if (!trap_subscriber_has_master() && !port_info->refreshing)
+		cache_group_refresh_now(port_info);
+}
+
 static void start_traps(struct daemon *d)
 {
 	if (trap_observe(link_trap_seen, d) || trap_observe(sma_notify_trap, NULL) ||
 	    (d->pm_running && trap_watch_counters(&d->pm.sweep)))
 		fatal(3, "cannot watch for traps");
 	trap_subscriber_start(node_sm_lid(&d->node, (unsigned)d->local.sm_lid));
+	d->sm_watch_alarm = snmp_alarm_register(SM_WATCH_INTERVAL_S, SA_REPEAT, watch_master_sm, d);
 }
 
 static void stop_all(struct daemon *d)
 {
+	if (d->sm_watch_alarm)
+		snmp_alarm_unregister(d->sm_watch_alarm);
 	trap_subscriber_stop();
 	if (d->dcbx_running) {
 		dcbx_mib_unregister();

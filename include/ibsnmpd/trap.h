@@ -39,6 +39,10 @@ int trap_observe(trap_observer_fn fn, void *arg);
 int trap_subscriber_start(unsigned sm_lid);
 /* The master SM moved: subscribe there. */
 void trap_subscriber_sm_changed(unsigned sm_lid);
+/* Whether the SM at the known LID answered as master (subscriptions sent).
+ * probe_now asks it (an SMInfo SMP); subscriptions follow its answer. */
+bool trap_subscriber_has_master(void);
+void trap_subscriber_probe_now(void);
 void trap_subscriber_apply_config(void);
 void trap_subscriber_stop(void);
 /* Traps 129/130 from the counters of every sweep the PM group publishes

@@ -108,6 +108,7 @@ static struct {
 	unsigned generation; /* bumped when the SM moves: answers of the old one are stale */
 	bool probing;        /* an SMInfo query to the SM is under way */
 	bool sm_master;      /* the SM said it is master at the last query */
+	bool renew_due;      /* trapResubscribeInterval passed: subscribe again */
 	unsigned act_count;  /* its SMInfo ActCount then */
 	unsigned alarm, alarm_interval;
 	struct subscription sub[N_SUBS];
@@ -260,10 +261,12 @@ static void forget_subscriptions(void)
 	count_active();
 }
 
-/* Every trapResubscribeInterval: is the SM there, and master? Only then are
- * the subscriptions sent (again). An SMP, not an SA request: a missing or
- * starting SM gets no burst of SA requests it cannot serve. An ActCount
- * lower than last time means the SM restarted and forgot us. */
+/* Is the SM there, and master? Asked every few seconds (the daemon's
+ * trap_subscriber_probe_now) and every trapResubscribeInterval; the
+ * subscriptions are sent when it becomes master, when it restarted (an
+ * ActCount lower than last time: it forgot us) and, as a renewal, every
+ * trapResubscribeInterval. An SMP, not an SA request: a missing or starting
+ * SM gets no burst of SA requests it cannot serve. */
 static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	unsigned generation = (unsigned)(uintptr_t)ctx, state = 0, act = 0;
@@ -289,18 +292,20 @@ static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
 		snmp_log(LOG_NOTICE, "the SM at LID %u restarted: subscribing to traps again\n",
 			 ts.sm_lid);
 		forget_subscriptions();
+		ts.sm_master = false;
 	}
-	ts.sm_master = true;
 	ts.act_count = act;
+	if (ts.sm_master && !ts.renew_due)
+		return;
+	ts.sm_master = true;
+	ts.renew_due = false;
 	subscribe_all(); /* renewals are harmless: the SA keeps one record */
 }
 
-static void probe_sm(unsigned reg, void *arg)
+static void probe_sm(void)
 {
 	ib_portid_t sm = {0}; /* ib_portid_set leaves the other fields as they are */
 
-	(void)reg;
-	(void)arg;
 	if (ts.probing || !ts.sm_lid)
 		return;
 	ib_portid_set(&sm, (int)ts.sm_lid, 0, 0); /* an SMP, LID-routed */
@@ -308,6 +313,25 @@ static void probe_sm(unsigned reg, void *arg)
 	if (mad_engine_smp_get(&sm, IB_ATTR_SMINFO, 0, probe_done,
 			       (void *)(uintptr_t)ts.generation))
 		ts.probing = false;
+}
+
+static void on_resubscribe_alarm(unsigned reg, void *arg)
+{
+	(void)reg;
+	(void)arg;
+	ts.renew_due = true;
+	probe_sm();
+}
+
+bool trap_subscriber_has_master(void)
+{
+	return !ts.running || ts.sm_master;
+}
+
+void trap_subscriber_probe_now(void)
+{
+	if (ts.running)
+		probe_sm();
 }
 
 void trap_subscriber_sm_changed(unsigned sm_lid)
@@ -318,7 +342,7 @@ void trap_subscriber_sm_changed(unsigned sm_lid)
 	ts.generation++;
 	ts.probing = ts.sm_master = false;
 	forget_subscriptions();
-	probe_sm(0, NULL);
+	probe_sm();
 }
 
 /* ---- Reports -------------------------------------------------------------------- */
@@ -543,7 +567,8 @@ void trap_subscriber_apply_config(void)
 		if (ts.alarm)
 			snmp_alarm_unregister(ts.alarm);
 		ts.alarm_interval = ibsnmpd_cfg.trap_resubscribe_s;
-		ts.alarm = snmp_alarm_register(ts.alarm_interval, SA_REPEAT, probe_sm, NULL);
+		ts.alarm = snmp_alarm_register(ts.alarm_interval, SA_REPEAT, on_resubscribe_alarm,
+					       NULL);
 	}
 	if (ibsnmpd_cfg.osm_log_file[0] && !ts.log_alarm) {
 		log_open(true);
@@ -563,7 +588,7 @@ int trap_subscriber_start(unsigned sm_lid)
 		ts.sub[i] = (struct subscription){.trap = subscribed_traps[i], .last_result = 1};
 	mad_engine_set_unsolicited(on_unsolicited, NULL);
 	trap_subscriber_apply_config();
-	probe_sm(0, NULL);
+	probe_sm();
 	return 0;
 }
 
