@@ -1,6 +1,7 @@
 """What the benchmarks share: a simulated test bed, snmpget, process memory."""
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -50,12 +51,29 @@ class TestBed:
         self.target = self.env["SNMP_TARGET"]
         with open(os.path.join(self.dir, "ibsnmpd.pid")) as f:
             self.pid = int(f.read())
+        TestBed.current = self
         return self
 
     def __exit__(self, *exc):
+        TestBed.current = None
         subprocess.run([SIMFABRIC, "down", "--dir", self.dir], capture_output=True)
         if not os.environ.get("IBSNMPD_KEEP_TESTBED"):
             shutil.rmtree(self.dir, ignore_errors=True)
+
+    current = None  # the bed up now, for stop_on_sigterm
+
+
+def stop_on_sigterm(*files):
+    """A benchmark stopped with SIGTERM takes its bed down (and removes files)
+    before it exits."""
+    def stop(*_):
+        if TestBed.current:
+            TestBed.current.__exit__()
+        for f in files:
+            if os.path.exists(f):
+                os.unlink(f)
+        os._exit(1)
+    signal.signal(signal.SIGTERM, stop)
 
     def run(self, *cmd, node=None):
         """A command attached to the fabric (infiniband-diags)."""

@@ -39,7 +39,7 @@ import tempfile
 import threading
 import time
 
-from benchlib import TOP, TestBed, env
+from benchlib import TOP, TestBed, env, stop_on_sigterm
 
 BUILD = os.path.join(TOP, "build")
 INJECTOR = os.environ.get("SIM_TRAP_INJECTOR") or os.path.join(BUILD, "tests", "sim-trap-injector")
@@ -388,6 +388,7 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     topo = fat_tree(4, 2, 3)
+    stop_on_sigterm(topo)
     chosen = [f for f in faults(args.hold, args.stop_hold) if not args.only or f[0] in args.only.split(",")]
     conf = ["saKey 0x1", "notificationLimit 0 60", "cacheLifetime pmCounters 2",
             "pmDiscoveryInterval 10", "pmDiscoveryHelper {dir}/helper.sh",

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 
-from benchlib import env
+from benchlib import env, stop_on_sigterm
 from faults import SHIM, Bed, Poller, TrapSource, fat_tree, wait_subscribed
 
 WARMUP_S = 45
@@ -121,6 +121,7 @@ def sample(bed, poller, traps, t0):
 def main():
     minutes = float(sys.argv[1]) if len(sys.argv) > 1 else 1
     topo = fat_tree(8, 4, 8)
+    stop_on_sigterm(topo)
     conf = ["saKey 0x1", "notificationLimit 0 60", "cacheLifetime pmCounters 2",
             "pmDiscoveryInterval 10", "partitionFile {dir}/partitions.conf",
             "opensmPidFile {dir}/opensm.pid", "partitionVerifyDelay 1"]
