@@ -62,6 +62,18 @@ class TestBed:
 
     current = None  # the bed up now, for stop_on_sigterm
 
+    def run(self, *cmd, node=None):
+        """A command attached to the fabric (infiniband-diags)."""
+        return [SIMFABRIC, "run", "--dir", self.dir] + (["--node", node] if node else []) + \
+            ["--"] + list(cmd)
+
+    def rss_kib(self):
+        with open("/proc/%d/status" % self.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
 
 def stop_on_sigterm(*files):
     """A benchmark stopped with SIGTERM takes its bed down (and removes files)
@@ -74,15 +86,3 @@ def stop_on_sigterm(*files):
                 os.unlink(f)
         os._exit(1)
     signal.signal(signal.SIGTERM, stop)
-
-    def run(self, *cmd, node=None):
-        """A command attached to the fabric (infiniband-diags)."""
-        return [SIMFABRIC, "run", "--dir", self.dir] + (["--node", node] if node else []) + \
-            ["--"] + list(cmd)
-
-    def rss_kib(self):
-        with open("/proc/%d/status" % self.pid) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        return 0
