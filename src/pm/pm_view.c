@@ -68,22 +68,9 @@ static void build_node(const struct pm_subnet *pm, struct pm_node_view *nv, unsi
  * sweep may have run over an older node list than the view's. */
 static unsigned capmask_of(const struct pm_snapshot *s, uint64_t guid)
 {
-	const struct pm_fabric *f = s->fabric;
-	size_t lo = 0, hi = f->n_nodes;
+	const struct pm_node *n = s->node_capmask ? pm_fabric_node(s->fabric, guid) : NULL;
 
-	if (!s->node_capmask)
-		return 0;
-	while (lo < hi) { /* nodes are sorted by GUID */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->nodes[mid].guid == guid)
-			return s->node_capmask[mid];
-		if (f->nodes[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return n ? s->node_capmask[n - s->fabric->nodes] : 0;
 }
 
 /* The rows are the nodes of the newest discovery (they are served as soon as
