@@ -1,6 +1,7 @@
 /* Child processes (child.h). Reaped by polling waitpid(WNOHANG) from a
- * net-snmp alarm rather than from a SIGCHLD handler: nothing here needs the
- * exit within less than a second, and the main loop stays signal-free. */
+ * net-snmp alarm rather than from a SIGCHLD handler, so the main loop stays
+ * signal-free; a caller that knows a child is done (its output ended) asks
+ * for the poll at once (child_reap_now). */
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
