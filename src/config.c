@@ -291,6 +291,22 @@ static void parse_dcbx_socket(const char *token, char *line)
 	snprintf(ibsnmpd_cfg.dcbx_socket, sizeof(ibsnmpd_cfg.dcbx_socket), "%s", path);
 }
 
+static void parse_fabric_enable(const char *token, char *line)
+{
+	parse_bool_token(token, line, &ibsnmpd_cfg.fabric_enabled);
+}
+
+static void parse_fabric_state_file(const char *token, char *line)
+{
+	parse_path_token(token, line, ibsnmpd_cfg.fabric_state_file,
+			 sizeof(ibsnmpd_cfg.fabric_state_file));
+}
+
+static void parse_fabric_baseline_reset(const char *token, char *line)
+{
+	parse_bool_token(token, line, &ibsnmpd_cfg.fabric_baseline_reset);
+}
+
 void config_register_tokens(void)
 {
 	config_set_defaults(&ibsnmpd_cfg);
@@ -325,6 +341,10 @@ void config_register_tokens(void)
 	register_config_handler(NULL, "dcbxEnable", parse_dcbx_enable, NULL, "yes|no");
 	register_config_handler(NULL, "dcbxInterface", parse_dcbx_interface, NULL, "IFNAME");
 	register_config_handler(NULL, "dcbxSocket", parse_dcbx_socket, NULL, "PATH");
+	register_config_handler(NULL, "fabricEnable", parse_fabric_enable, NULL, "yes|no");
+	register_config_handler(NULL, "fabricStateFile", parse_fabric_state_file, NULL, "PATH");
+	register_config_handler(NULL, "fabricBaselineReset", parse_fabric_baseline_reset, NULL,
+				"yes|no");
 
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING,

@@ -29,6 +29,7 @@ static const char *const cache_group_names[CACHE_GROUP_COUNT] = {
 	[CACHE_PM_SAMPLES] = "pmSamples",
 	[CACHE_PARTITION_STATUS] = "partitionStatus",
 	[CACHE_DCBX] = "dcbx",
+	[CACHE_FABRIC_PORTS] = "fabricPorts",
 };
 
 /* Defaults: what changes often (port state, SM state) is read more often. */
@@ -50,6 +51,7 @@ static const unsigned cache_default_lifetime[CACHE_GROUP_COUNT] = {
 	[CACHE_PM_SAMPLES] = 5,
 	[CACHE_PARTITION_STATUS] = 60,
 	[CACHE_DCBX] = 10,
+	[CACHE_FABRIC_PORTS] = 15,
 };
 
 const char *cache_group_name(enum cache_group_id id)
@@ -76,6 +78,7 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	snprintf(cfg->partition_file, sizeof(cfg->partition_file), "/etc/opensm/partitions.conf");
 	cfg->partition_verify_delay_s = 5;
 	cfg->dcbx_enabled = true;
+	cfg->fabric_enabled = true;
 }
 
 int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out,

@@ -16,6 +16,7 @@
 #include "ibsnmpd/child.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/dcbx.h"
+#include "ibsnmpd/fabric.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/notify.h"
 #include "ibsnmpd/pkey.h"
@@ -153,6 +154,8 @@ struct daemon {
 	struct sma_node node;
 	struct pm_subnet pm;
 	bool pm_running;
+	struct fabric_area fabric;
+	bool fabric_running;
 	struct pkey_policy *partitions;
 	bool dcbx_running;
 	unsigned rediscover_alarm;
@@ -172,8 +175,8 @@ static void sm_changed(void *arg, unsigned old_lid, unsigned new_lid)
 	trap_subscriber_sm_changed(new_lid);
 }
 
-/* A link changed state somewhere (trap 128): rediscover the subnet, once a
- * burst of them is over. */
+/* A link changed state somewhere (trap 128): the switch's ports are read
+ * again at once; the subnet is rediscovered once a burst of them is over. */
 static void rediscover_now(unsigned reg, void *arg)
 {
 	struct daemon *d = arg;
@@ -190,6 +193,8 @@ static void link_trap_seen(const struct notice *n, const char *via, void *arg)
 	(void)via;
 	if (!n->is_generic || n->trap_number != 128 || !d->pm_running)
 		return;
+	if (d->fabric_running)
+		fabric_link_trap(&d->fabric, n->lid);
 	if (d->rediscover_alarm)
 		snmp_alarm_unregister(d->rediscover_alarm);
 	d->rediscover_alarm = snmp_alarm_register(2, 0, rediscover_now, d);
@@ -231,6 +236,8 @@ static void reload_config(struct daemon *d)
 	sma_node_apply_config(&d->node);
 	if (d->pm_running)
 		pm_subnet_apply_config(&d->pm);
+	if (d->fabric_running)
+		fabric_apply_config(&d->fabric);
 	trap_subscriber_apply_config();
 	dcbx_apply_config();
 }
@@ -378,6 +385,13 @@ static void start_areas(struct daemon *d)
 		groups[CACHE_PM_COUNTERS] = &d->pm.sweep;
 		groups[CACHE_PM_SAMPLES] = &d->pm.samples;
 	}
+	/* every link of the subnet: swept after each discovery */
+	if (d->pm_running && ibsnmpd_cfg.fabric_enabled) {
+		if (fabric_start(&d->fabric, &d->pm))
+			fatal(3, "cannot start the fabric link sweeps");
+		d->fabric_running = true;
+		groups[CACHE_FABRIC_PORTS] = &d->fabric.group;
+	}
 	for (int i = 0; i < CACHE_SMA_COUNT; i++)
 		groups[i] = &d->node.group[i];
 	/* the partition policy: its member ports are found through the PM
@@ -391,7 +405,9 @@ static void start_areas(struct daemon *d)
 	if (d->dcbx_running)
 		groups[CACHE_DCBX] = dcbx_cache_group();
 	if (sma_mib_register(&d->node) || agent_mib_register(groups, CACHE_GROUP_COUNT) ||
-	    (d->pm_running && pm_mib_register(&d->pm)) || pkey_mib_register(d->partitions) ||
+	    (d->pm_running && pm_mib_register(&d->pm)) ||
+	    (d->fabric_running && fabric_mib_register(&d->fabric)) ||
+	    pkey_mib_register(d->partitions) ||
 	    (d->dcbx_running && dcbx_mib_register()))
 		fatal(3, "cannot register the MIB handlers");
 }
@@ -440,6 +456,10 @@ static void stop_all(struct daemon *d)
 	if (d->rediscover_alarm)
 		snmp_alarm_unregister(d->rediscover_alarm);
 	agent_mib_unregister();
+	if (d->fabric_running) {
+		fabric_mib_unregister();
+		fabric_stop(&d->fabric);
+	}
 	if (d->pm_running) {
 		pm_mib_unregister();
 		pm_subnet_stop(&d->pm);

@@ -14,6 +14,7 @@ static const struct {
 	[NOTIFY_IB_TRAP] = {"trap", "from LID"},
 	[NOTIFY_DCBX] = {"DCBX notification", "for ifIndex"},
 	[NOTIFY_PARTITION] = {"partition notification", "source"},
+	[NOTIFY_LINK] = {"link notification", "for LID"},
 };
 
 static struct notify_limiter limiter;

@@ -29,6 +29,7 @@ enum cache_group_id {
 	CACHE_PM_SAMPLES,
 	CACHE_PARTITION_STATUS,
 	CACHE_DCBX,
+	CACHE_FABRIC_PORTS,
 	CACHE_GROUP_COUNT
 };
 
@@ -64,6 +65,10 @@ struct ibsnmpd_config {
 	char dcbx_interfaces[32][16];      /* served interfaces; none: every DCB-capable one */
 	size_t n_dcbx_interfaces;
 	char dcbx_socket[108];             /* tests: a fake kernel's socket instead of netlink */
+	/* the links of the subnet */
+	bool fabric_enabled;               /* sweep every port's PortInfo (needs pmEnable) */
+	char fabric_state_file[4096];      /* the baseline ("" = net-snmp's persistent dir) */
+	bool fabric_baseline_reset;        /* forget the saved baseline at start and SIGHUP */
 };
 
 extern struct ibsnmpd_config ibsnmpd_cfg;

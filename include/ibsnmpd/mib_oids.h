@@ -383,6 +383,8 @@
 #define OID_IBSNMPD_SMA_EXT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 2 /* IBSNMPD-MIB::ibsnmpdSmaExt */
 #define OID_IBSNMPD_PM 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 3 /* IBSNMPD-MIB::ibsnmpdPm */
 #define OID_IBSNMPD_TRAPS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4 /* IBSNMPD-MIB::ibsnmpdTraps */
+#define OID_IBSNMPD_FABRIC 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5 /* IBSNMPD-MIB::ibsnmpdFabric */
+#define OID_IBSNMPD_NOTIFICATIONS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0 /* IBSNMPD-MIB::ibsnmpdNotifications */
 #define OID_IBSNMPD_MADS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 1, 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
 #define SCALAR_IBSNMPD_MADS_SENT 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
 #define OID_IBSNMPD_MADS_ANSWERED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 1, 2 /* IBSNMPD-MIB::ibsnmpdMadsAnswered */
@@ -440,6 +442,18 @@
 #define COLUMN_IBSNMPD_PM_DISCONTINUITY_TIME 23 /* IBSNMPD-MIB::ibsnmpdPmDiscontinuityTime */
 #define COLUMN_IBSNMPD_PM_LAST_READ 24 /* IBSNMPD-MIB::ibsnmpdPmLastRead */
 #define COLUMN_IBSNMPD_PM_STALE 25 /* IBSNMPD-MIB::ibsnmpdPmStale */
+#define OID_IBSNMPD_PM_ERROR_DETAIL_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 3, 2 /* IBSNMPD-MIB::ibsnmpdPmErrorDetailTable */
+#define COLUMN_IBSNMPD_PM_DETAIL_LOCAL_PHYSICAL_ERRORS 1 /* IBSNMPD-MIB::ibsnmpdPmDetailLocalPhysicalErrors */
+#define COLUMN_IBSNMPD_PM_DETAIL_MALFORMED_PKT_ERRORS 2 /* IBSNMPD-MIB::ibsnmpdPmDetailMalformedPktErrors */
+#define COLUMN_IBSNMPD_PM_DETAIL_BUFFER_OVERRUN_ERRORS 3 /* IBSNMPD-MIB::ibsnmpdPmDetailBufferOverrunErrors */
+#define COLUMN_IBSNMPD_PM_DETAIL_DLID_MAPPING_ERRORS 4 /* IBSNMPD-MIB::ibsnmpdPmDetailDlidMappingErrors */
+#define COLUMN_IBSNMPD_PM_DETAIL_VL_MAPPING_ERRORS 5 /* IBSNMPD-MIB::ibsnmpdPmDetailVlMappingErrors */
+#define COLUMN_IBSNMPD_PM_DETAIL_LOOPING_ERRORS 6 /* IBSNMPD-MIB::ibsnmpdPmDetailLoopingErrors */
+#define COLUMN_IBSNMPD_PM_DETAIL_INACTIVE_DISCARDS 7 /* IBSNMPD-MIB::ibsnmpdPmDetailInactiveDiscards */
+#define COLUMN_IBSNMPD_PM_DETAIL_NEIGHBOR_MTU_DISCARDS 8 /* IBSNMPD-MIB::ibsnmpdPmDetailNeighborMtuDiscards */
+#define COLUMN_IBSNMPD_PM_DETAIL_SW_LIFETIME_LIMIT_DISCARDS 9 /* IBSNMPD-MIB::ibsnmpdPmDetailSwLifetimeLimitDiscards */
+#define COLUMN_IBSNMPD_PM_DETAIL_SW_HOQ_LIFETIME_LIMIT_DISCARDS 10 /* IBSNMPD-MIB::ibsnmpdPmDetailSwHoqLifetimeLimitDiscards */
+#define COLUMN_IBSNMPD_PM_DETAIL_STALE 11 /* IBSNMPD-MIB::ibsnmpdPmDetailStale */
 #define OID_IBSNMPD_TRAPS_RECEIVED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4, 1 /* IBSNMPD-MIB::ibsnmpdTrapsReceived */
 #define SCALAR_IBSNMPD_TRAPS_RECEIVED 1 /* IBSNMPD-MIB::ibsnmpdTrapsReceived */
 #define OID_IBSNMPD_NOTIFICATIONS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4, 2 /* IBSNMPD-MIB::ibsnmpdNotificationsSent */
@@ -452,6 +466,44 @@
 #define SCALAR_IBSNMPD_REPORTS_MALFORMED 5 /* IBSNMPD-MIB::ibsnmpdReportsMalformed */
 #define OID_IBSNMPD_TRAP_SUBSCRIPTIONS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4, 6 /* IBSNMPD-MIB::ibsnmpdTrapSubscriptions */
 #define SCALAR_IBSNMPD_TRAP_SUBSCRIPTIONS 6 /* IBSNMPD-MIB::ibsnmpdTrapSubscriptions */
+#define OID_IBSNMPD_FABRIC_PORT_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5, 1 /* IBSNMPD-MIB::ibsnmpdFabricPortTable */
+#define COLUMN_IBSNMPD_FABRIC_PORT_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdFabricPortNodeGuid */
+#define COLUMN_IBSNMPD_FABRIC_PORT_NUM 2 /* IBSNMPD-MIB::ibsnmpdFabricPortNum */
+#define COLUMN_IBSNMPD_FABRIC_PORT_NODE_DESCRIPTION 3 /* IBSNMPD-MIB::ibsnmpdFabricPortNodeDescription */
+#define COLUMN_IBSNMPD_FABRIC_PORT_NODE_TYPE 4 /* IBSNMPD-MIB::ibsnmpdFabricPortNodeType */
+#define COLUMN_IBSNMPD_FABRIC_PORT_LID 5 /* IBSNMPD-MIB::ibsnmpdFabricPortLid */
+#define COLUMN_IBSNMPD_FABRIC_PORT_LINK_STATE 6 /* IBSNMPD-MIB::ibsnmpdFabricPortLinkState */
+#define COLUMN_IBSNMPD_FABRIC_PORT_PHYS_STATE 7 /* IBSNMPD-MIB::ibsnmpdFabricPortPhysState */
+#define COLUMN_IBSNMPD_FABRIC_PORT_WIDTH_ACTIVE 8 /* IBSNMPD-MIB::ibsnmpdFabricPortWidthActive */
+#define COLUMN_IBSNMPD_FABRIC_PORT_WIDTH_SUPPORTED 9 /* IBSNMPD-MIB::ibsnmpdFabricPortWidthSupported */
+#define COLUMN_IBSNMPD_FABRIC_PORT_WIDTH_ENABLED 10 /* IBSNMPD-MIB::ibsnmpdFabricPortWidthEnabled */
+#define COLUMN_IBSNMPD_FABRIC_PORT_SPEED_ACTIVE 11 /* IBSNMPD-MIB::ibsnmpdFabricPortSpeedActive */
+#define COLUMN_IBSNMPD_FABRIC_PORT_SPEED_SUPPORTED 12 /* IBSNMPD-MIB::ibsnmpdFabricPortSpeedSupported */
+#define COLUMN_IBSNMPD_FABRIC_PORT_SPEED_ENABLED 13 /* IBSNMPD-MIB::ibsnmpdFabricPortSpeedEnabled */
+#define COLUMN_IBSNMPD_FABRIC_PORT_RATE 14 /* IBSNMPD-MIB::ibsnmpdFabricPortRate */
+#define COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_NODE_GUID 15 /* IBSNMPD-MIB::ibsnmpdFabricPortRemoteNodeGuid */
+#define COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_NODE_DESCRIPTION 16 /* IBSNMPD-MIB::ibsnmpdFabricPortRemoteNodeDescription */
+#define COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_PORT 17 /* IBSNMPD-MIB::ibsnmpdFabricPortRemotePort */
+#define COLUMN_IBSNMPD_FABRIC_PORT_DEGRADED 18 /* IBSNMPD-MIB::ibsnmpdFabricPortDegraded */
+#define COLUMN_IBSNMPD_FABRIC_PORT_LAST_CHANGE 19 /* IBSNMPD-MIB::ibsnmpdFabricPortLastChange */
+#define COLUMN_IBSNMPD_FABRIC_PORT_MTU 20 /* IBSNMPD-MIB::ibsnmpdFabricPortMtu */
+#define COLUMN_IBSNMPD_FABRIC_PORT_OPER_VLS 21 /* IBSNMPD-MIB::ibsnmpdFabricPortOperVls */
+#define COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_LINKED 22 /* IBSNMPD-MIB::ibsnmpdFabricPortBaselineLinked */
+#define COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_WIDTH 23 /* IBSNMPD-MIB::ibsnmpdFabricPortBaselineWidth */
+#define COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_SPEED 24 /* IBSNMPD-MIB::ibsnmpdFabricPortBaselineSpeed */
+#define COLUMN_IBSNMPD_FABRIC_PORT_STALE 25 /* IBSNMPD-MIB::ibsnmpdFabricPortStale */
+#define OID_IBSNMPD_FABRIC_BASELINE_RESET 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5, 2 /* IBSNMPD-MIB::ibsnmpdFabricBaselineReset */
+#define SCALAR_IBSNMPD_FABRIC_BASELINE_RESET 2 /* IBSNMPD-MIB::ibsnmpdFabricBaselineReset */
+#define OID_IBSNMPD_FABRIC_BASELINE_LINKS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5, 3 /* IBSNMPD-MIB::ibsnmpdFabricBaselineLinks */
+#define SCALAR_IBSNMPD_FABRIC_BASELINE_LINKS 3 /* IBSNMPD-MIB::ibsnmpdFabricBaselineLinks */
+#define OID_IBSNMPD_FABRIC_PORTS_LINK_LOST 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5, 4 /* IBSNMPD-MIB::ibsnmpdFabricPortsLinkLost */
+#define SCALAR_IBSNMPD_FABRIC_PORTS_LINK_LOST 4 /* IBSNMPD-MIB::ibsnmpdFabricPortsLinkLost */
+#define OID_IBSNMPD_FABRIC_PORTS_DEGRADED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5, 5 /* IBSNMPD-MIB::ibsnmpdFabricPortsDegraded */
+#define SCALAR_IBSNMPD_FABRIC_PORTS_DEGRADED 5 /* IBSNMPD-MIB::ibsnmpdFabricPortsDegraded */
+#define OID_IBSNMPD_LINK_DOWN 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 1 /* IBSNMPD-MIB::ibsnmpdLinkDown */
+#define OID_IBSNMPD_LINK_UP 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 2 /* IBSNMPD-MIB::ibsnmpdLinkUp */
+#define OID_IBSNMPD_LINK_DEGRADED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 3 /* IBSNMPD-MIB::ibsnmpdLinkDegraded */
+#define OID_IBSNMPD_LINK_RESTORED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 4 /* IBSNMPD-MIB::ibsnmpdLinkRestored */
 #define OID_IBSNMPD_COMPLIANCES 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 2, 1 /* IBSNMPD-MIB::ibsnmpdCompliances */
 #define OID_IBSNMPD_GROUPS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 2, 2 /* IBSNMPD-MIB::ibsnmpdGroups */
 

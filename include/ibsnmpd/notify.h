@@ -16,6 +16,7 @@ enum notify_family {
 	NOTIFY_IB_TRAP,   /* number: the IB trap number; source: a LID */
 	NOTIFY_DCBX,      /* number: lldpXdcbxNotifications.N; source: ifIndex */
 	NOTIFY_PARTITION, /* number: ibPartitionNotifications.N; source: 0 */
+	NOTIFY_LINK,      /* number: ibsnmpdNotifications.N; source: the port's LID */
 	NOTIFY_FAMILIES
 };
 

@@ -25,6 +25,7 @@
 
 #include "ibsnmpd/child.h"
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/file_io.h"
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/mad_engine.h"
@@ -38,76 +39,6 @@
 /* ---- reading and writing the file --------------------------------------------- */
 
 #define PARTITION_FILE_MAX (16u << 20) /* far above any fabric's policy */
-
-/* The file's whole text. It is opened without blocking and must be a regular
- * file: a FIFO or a device put in its place must not hold the main loop, and
- * a directory must not read as an empty policy. 1: there is no file (an
- * empty policy); -1: it cannot be read, *why says why and *st is what is at
- * the path (if anything), so that the same failure is logged once. */
-static int read_file(const char *path, char **text, size_t *len, struct stat *st,
-		     const char **why)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	char *buf = NULL;
-	size_t n = 0;
-
-	*text = NULL;
-	*len = 0;
-	memset(st, 0, sizeof(*st));
-	if (fd < 0) {
-		int e = errno;
-
-		if (e == ENOENT)
-			return 1;
-		stat(path, st);
-		*why = strerror(e);
-		return -1;
-	}
-	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_size > (off_t)PARTITION_FILE_MAX) {
-		*why = !S_ISREG(st->st_mode) ? "not a regular file" : "larger than 16 MiB";
-		close(fd);
-		return -1;
-	}
-	buf = malloc((size_t)st->st_size + 4096);
-	for (size_t cap = buf ? (size_t)st->st_size + 4096 : 0;;) {
-		ssize_t got;
-
-		if (!buf) {
-			*why = "out of memory";
-			break;
-		}
-		if (n == cap) { /* it grew while being read */
-			char *nb;
-
-			if (cap >= PARTITION_FILE_MAX) {
-				*why = "larger than 16 MiB";
-				break;
-			}
-			if (!(nb = realloc(buf, cap *= 2))) {
-				*why = "out of memory";
-				break;
-			}
-			buf = nb;
-		}
-		got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			*why = strerror(errno);
-			break;
-		}
-		if (got == 0) {
-			close(fd);
-			*text = buf;
-			*len = n;
-			return 0;
-		}
-		n += (size_t)got;
-	}
-	free(buf);
-	close(fd);
-	return -1;
-}
 
 /* What is at the path now, to tell a change from the file last read. */
 static void remember_file(struct pkey_policy *pp, const struct stat *st)
@@ -124,7 +55,7 @@ static void load(struct pkey_policy *pp, bool quiet)
 	char *text, err[200];
 	const char *why = "";
 	size_t len;
-	int r = read_file(ibsnmpd_cfg.partition_file, &text, &len, &st, &why);
+	int r = file_read_whole(ibsnmpd_cfg.partition_file, PARTITION_FILE_MAX, &text, &len, &st, &why);
 
 	if (r < 0) {
 		snprintf(pp->load_error, sizeof(pp->load_error), "cannot read %.160s: %.80s",
@@ -176,58 +107,6 @@ void pkey_policy_reload_if_changed(struct pkey_policy *pp)
 		load(pp, false);
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* path.tag.PID, written and fsync'd */
-static int write_temp(const char *path, const char *tag, const char *text, size_t len,
-		      char *tmp, size_t tmplen)
-{
-	int fd;
-
-	snprintf(tmp, tmplen, "%s.%s.%ld", path, tag, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	if (write_all(fd, text, len) || fsync(fd)) {
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	return close(fd);
-}
-
-static void sync_dir(const char *path)
-{
-	char dir[4096];
-	char *slash;
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return;
-	*(slash == dir ? slash + 1 : slash) = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 int pkey_policy_write(struct pkey_policy *pp, const struct partition_file *from, char *err,
 		      size_t errlen)
 {
@@ -249,7 +128,7 @@ int pkey_policy_write(struct pkey_policy *pp, const struct partition_file *from,
 		return -1;
 	}
 	partition_file_free(&check);
-	if (write_temp(path, "ibsnmpd-new", text, len, tmp, sizeof(tmp))) {
+	if (file_write_temp(path, "ibsnmpd-new", text, len, tmp, sizeof(tmp))) {
 		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
 		free(text);
 		return -1;
@@ -258,7 +137,7 @@ int pkey_policy_write(struct pkey_policy *pp, const struct partition_file *from,
 	snprintf(pp->backup_path, sizeof(pp->backup_path), "%s.bak", path);
 	pp->have_backup = false;
 	if (pp->pf.text && access(path, F_OK) == 0) {
-		if (write_temp(path, "ibsnmpd-bak", pp->pf.text, pp->pf.len, bak_tmp,
+		if (file_write_temp(path, "ibsnmpd-bak", pp->pf.text, pp->pf.len, bak_tmp,
 			       sizeof(bak_tmp)) ||
 		    rename(bak_tmp, pp->backup_path)) {
 			snprintf(err, errlen, "cannot keep the previous version as %s: %s",
@@ -278,7 +157,7 @@ int pkey_policy_write(struct pkey_policy *pp, const struct partition_file *from,
 		free(text);
 		return -1;
 	}
-	sync_dir(path);
+	file_sync_dir(path);
 	free(text);
 	load(pp, true);
 	return pp->loaded ? 0 : -1;
@@ -291,7 +170,7 @@ int pkey_policy_restore(struct pkey_policy *pp)
 	if (rename(pp->backup_path, ibsnmpd_cfg.partition_file))
 		return -1;
 	pp->have_backup = false;
-	sync_dir(ibsnmpd_cfg.partition_file);
+	file_sync_dir(ibsnmpd_cfg.partition_file);
 	load(pp, true);
 	return 0;
 }

@@ -1,0 +1,154 @@
+/* Every link of the subnet: PortInfo of every port of every discovered
+ * node, the baseline of the links once seen, and the link notifications.
+ *
+ *   fabric_sweep.c     the cache group: PortInfo SMPs through the MAD
+ *                      engine (all nodes, or the switch a trap 128 names),
+ *                      the state file, the observer that notifies
+ *   fabric_link.c      pure: the snapshot built from the readings, the
+ *                      discovery and the previous snapshot; link rules
+ *   fabric_baseline.c  pure: the state file's text, both ways
+ *   fabric_mib.c       IBSNMPD-MIB::ibsnmpdFabric, the notifications
+ */
+#ifndef IBSNMPD_FABRIC_H
+#define IBSNMPD_FABRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ibsnmpd/cache.h"
+#include "ibsnmpd/mib_table.h"
+#include "ibsnmpd/pm_attr.h"
+#include "ibsnmpd/sma_attr.h"
+
+/* What the notifications have said of a link, and what it is now. */
+enum fabric_link_cond {
+	LINK_NONE,     /* never linked (not in the baseline) */
+	LINK_DOWN,     /* in the baseline, not up */
+	LINK_UP,
+	LINK_DEGRADED, /* up, narrower or slower than it can or did */
+};
+
+/* Notifications a row asks for (ibsnmpdNotifications.N = bit N). */
+#define FABRIC_EV_DOWN (1u << 1)
+#define FABRIC_EV_UP (1u << 2)
+#define FABRIC_EV_DEGRADED (1u << 3)
+#define FABRIC_EV_RESTORED (1u << 4)
+
+#define FABRIC_PHYS_LINK_UP 5 /* PortPhysicalState LinkUp */
+
+struct fabric_port {
+	uint64_t guid;
+	unsigned port;
+	unsigned node_type;        /* 1 CA, 2 switch, 3 router */
+	unsigned lid;              /* where the port is read */
+	char node_desc[65];
+	bool have_info;            /* pi has been read (now or before) */
+	bool stale;                /* the last read got no answer */
+	bool gone;                 /* the last discovery did not reach the node */
+	struct sma_portinfo pi;
+	uint64_t remote_guid;      /* 0: never seen linked */
+	unsigned remote_port;
+	char remote_desc[65];
+	/* derived */
+	bool up;
+	unsigned lanes;            /* active width in lanes, 0 when not up */
+	int speed;                 /* active speed (sma_speed_generation), 0 when not up */
+	unsigned rate_mbps;
+	bool degraded;
+	enum fabric_link_cond cond, reported;
+	unsigned events;           /* FABRIC_EV_*: sent after publication */
+	bool read_now;             /* this build read it (or found its node gone) */
+	time_t last_change;
+	/* the baseline */
+	bool base_linked;
+	unsigned base_lanes;
+	int base_speed;
+};
+
+struct fabric_snapshot {
+	size_t n;
+	struct fabric_port *ports; /* sorted by (GUID, port) */
+	struct mib_rows rows;      /* index: node GUID (8 octets), port */
+	unsigned baseline_links, links_lost, degraded;
+	bool baseline_changed;     /* the state file is to be written */
+};
+
+void fabric_snapshot_free(void *p);
+/* The row of (guid, port), or NULL. */
+const struct fabric_port *fabric_find(const struct fabric_snapshot *s, uint64_t guid,
+				      unsigned port);
+
+/* One port's PortInfo as a sweep got it. */
+struct fabric_reading {
+	uint64_t guid;
+	unsigned port;
+	int result; /* MAD_OK, or how it failed */
+	uint8_t data[64];
+};
+
+struct fabric_build {
+	const struct pm_fabric *fabric;         /* the discovery; NULL: none yet */
+	const struct fabric_reading *readings;  /* sorted by (GUID, port) */
+	size_t n_readings;
+	const struct fabric_snapshot *prev;     /* the last snapshot, or the baseline loaded */
+	bool reset_baseline;
+	bool partial;                           /* only some nodes were read: the others
+						   keep their rows as they are */
+	time_t now;
+};
+
+/* The new snapshot (NULL: out of memory). Pure; unit-tested. The rules:
+ * rows of every discovered node's ports 1..N, plus the baseline's links of
+ * nodes no longer reached (down, stale); a port not read now keeps its last
+ * values; events for the rows read now whose condition differs from what
+ * was notified, one per link (the other end's row is marked notified). */
+struct fabric_snapshot *fabric_build(const struct fabric_build *in);
+
+/* Link rules (pure). */
+unsigned fabric_widest_lanes(unsigned width_mask);
+int fabric_fastest_speed(unsigned speed_mask, unsigned speed_ext_mask);
+int fabric_active_speed(const struct sma_portinfo *pi);
+bool fabric_ext_speeds(const struct sma_portinfo *pi);
+
+/* The state file: a baseline as text, and back. fabric_baseline_parse
+ * returns rows with the baseline's fields, names and remote ends only
+ * (have_info false), or NULL with the line and reason in err. */
+char *fabric_baseline_format(const struct fabric_snapshot *s, size_t *len);
+struct fabric_snapshot *fabric_baseline_parse(const char *text, size_t len, char *err,
+					      size_t errlen);
+
+/* ---- the area (fabric_sweep.c) ---- */
+
+struct pm_subnet;
+
+struct fabric_area {
+	struct cache_group group;     /* snapshot: struct fabric_snapshot */
+	struct pm_subnet *pm;         /* its discovery */
+	struct pm_fabric *swept_fabric; /* the discovery the last sweep used (held) */
+	struct fabric_snapshot *loaded; /* the state file's baseline, until the first sweep */
+	bool reset_pending;
+	bool again;                   /* a full sweep is wanted after the running one */
+	bool partial_next;            /* the next refresh reads only the LIDs below */
+	unsigned *trap_lids;
+	size_t n_trap_lids, cap_trap_lids;
+	unsigned trap_alarm;
+	char state_file[4096];
+	bool state_failed;            /* a write failed: said once */
+};
+
+int fabric_start(struct fabric_area *a, struct pm_subnet *pm);
+void fabric_stop(struct fabric_area *a);
+void fabric_apply_config(struct fabric_area *a);
+/* A trap 128 from the switch at lid: its ports are read again shortly. */
+void fabric_link_trap(struct fabric_area *a, unsigned lid);
+/* Forgets the baseline; the next sweep records it again. */
+void fabric_reset_baseline(struct fabric_area *a);
+
+int fabric_mib_register(struct fabric_area *a);
+void fabric_mib_unregister(void);
+/* Sends the notifications the rows of a published snapshot ask for. */
+void fabric_notify(const struct fabric_snapshot *s);
+
+#endif

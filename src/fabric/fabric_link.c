@@ -1,0 +1,371 @@
+/* The links of the subnet, as a snapshot built from one sweep's PortInfo
+ * readings, the discovery and the previous snapshot. Pure (no net-snmp, no
+ * I/O); the unit tests and the fuzz target call fabric_build() directly. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibsnmpd/fabric.h"
+#include "ibsnmpd/mad_engine.h"
+
+/* PortInfo CapabilityMask IsExtendedSpeedsSupported (IBA 14.2.5.6): the
+ * LinkSpeedExt fields mean something only with it. */
+#define PORT_CAP_EXT_SPEEDS (1u << 14)
+#define SPEED_OTHER 9 /* sma_speed_generation: not a known speed */
+
+bool fabric_ext_speeds(const struct sma_portinfo *pi)
+{
+	return pi->cap_mask & PORT_CAP_EXT_SPEEDS;
+}
+
+/* Width bits: 1 1X, 2 4X, 4 8X, 8 12X, 16 2X. */
+unsigned fabric_widest_lanes(unsigned width_mask)
+{
+	unsigned best = 0;
+
+	for (unsigned bit = 1; bit <= 16; bit <<= 1) {
+		unsigned lanes = (width_mask & bit) ? sma_width_lanes(bit) : 0;
+
+		if (lanes > best)
+			best = lanes;
+	}
+	return best;
+}
+
+/* Speed bits: 1 SDR, 2 DDR, 4 QDR; extended: 1 FDR, 2 EDR, 4 HDR, 8 NDR,
+ * 16 XDR. 0: none. */
+int fabric_fastest_speed(unsigned speed_mask, unsigned speed_ext_mask)
+{
+	for (unsigned bit = 16; bit; bit >>= 1)
+		if (speed_ext_mask & bit)
+			return sma_speed_generation(0, bit);
+	for (unsigned bit = 4; bit; bit >>= 1)
+		if (speed_mask & bit)
+			return sma_speed_generation(bit, 0);
+	return 0;
+}
+
+int fabric_active_speed(const struct sma_portinfo *pi)
+{
+	return sma_speed_generation(pi->speed_active,
+				    fabric_ext_speeds(pi) ? pi->speed_ext_active : 0);
+}
+
+/* LinkSpeedExtEnabled 30 means "none", 31 "all supported" (IBA 14.2.5.6). */
+static unsigned ext_enabled(const struct sma_portinfo *pi)
+{
+	if (!fabric_ext_speeds(pi) || pi->speed_ext_enabled == 30)
+		return 0;
+	return pi->speed_ext_enabled == 31 ? pi->speed_ext_supported : pi->speed_ext_enabled;
+}
+
+static int port_cmp(const void *a, const void *b)
+{
+	const struct fabric_port *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+static struct fabric_port *find_port(struct fabric_port *ports, size_t n, uint64_t guid,
+				     unsigned port)
+{
+	struct fabric_port key = {.guid = guid, .port = port};
+
+	return n ? bsearch(&key, ports, n, sizeof(key), port_cmp) : NULL;
+}
+
+const struct fabric_port *fabric_find(const struct fabric_snapshot *s, uint64_t guid,
+				      unsigned port)
+{
+	return s ? find_port(s->ports, s->n, guid, port) : NULL;
+}
+
+static int reading_cmp(const void *a, const void *b)
+{
+	const struct fabric_reading *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+static const struct fabric_reading *find_reading(const struct fabric_build *in, uint64_t guid,
+						 unsigned port)
+{
+	struct fabric_reading key = {.guid = guid, .port = port};
+
+	return in->n_readings ? bsearch(&key, in->readings, in->n_readings, sizeof(key),
+					reading_cmp)
+			      : NULL;
+}
+
+/* The discovery's line of (node, port), for its LID and remote end. */
+static const struct pm_port_ref *find_ref(const struct pm_fabric *f, size_t node, unsigned port)
+{
+	size_t lo = 0, hi = f->n_ports;
+	uint64_t guid = f->nodes[node].guid;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct pm_port_ref *r = &f->ports[mid];
+		uint64_t g = f->nodes[r->node].guid;
+
+		if (g < guid || (g == guid && r->port < port))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->n_ports && f->ports[lo].node == node && f->ports[lo].port == port)
+		return &f->ports[lo];
+	return NULL;
+}
+
+void fabric_snapshot_free(void *p)
+{
+	struct fabric_snapshot *s = p;
+
+	if (!s)
+		return;
+	free(s->ports);
+	free(s->rows.rows);
+	free(s);
+}
+
+/* A row of a discovered node: its last values, the discovery's names and
+ * remote end, and this sweep's reading. */
+static void discovered_row(struct fabric_port *row, const struct fabric_build *in, size_t node,
+			   unsigned port)
+{
+	const struct pm_fabric *f = in->fabric;
+	const struct pm_node *nd = &f->nodes[node];
+	const struct fabric_port *prev = fabric_find(in->prev, nd->guid, port);
+	const struct fabric_reading *rd = find_reading(in, nd->guid, port);
+	const struct pm_port_ref *ref = find_ref(f, node, port);
+	struct sma_portinfo pi;
+
+	if (prev)
+		*row = *prev;
+	else
+		memset(row, 0, sizeof(*row));
+	row->guid = nd->guid;
+	row->port = port;
+	row->node_type = nd->type;
+	memcpy(row->node_desc, nd->desc, sizeof(row->node_desc));
+	row->gone = false;
+	row->events = 0;
+	row->read_now = false;
+	if (rd && rd->result == MAD_OK && !sma_portinfo_decode(rd->data, sizeof(rd->data), &pi)) {
+		row->pi = pi;
+		row->have_info = true;
+		row->stale = false;
+		row->read_now = true;
+	} else if (rd || (!in->partial && !prev)) {
+		row->stale = true; /* asked, no answer (or never asked: no LID) */
+	}
+	/* a switch is read at its LID (port 0); a CA port has its own */
+	row->lid = nd->type == 2 ? nd->lid : row->have_info ? row->pi.lid : ref ? ref->lid : 0;
+	if (ref && ref->peer_guid) {
+		const struct pm_node *peer = pm_fabric_node(f, ref->peer_guid);
+
+		row->remote_guid = ref->peer_guid;
+		row->remote_port = ref->peer_port;
+		if (peer)
+			memcpy(row->remote_desc, peer->desc, sizeof(row->remote_desc));
+	}
+}
+
+static void derive(struct fabric_port *p)
+{
+	p->up = p->have_info && !p->gone && p->pi.phys_state == FABRIC_PHYS_LINK_UP;
+	p->lanes = p->up ? sma_width_lanes(p->pi.width_active) : 0;
+	p->speed = p->up ? fabric_active_speed(&p->pi) : 0;
+	p->rate_mbps = p->lanes * sma_lane_data_mbps(p->speed);
+}
+
+/* The baseline follows the best a link has run at since it was reset. */
+static bool update_baseline(struct fabric_port *p, const struct fabric_port *prev)
+{
+	bool changed = false;
+
+	if (p->up) {
+		if (!p->base_linked) {
+			p->base_linked = true;
+			changed = true;
+		}
+		if (p->lanes > p->base_lanes) {
+			p->base_lanes = p->lanes;
+			changed = true;
+		}
+		if (p->speed != SPEED_OTHER && p->speed > p->base_speed) {
+			p->base_speed = p->speed;
+			changed = true;
+		}
+	}
+	if (p->base_linked && (!prev || prev->remote_guid != p->remote_guid ||
+			       prev->remote_port != p->remote_port))
+		changed = true;
+	return changed;
+}
+
+/* Up, but narrower or slower than both ends can (supported and enabled)
+ * or than the baseline. */
+static bool is_degraded(const struct fabric_port *p, const struct fabric_port *peer)
+{
+	if (!p->up)
+		return false;
+	if (p->base_linked && (p->lanes < p->base_lanes ||
+			       (p->speed != SPEED_OTHER && p->speed < p->base_speed)))
+		return true;
+	if (peer && peer->have_info && !peer->gone) {
+		const struct sma_portinfo *a = &p->pi, *b = &peer->pi;
+		unsigned lanes = fabric_widest_lanes(a->width_supported & a->width_enabled &
+						     b->width_supported & b->width_enabled);
+		int speed = fabric_fastest_speed(a->speed_supported & a->speed_enabled &
+						 b->speed_supported & b->speed_enabled,
+						 fabric_ext_speeds(a) && fabric_ext_speeds(b)
+						 ? a->speed_ext_supported & ext_enabled(a) &
+						   b->speed_ext_supported & ext_enabled(b)
+						 : 0);
+
+		if (lanes && p->lanes < lanes)
+			return true;
+		if (speed && speed != SPEED_OTHER && p->speed != SPEED_OTHER && p->speed < speed)
+			return true;
+	}
+	return false;
+}
+
+static enum fabric_link_cond condition(const struct fabric_port *p)
+{
+	if (!p->base_linked)
+		return LINK_NONE;
+	if (!p->up)
+		return LINK_DOWN;
+	return p->degraded ? LINK_DEGRADED : LINK_UP;
+}
+
+static unsigned events_of(enum fabric_link_cond was, enum fabric_link_cond now)
+{
+	switch (now) {
+	case LINK_DOWN:
+		return was == LINK_UP || was == LINK_DEGRADED ? FABRIC_EV_DOWN : 0;
+	case LINK_UP:
+		return was == LINK_DEGRADED ? FABRIC_EV_RESTORED
+		       : was == LINK_NONE || was == LINK_DOWN ? FABRIC_EV_UP : 0;
+	case LINK_DEGRADED:
+		return was == LINK_UP ? FABRIC_EV_DEGRADED
+		       : was == LINK_NONE || was == LINK_DOWN ? FABRIC_EV_UP | FABRIC_EV_DEGRADED
+		       : 0;
+	default:
+		return 0;
+	}
+}
+
+static bool link_changed(const struct fabric_port *p, const struct fabric_port *prev)
+{
+	return !prev || prev->have_info != p->have_info || prev->gone != p->gone ||
+	       prev->pi.state != p->pi.state || prev->lanes != p->lanes || prev->speed != p->speed;
+}
+
+struct fabric_snapshot *fabric_build(const struct fabric_build *in)
+{
+	struct fabric_snapshot *s = calloc(1, sizeof(*s));
+	const struct pm_fabric *f = in->fabric;
+	size_t cap = 0, n = 0;
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; f && i < f->n_nodes; i++)
+		cap += f->nodes[i].num_ports;
+	cap += in->prev ? in->prev->n : 0;
+	s->ports = calloc(cap ? cap : 1, sizeof(*s->ports));
+	if (!s->ports)
+		goto oom;
+	for (size_t i = 0; f && i < f->n_nodes; i++)
+		for (unsigned p = 1; p <= f->nodes[i].num_ports; p++)
+			discovered_row(&s->ports[n++], in, i, p);
+	/* links of the baseline whose node the discovery no longer reaches */
+	for (size_t i = 0; in->prev && i < in->prev->n; i++) {
+		const struct fabric_port *old = &in->prev->ports[i];
+
+		if (!old->base_linked || in->reset_baseline || (f && pm_fabric_node(f, old->guid)))
+			continue;
+		s->ports[n] = *old;
+		s->ports[n].events = 0;
+		s->ports[n].read_now = !old->gone; /* it is gone now */
+		s->ports[n].gone = s->ports[n].stale = true;
+		n++;
+	}
+	s->n = n;
+	/* rows of discovered nodes come in order; the kept ones do not */
+	for (size_t i = 1; i < n; i++)
+		if (port_cmp(&s->ports[i - 1], &s->ports[i]) > 0) {
+			qsort(s->ports, n, sizeof(*s->ports), port_cmp);
+			break;
+		}
+	for (size_t i = 0; i < n; i++) {
+		struct fabric_port *p = &s->ports[i];
+		const struct fabric_port *prev = fabric_find(in->prev, p->guid, p->port);
+
+		derive(p);
+		if (in->reset_baseline) {
+			p->base_linked = false;
+			p->base_lanes = 0;
+			p->base_speed = 0;
+			s->baseline_changed = true;
+		}
+		if (update_baseline(p, prev))
+			s->baseline_changed = true;
+		if (p->read_now && link_changed(p, prev))
+			p->last_change = in->now;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct fabric_port *p = &s->ports[i];
+		const struct fabric_port *prev = fabric_find(in->prev, p->guid, p->port);
+
+		p->degraded = is_degraded(p, p->up ? find_port(s->ports, n, p->remote_guid,
+								  p->remote_port) : NULL);
+		p->cond = condition(p);
+		if (!prev)
+			p->reported = in->prev ? LINK_NONE : p->cond; /* the very first sweep: quiet */
+	}
+	/* one notification per link: the first of its ends read now */
+	for (size_t i = 0; i < n; i++) {
+		struct fabric_port *p = &s->ports[i], *peer;
+
+		if (!p->read_now || p->cond == p->reported)
+			continue;
+		p->events = events_of(p->reported, p->cond);
+		p->reported = p->cond;
+		s->baseline_changed = true; /* the file keeps what was notified */
+		/* the other end: said too, unless it was read now and differs
+		 * (then it speaks for itself) */
+		peer = p->remote_guid ? find_port(s->ports, n, p->remote_guid, p->remote_port) : NULL;
+		if (peer && (!peer->read_now || peer->cond == p->cond))
+			peer->reported = p->cond;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct fabric_port *p = &s->ports[i];
+
+		s->baseline_links += p->base_linked;
+		s->links_lost += p->base_linked && !p->up;
+		s->degraded += p->degraded;
+	}
+	s->rows.rows = calloc(n ? n : 1, sizeof(*s->rows.rows));
+	if (!s->rows.rows)
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		struct mib_row *r = &s->rows.rows[i];
+
+		mib_index_put_guid(r->index, s->ports[i].guid);
+		r->index[MIB_GUID_INDEX_LEN] = s->ports[i].port;
+		r->index_len = MIB_GUID_INDEX_LEN + 1;
+		r->data = &s->ports[i];
+	}
+	s->rows.count = n;
+	return s;
+oom:
+	fabric_snapshot_free(s);
+	return NULL;
+}

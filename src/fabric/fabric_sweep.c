@@ -1,0 +1,332 @@
+/* The links of the subnet, swept: SubnGet(PortInfo) of ports 1..N of every
+ * node the PM subsystem's discovery found, LID-routed, all through the MAD
+ * engine (madMaxOutstanding in flight). The answers become a snapshot in
+ * fabric_build() (fabric_link.c); after it is published the notifications
+ * it asks for are sent and the baseline's state file is rewritten if it
+ * changed.
+ *
+ * Sweeps: when a discovery brings a new node list, every fabricPorts
+ * lifetime, and, a second after a trap 128, of the switches the traps name
+ * (a partial sweep: the other rows stay as they are). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibsnmpd/config.h"
+#include "ibsnmpd/fabric.h"
+#include "ibsnmpd/file_io.h"
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/netsnmp.h"
+#include "ibsnmpd/pm.h"
+
+#define STATE_FILE_MAX (64u << 20)
+#define TRAP_DELAY_S 1 /* the SM brings a link up within it; a burst is one sweep */
+
+struct sweep {
+	struct fabric_area *a;
+	struct pm_fabric *fabric; /* held */
+	struct fabric_reading *readings;
+	size_t n, pending;
+	bool partial;
+};
+
+struct reading_ref {
+	struct sweep *sw;
+	size_t i;
+};
+
+static void sweep_finish(struct sweep *sw)
+{
+	struct fabric_area *a = sw->a;
+	const struct fabric_snapshot *prev = cache_snapshot(&a->group);
+	struct fabric_build in = {
+		.fabric = sw->fabric,
+		.readings = sw->readings,
+		.n_readings = sw->n,
+		.prev = prev ? prev : a->loaded,
+		.reset_baseline = a->reset_pending,
+		.partial = sw->partial,
+		.now = time(NULL),
+	};
+	struct fabric_snapshot *s = fabric_build(&in);
+
+	if (s) {
+		a->reset_pending = false;
+		fabric_snapshot_free(a->loaded);
+		a->loaded = NULL;
+		pm_fabric_put(a->swept_fabric);
+		a->swept_fabric = pm_fabric_get(sw->fabric);
+	}
+	pm_fabric_put(sw->fabric);
+	free(sw->readings);
+	free(sw);
+	cache_refresh_done(&a->group, s, s ? NULL : "out of memory");
+	if (a->again && !a->group.refreshing) {
+		a->again = false;
+		cache_group_refresh_now(&a->group);
+	}
+}
+
+static void got_portinfo(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct reading_ref *ref = ctx;
+	struct sweep *sw = ref->sw;
+	struct fabric_reading *r = &sw->readings[ref->i];
+
+	free(ref);
+	r->result = result;
+	if (result == MAD_OK && data)
+		memcpy(r->data, data, len < sizeof(r->data) ? len : sizeof(r->data));
+	if (--sw->pending == 0)
+		sweep_finish(sw);
+}
+
+static bool lid_wanted(const struct fabric_area *a, unsigned lid)
+{
+	for (size_t i = 0; i < a->n_trap_lids; i++)
+		if (a->trap_lids[i] == lid)
+			return true;
+	return false;
+}
+
+static void sweep_start(struct cache_group *g)
+{
+	struct fabric_area *a = g->owner;
+	struct pm_fabric *f = a->pm->fabric;
+	struct sweep *sw;
+	size_t cap = 0;
+	bool partial = a->partial_next && cache_snapshot(g) && f == a->swept_fabric;
+
+	a->partial_next = false;
+	if (!f) {
+		cache_refresh_done(g, NULL, "no discovery of the subnet yet");
+		return;
+	}
+	for (size_t i = 0; i < f->n_nodes; i++)
+		cap += f->nodes[i].num_ports;
+	sw = calloc(1, sizeof(*sw));
+	if (!sw || !(sw->readings = calloc(cap ? cap : 1, sizeof(*sw->readings)))) {
+		free(sw);
+		cache_refresh_done(g, NULL, "out of memory");
+		return;
+	}
+	sw->a = a;
+	sw->fabric = pm_fabric_get(f);
+	sw->partial = partial;
+	sw->pending = 1; /* held until every SMP is queued */
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct pm_node *nd = &f->nodes[i];
+		ib_portid_t to = {0}; /* ib_portid_set leaves the other fields as they are */
+
+		if (!nd->lid || (partial && !lid_wanted(a, nd->lid)))
+			continue;
+		ib_portid_set(&to, (int)nd->lid, 0, 0); /* an SMP, LID-routed */
+		for (unsigned p = 1; p <= nd->num_ports; p++) {
+			struct fabric_reading *r = &sw->readings[sw->n++];
+			struct reading_ref *ref = malloc(sizeof(*ref));
+
+			r->guid = nd->guid;
+			r->port = p;
+			r->result = MAD_SEND_FAILED;
+			if (!ref)
+				continue;
+			ref->sw = sw;
+			ref->i = (size_t)(r - sw->readings);
+			sw->pending++;
+			if (mad_engine_smp_get(&to, IB_ATTR_PORT_INFO, p, got_portinfo, ref)) {
+				free(ref);
+				sw->pending--;
+			}
+		}
+	}
+	a->n_trap_lids = 0;
+	DEBUGMSGTL(("ibsnmpd:fabric", "%s sweep: %zu PortInfo SMPs\n",
+		    partial ? "partial" : "full", sw->n));
+	if (--sw->pending == 0)
+		sweep_finish(sw);
+}
+
+/* ---- the state file --------------------------------------------------------- */
+
+static void state_path(char *out, size_t len)
+{
+	if (ibsnmpd_cfg.fabric_state_file[0])
+		snprintf(out, len, "%s", ibsnmpd_cfg.fabric_state_file);
+	else
+		snprintf(out, len, "%s/ibsnmpd-fabric-baseline", get_persistent_directory());
+}
+
+static void load_state(struct fabric_area *a)
+{
+	struct stat st;
+	char *text = NULL, err[200];
+	const char *why = "";
+	size_t len = 0;
+	int r = file_read_whole(a->state_file, STATE_FILE_MAX, &text, &len, &st, &why);
+
+	if (r > 0) {
+		snmp_log(LOG_INFO, "fabric baseline: no state file %s yet: recording the links as "
+			 "the first sweep finds them\n", a->state_file);
+		return;
+	}
+	if (r < 0) {
+		snmp_log(LOG_WARNING, "fabric baseline: cannot read %s (%s); recording a new "
+			 "baseline, the file will be replaced\n", a->state_file, why);
+		return;
+	}
+	a->loaded = fabric_baseline_parse(text, len, err, sizeof(err));
+	free(text);
+	if (!a->loaded)
+		snmp_log(LOG_WARNING, "fabric baseline: %s:%s; recording a new baseline, the file "
+			 "will be replaced\n", a->state_file, err);
+	else
+		snmp_log(LOG_INFO, "fabric baseline: %zu links from %s\n", a->loaded->n,
+			 a->state_file);
+}
+
+static void save_state(struct fabric_area *a, const struct fabric_snapshot *s)
+{
+	size_t len;
+	char *text = fabric_baseline_format(s, &len);
+	const char *why = "out of memory";
+
+	if (text && !file_replace(a->state_file, text, len, &why)) {
+		if (a->state_failed)
+			snmp_log(LOG_INFO, "fabric baseline: %s written again\n", a->state_file);
+		a->state_failed = false;
+	} else if (!a->state_failed) {
+		snmp_log(LOG_ERR, "fabric baseline: cannot write %s: %s (the baseline is kept in "
+			 "memory)\n", a->state_file, why);
+		a->state_failed = true;
+	}
+	free(text);
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+static void published(struct cache_group *g, const void *before, const void *after, void *arg)
+{
+	struct fabric_area *a = arg;
+	const struct fabric_snapshot *s = after;
+
+	(void)g;
+	(void)before;
+	if (!s)
+		return;
+	fabric_notify(s);
+	if (s->baseline_changed || a->state_failed)
+		save_state(a, s);
+}
+
+/* The PM view is rebuilt after every discovery: sweep a new node list now. */
+static void discovery_seen(struct cache_group *g, const void *before, const void *after,
+			   void *arg)
+{
+	struct fabric_area *a = arg;
+
+	(void)g;
+	(void)before;
+	(void)after;
+	if (!a->pm->fabric || a->pm->fabric == a->swept_fabric)
+		return;
+	if (!a->group.alarm)
+		cache_group_start(&a->group);
+	else if (a->group.refreshing)
+		a->again = true;
+	else
+		cache_group_refresh_now(&a->group);
+}
+
+static void trap_sweep(unsigned reg, void *arg)
+{
+	struct fabric_area *a = arg;
+
+	(void)reg;
+	a->trap_alarm = 0;
+	if (!a->group.alarm)
+		return; /* no sweep yet: the first one reads everything */
+	if (a->group.refreshing) {
+		a->trap_alarm = snmp_alarm_register(TRAP_DELAY_S, 0, trap_sweep, a);
+		return;
+	}
+	a->partial_next = true;
+	cache_group_refresh_now(&a->group);
+}
+
+void fabric_link_trap(struct fabric_area *a, unsigned lid)
+{
+	if (!a->group.owner || !lid)
+		return;
+	if (!lid_wanted(a, lid) && a->n_trap_lids == a->cap_trap_lids) {
+		size_t cap = a->cap_trap_lids ? a->cap_trap_lids * 2 : 16;
+		unsigned *p = realloc(a->trap_lids, cap * sizeof(*p));
+
+		if (!p)
+			return; /* the periodic sweep will see it */
+		a->trap_lids = p;
+		a->cap_trap_lids = cap;
+	}
+	if (!lid_wanted(a, lid))
+		a->trap_lids[a->n_trap_lids++] = lid;
+	if (!a->trap_alarm)
+		a->trap_alarm = snmp_alarm_register(TRAP_DELAY_S, 0, trap_sweep, a);
+}
+
+void fabric_reset_baseline(struct fabric_area *a)
+{
+	snmp_log(LOG_NOTICE, "fabric baseline: reset; recording the links as the next sweep "
+		 "finds them\n");
+	a->reset_pending = true;
+	fabric_snapshot_free(a->loaded);
+	a->loaded = NULL;
+	if (!a->group.alarm)
+		return;
+	if (a->group.refreshing)
+		a->again = true;
+	else
+		cache_group_refresh_now(&a->group);
+}
+
+void fabric_apply_config(struct fabric_area *a)
+{
+	cache_group_set_lifetime(&a->group, ibsnmpd_cfg.cache_lifetime_s[CACHE_FABRIC_PORTS]);
+	state_path(a->state_file, sizeof(a->state_file));
+	if (ibsnmpd_cfg.fabric_baseline_reset && !a->reset_pending)
+		fabric_reset_baseline(a);
+}
+
+int fabric_start(struct fabric_area *a, struct pm_subnet *pm)
+{
+	memset(a, 0, sizeof(*a));
+	a->pm = pm;
+	a->group.name = "fabric ports sweep";
+	a->group.refresh = sweep_start;
+	a->group.free_snapshot = fabric_snapshot_free;
+	a->group.owner = a;
+	a->group.lifetime_s = ibsnmpd_cfg.cache_lifetime_s[CACHE_FABRIC_PORTS];
+	state_path(a->state_file, sizeof(a->state_file));
+	if (ibsnmpd_cfg.fabric_baseline_reset)
+		snmp_log(LOG_NOTICE, "fabric baseline: fabricBaselineReset: not reading %s\n",
+			 a->state_file);
+	else
+		load_state(a);
+	if (cache_group_observe(&a->group, published, a) ||
+	    cache_group_observe(&pm->view, discovery_seen, a))
+		return -1;
+	return 0;
+}
+
+void fabric_stop(struct fabric_area *a)
+{
+	if (a->trap_alarm)
+		snmp_alarm_unregister(a->trap_alarm);
+	a->trap_alarm = 0;
+	cache_group_stop(&a->group);
+	fabric_snapshot_free(a->loaded);
+	a->loaded = NULL;
+	free(a->trap_lids);
+	a->trap_lids = NULL;
+	pm_fabric_put(a->swept_fabric);
+	a->swept_fabric = NULL;
+}
