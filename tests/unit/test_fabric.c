@@ -1,0 +1,370 @@
+/* The links of the subnet: fabric_build()'s rules over static fixtures (a
+ * discovery, PortInfo answers), and the baseline's state file both ways. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <infiniband/mad.h>
+
+#include "ibsnmpd/fabric.h"
+#include "ibsnmpd/mad_engine.h"
+
+/* Two switches (sw1 LID 1, sw2 LID 2, 4 ports each) cabled sw1/3-sw2/3, a
+ * CA (LID 5) on sw1 port 1; sw1 port 2 and 4, sw2 1, 2, 4 are empty. */
+static const char discovery[] =
+	"port 0000000000000001 1 1 0000000000000001 0000000000000010 1\n"
+	"port 0000000000000001 2 1 0000000000000001 0000000000000000 0\n"
+	"port 0000000000000001 3 1 0000000000000001 0000000000000002 3\n"
+	"port 0000000000000001 4 1 0000000000000001 0000000000000000 0\n"
+	"node 0000000000000001 2 4 1 sw1\n"
+	"port 0000000000000002 3 2 0000000000000002 0000000000000001 3\n"
+	"node 0000000000000002 2 4 2 sw2\n"
+	"port 0000000000000010 1 5 0000000000000011 0000000000000001 1\n"
+	"node 0000000000000010 1 1 5 ca1\n"
+	"done 0.01\n";
+
+#define SW1 0x1ull
+#define SW2 0x2ull
+#define CA1 0x10ull
+
+static struct pm_fabric *fabric(void)
+{
+	char err[200];
+	struct pm_fabric *f = pm_fabric_parse(discovery, strlen(discovery), err, sizeof(err));
+
+	assert_non_null(f);
+	return f;
+}
+
+/* PortInfo: linked at width (1 1X, 2 4X) and SDR, else down/polling. */
+static void portinfo(struct fabric_reading *r, uint64_t guid, unsigned port, bool up,
+		     unsigned width_active, unsigned width_enabled)
+{
+	memset(r, 0, sizeof(*r));
+	r->guid = guid;
+	r->port = port;
+	r->result = MAD_OK;
+	mad_set_field(r->data, 0, IB_PORT_LID_F, guid == CA1 ? 5 : (unsigned)guid);
+	mad_set_field(r->data, 0, IB_PORT_STATE_F, up ? 4 : 1);
+	mad_set_field(r->data, 0, IB_PORT_PHYS_STATE_F, up ? 5 : 2);
+	mad_set_field(r->data, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 3);
+	mad_set_field(r->data, 0, IB_PORT_LINK_WIDTH_ENABLED_F, width_enabled);
+	mad_set_field(r->data, 0, IB_PORT_LINK_WIDTH_ACTIVE_F, up ? width_active : 0);
+	mad_set_field(r->data, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 1);
+	mad_set_field(r->data, 0, IB_PORT_LINK_SPEED_ENABLED_F, 1);
+	mad_set_field(r->data, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 1);
+}
+
+/* Every port of the fixture; the links named in `down` are down, the
+ * sw1/3-sw2/3 link runs at `width` with both ends enabling `enabled`. */
+static size_t readings(struct fabric_reading *r, bool ca_link_up, bool sw_link_up,
+		       unsigned width, unsigned enabled)
+{
+	size_t n = 0;
+
+	portinfo(&r[n++], SW1, 1, ca_link_up, 2, 3);
+	portinfo(&r[n++], SW1, 2, false, 0, 3);
+	portinfo(&r[n++], SW1, 3, sw_link_up, width, enabled);
+	portinfo(&r[n++], SW1, 4, false, 0, 3);
+	portinfo(&r[n++], SW2, 1, false, 0, 3);
+	portinfo(&r[n++], SW2, 2, false, 0, 3);
+	portinfo(&r[n++], SW2, 3, sw_link_up, width, enabled);
+	portinfo(&r[n++], SW2, 4, false, 0, 3);
+	portinfo(&r[n++], CA1, 1, ca_link_up, 2, 3);
+	return n;
+}
+
+static struct fabric_snapshot *build(const struct pm_fabric *f, const struct fabric_snapshot *prev,
+				     const struct fabric_reading *r, size_t n, time_t now)
+{
+	struct fabric_build in = {.fabric = f, .readings = r, .n_readings = n, .prev = prev,
+				  .now = now};
+	struct fabric_snapshot *s = fabric_build(&in);
+
+	assert_non_null(s);
+	return s;
+}
+
+static unsigned events(const struct fabric_snapshot *s, unsigned *rows_with_events)
+{
+	unsigned all = 0;
+
+	*rows_with_events = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		all |= s->ports[i].events;
+		*rows_with_events += s->ports[i].events != 0;
+	}
+	return all;
+}
+
+static void first_sweep_records_the_baseline_quietly(void **state)
+{
+	struct pm_fabric *f = fabric();
+	struct fabric_reading r[9];
+	size_t n = readings(r, true, true, 2, 3);
+	struct fabric_snapshot *s = build(f, NULL, r, n, 100);
+	const struct fabric_port *p;
+	unsigned rows;
+
+	(void)state;
+	assert_int_equal(s->n, 9);
+	assert_int_equal(s->rows.count, 9);
+	assert_int_equal(s->baseline_links, 4);
+	assert_int_equal(s->links_lost, 0);
+	assert_true(s->baseline_changed);
+	assert_int_equal(events(s, &rows), 0);
+	p = fabric_find(s, SW1, 3);
+	assert_true(p->up && p->base_linked && !p->degraded);
+	assert_int_equal(p->lanes, 4);
+	assert_int_equal(p->base_lanes, 4);
+	assert_int_equal(p->speed, 1);
+	assert_int_equal(p->rate_mbps, 8000);
+	assert_int_equal(p->remote_guid, SW2);
+	assert_string_equal(p->remote_desc, "sw2");
+	assert_int_equal(p->last_change, 100);
+	p = fabric_find(s, SW2, 1);
+	assert_true(!p->up && !p->base_linked && p->cond == LINK_NONE);
+	p = fabric_find(s, CA1, 1);
+	assert_int_equal(p->lid, 5);
+	fabric_snapshot_free(s);
+	pm_fabric_free(f);
+}
+
+static void a_link_down_is_one_event_and_stays_a_row(void **state)
+{
+	struct pm_fabric *f = fabric();
+	struct fabric_reading r[9];
+	size_t n = readings(r, true, true, 2, 3);
+	struct fabric_snapshot *a = build(f, NULL, r, n, 100), *b, *c;
+	const struct fabric_port *p;
+	unsigned rows;
+
+	(void)state;
+	n = readings(r, true, false, 0, 3);
+	b = build(f, a, r, n, 200);
+	assert_int_equal(events(b, &rows), FABRIC_EV_DOWN);
+	assert_int_equal(rows, 1); /* not once per end */
+	p = fabric_find(b, SW1, 3);
+	assert_true(!p->up && p->base_linked && p->cond == LINK_DOWN);
+	assert_int_equal(p->remote_guid, SW2); /* as last known */
+	assert_int_equal(p->last_change, 200);
+	assert_int_equal(b->links_lost, 2);
+	/* the same again: nothing new */
+	c = build(f, b, r, n, 300);
+	assert_int_equal(events(c, &rows), 0);
+	assert_int_equal(fabric_find(c, SW1, 3)->last_change, 200);
+	fabric_snapshot_free(a);
+	a = build(f, c, r, readings(r, true, true, 2, 3), 400);
+	assert_int_equal(events(a, &rows), FABRIC_EV_UP);
+	assert_int_equal(rows, 1);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	fabric_snapshot_free(c);
+	pm_fabric_free(f);
+}
+
+static void narrower_than_the_baseline_is_degraded(void **state)
+{
+	struct pm_fabric *f = fabric();
+	struct fabric_reading r[9];
+	struct fabric_snapshot *a = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *b, *c;
+	unsigned rows;
+
+	(void)state;
+	/* one end narrowed to 1X (as ibportstate width 1 does) */
+	b = build(f, a, r, readings(r, true, true, 1, 1), 200);
+	assert_int_equal(events(b, &rows), FABRIC_EV_DEGRADED);
+	assert_int_equal(rows, 1);
+	assert_true(fabric_find(b, SW2, 3)->degraded && fabric_find(b, SW1, 3)->degraded);
+	assert_int_equal(fabric_find(b, SW1, 3)->base_lanes, 4);
+	assert_int_equal(b->degraded, 2);
+	c = build(f, b, r, readings(r, true, true, 2, 3), 300);
+	assert_int_equal(events(c, &rows), FABRIC_EV_RESTORED);
+	assert_int_equal(c->degraded, 0);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	fabric_snapshot_free(c);
+	pm_fabric_free(f);
+}
+
+/* Both ends enable 4X and support it but the link came up at 1X. */
+static void narrower_than_both_ends_can_is_degraded(void **state)
+{
+	struct pm_fabric *f = fabric();
+	struct fabric_reading r[9];
+	struct fabric_build in = {.fabric = f, .readings = r, .reset_baseline = true, .now = 1};
+	struct fabric_snapshot *s;
+
+	(void)state;
+	in.n_readings = readings(r, true, true, 1, 3);
+	s = fabric_build(&in);
+	assert_true(fabric_find(s, SW1, 3)->degraded);
+	assert_false(fabric_find(s, SW1, 1)->degraded);
+	fabric_snapshot_free(s);
+	pm_fabric_free(f);
+}
+
+static void a_node_no_longer_reached_keeps_its_links(void **state)
+{
+	struct pm_fabric *f = fabric(), *g;
+	static const char without_ca[] =
+		"port 0000000000000001 3 1 0000000000000001 0000000000000002 3\n"
+		"node 0000000000000001 2 4 1 sw1\n"
+		"port 0000000000000002 3 2 0000000000000002 0000000000000001 3\n"
+		"node 0000000000000002 2 4 2 sw2\n"
+		"done 0.01\n";
+	char err[100];
+	struct fabric_reading r[9];
+	struct fabric_snapshot *a = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *b, *c;
+	const struct fabric_port *p;
+	unsigned rows;
+
+	(void)state;
+	/* the switch end goes down first (its trap), then the CA is gone */
+	b = build(f, a, r, readings(r, false, true, 2, 3), 200);
+	assert_int_equal(events(b, &rows), FABRIC_EV_DOWN);
+	assert_int_equal(rows, 1);
+	g = pm_fabric_parse(without_ca, strlen(without_ca), err, sizeof(err));
+	assert_non_null(g);
+	c = build(g, b, r, readings(r, false, true, 2, 3) - 1, 300);
+	p = fabric_find(c, CA1, 1);
+	assert_non_null(p);
+	assert_true(p->gone && p->stale && !p->up && p->cond == LINK_DOWN);
+	assert_string_equal(p->node_desc, "ca1");
+	assert_int_equal(events(c, &rows), 0); /* said once already */
+	assert_int_equal(c->n, 9);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	fabric_snapshot_free(c);
+	pm_fabric_free(f);
+	pm_fabric_free(g);
+}
+
+static void a_partial_sweep_keeps_the_other_rows(void **state)
+{
+	struct pm_fabric *f = fabric();
+	struct fabric_reading r[9];
+	struct fabric_snapshot *a = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *b;
+	struct fabric_build in = {.fabric = f, .readings = r, .n_readings = 4, .prev = a,
+				  .partial = true, .now = 200};
+	unsigned rows;
+
+	(void)state;
+	readings(r, true, false, 0, 3); /* sw1's four ports only */
+	b = fabric_build(&in);
+	assert_int_equal(events(b, &rows), FABRIC_EV_DOWN);
+	assert_false(fabric_find(b, SW1, 3)->up);
+	assert_true(fabric_find(b, SW2, 3)->up); /* not read: as it was */
+	assert_false(fabric_find(b, SW2, 3)->stale);
+	assert_int_equal(fabric_find(b, SW2, 3)->reported, LINK_DOWN);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	pm_fabric_free(f);
+}
+
+static void the_state_file_round_trips(void **state)
+{
+	struct pm_fabric *f = fabric();
+	struct fabric_reading r[9];
+	struct fabric_snapshot *a = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *b, *l;
+	char err[200], *text;
+	size_t len;
+
+	(void)state;
+	b = build(f, a, r, readings(r, true, false, 0, 3), 200);
+	text = fabric_baseline_format(b, &len);
+	assert_non_null(text);
+	l = fabric_baseline_parse(text, len, err, sizeof(err));
+	assert_non_null(l);
+	assert_int_equal(l->n, 4);
+	assert_int_equal(l->ports[0].guid, SW1);
+	assert_int_equal(l->ports[0].base_lanes, 4);
+	assert_int_equal(l->ports[1].port, 3);
+	assert_int_equal(l->ports[1].reported, LINK_DOWN);
+	assert_int_equal(l->ports[1].remote_guid, SW2);
+	assert_string_equal(l->ports[1].remote_desc, "sw2");
+	assert_string_equal(l->ports[3].node_desc, "ca1");
+	assert_int_equal(l->ports[3].node_type, 1);
+	/* a restart with the link still down: nothing is told again */
+	fabric_snapshot_free(a);
+	a = build(f, l, r, readings(r, true, false, 0, 3), 300);
+	assert_int_equal(a->baseline_links, 4);
+	for (size_t i = 0; i < a->n; i++)
+		assert_int_equal(a->ports[i].events, 0);
+	free(text);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	fabric_snapshot_free(l);
+	pm_fabric_free(f);
+}
+
+static void bad_state_files_are_refused_with_their_line(void **state)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{"", "no 'ibsnmpd-fabric-baseline 1' line"},
+		{"link 1 1 4 1 up 2 3\n", "line 1: expected the line"},
+		{"ibsnmpd-fabric-baseline 2\n", "line 1: expected the line"},
+		{"ibsnmpd-fabric-baseline 1\nnode 1 2 sw1", "line 2: the last line is not whole"},
+		{"ibsnmpd-fabric-baseline 1\nnode 1 2 sw1\nlink 1 1 4 1 up 2\n", "line 3: expected"},
+		{"ibsnmpd-fabric-baseline 1\nnode 1 2 sw1\nlink 1 1 3 1 up 2 3\n",
+		 "line 3: LANES must be"},
+		{"ibsnmpd-fabric-baseline 1\nnode 1 2 sw1\nlink 1 255 4 1 up 2 3\n", "line 3: expected"},
+		{"ibsnmpd-fabric-baseline 1\nnode 1 2 sw1\nlink 1 1 4 1 sideways 2 3\n",
+		 "line 3: NOTIFIED"},
+		{"ibsnmpd-fabric-baseline 1\nlink 1 1 4 1 up 2 3\n", "which has no node line"},
+		{"ibsnmpd-fabric-baseline 1\nnode 1 2 a\nnode 1 2 b\n", "listed twice"},
+		{"ibsnmpd-fabric-baseline 1\nnode 1 2 a\nlink 1 1 4 1 up 2 3\nlink 1 1 4 1 up 2 3\n",
+		 "listed twice"},
+		{"ibsnmpd-fabric-baseline 1\nnode 12345678901234567 2 a\n", "line 2: expected"},
+		{"ibsnmpd-fabric-baseline 1\nnode 1 2 a\x01\n", "control character"},
+		{"ibsnmpd-fabric-baseline 1\nbogus\n", "line 2: not a node or link line"},
+	};
+	char err[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct fabric_snapshot *s = fabric_baseline_parse(bad[i].text, strlen(bad[i].text),
+								  err, sizeof(err));
+
+		if (s || !strstr(err, bad[i].why))
+			fail_msg("case %zu: %s (wanted '%s')", i, s ? "accepted" : err, bad[i].why);
+	}
+}
+
+static void link_rules(void **state)
+{
+	(void)state;
+	assert_int_equal(fabric_widest_lanes(0x1), 1);
+	assert_int_equal(fabric_widest_lanes(0x3), 4);
+	assert_int_equal(fabric_widest_lanes(0x1b), 12);
+	assert_int_equal(fabric_widest_lanes(0x11), 2);
+	assert_int_equal(fabric_widest_lanes(0), 0);
+	assert_int_equal(fabric_fastest_speed(0x7, 0), 3);
+	assert_int_equal(fabric_fastest_speed(0x7, 0x3), 5);
+	assert_int_equal(fabric_fastest_speed(0x1, 0x10), 8);
+	assert_int_equal(fabric_fastest_speed(0, 0), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(first_sweep_records_the_baseline_quietly),
+		cmocka_unit_test(a_link_down_is_one_event_and_stays_a_row),
+		cmocka_unit_test(narrower_than_the_baseline_is_degraded),
+		cmocka_unit_test(narrower_than_both_ends_can_is_degraded),
+		cmocka_unit_test(a_node_no_longer_reached_keeps_its_links),
+		cmocka_unit_test(a_partial_sweep_keeps_the_other_rows),
+		cmocka_unit_test(the_state_file_round_trips),
+		cmocka_unit_test(bad_state_files_are_refused_with_their_line),
+		cmocka_unit_test(link_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
