@@ -32,7 +32,18 @@ struct pm_counters_ext {
 	uint64_t xmit_ucast_pkts, rcv_ucast_pkts, xmit_mcast_pkts, rcv_mcast_pkts;
 };
 
+/* PortRcvErrorDetails and PortXmitDiscardDetails (IBA 16.1.4.5, 16.1.4.6):
+ * what PortRcvErrors and PortXmitDiscards count, by cause; 16 bits each. */
+struct pm_error_details {
+	uint16_t local_phys, malformed, buffer_overrun, dlid_mapping, vl_mapping, looping;
+	uint16_t inactive, neighbor_mtu, sw_lifetime, sw_hoq_lifetime;
+};
+
 int pm_counters_decode(const uint8_t *data, size_t len, struct pm_counters *out);
+/* Each fills its own half of out. */
+int pm_rcv_error_details_decode(const uint8_t *data, size_t len, struct pm_error_details *out);
+int pm_xmit_discard_details_decode(const uint8_t *data, size_t len,
+				   struct pm_error_details *out);
 int pm_counters_ext_decode(const uint8_t *data, size_t len, struct pm_counters_ext *out);
 int pm_classportinfo_capmask(const uint8_t *data, size_t len, unsigned *capmask);
 /* Request data selecting a port (PortSelect) for PortCounters[Extended]. */
@@ -115,6 +126,12 @@ struct pm_port_state {
 	bool have_raw;
 	struct pm_counters raw;       /* last PortCounters read */
 	struct pm_counters_ext raw_ext;
+	/* the error details: read when PortRcvErrors / PortXmitDiscards are
+	 * not 0 (they count nothing those do not), else 0 */
+	bool have_details;            /* as of the last read of the counters */
+	bool details_unsupported;     /* the node said so: not asked again */
+	bool details_stale;           /* the last read of the details got no answer */
+	struct pm_error_details details;
 	uint64_t xmit_data, rcv_data, xmit_pkts, rcv_pkts; /* 64-bit totals, 4-octet words */
 	time_t discontinuity;         /* when counting (re)started or counters were cleared */
 	time_t last_read;             /* last successful read, 0 never */

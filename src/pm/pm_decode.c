@@ -59,6 +59,34 @@ int pm_counters_ext_decode(const uint8_t *data, size_t len, struct pm_counters_e
 	return 0;
 }
 
+int pm_rcv_error_details_decode(const uint8_t *data, size_t len, struct pm_error_details *o)
+{
+	uint8_t b[IB_PC_DATA_SZ];
+
+	if (load(data, len, b))
+		return -1;
+	o->local_phys = (uint16_t)mad_get_field(b, 0, IB_PC_RCV_LOCAL_PHY_ERR_F);
+	o->malformed = (uint16_t)mad_get_field(b, 0, IB_PC_RCV_MALFORMED_PKT_ERR_F);
+	o->buffer_overrun = (uint16_t)mad_get_field(b, 0, IB_PC_RCV_BUF_OVR_ERR_F);
+	o->dlid_mapping = (uint16_t)mad_get_field(b, 0, IB_PC_RCV_DLID_MAP_ERR_F);
+	o->vl_mapping = (uint16_t)mad_get_field(b, 0, IB_PC_RCV_VL_MAP_ERR_F);
+	o->looping = (uint16_t)mad_get_field(b, 0, IB_PC_RCV_LOOPING_ERR_F);
+	return 0;
+}
+
+int pm_xmit_discard_details_decode(const uint8_t *data, size_t len, struct pm_error_details *o)
+{
+	uint8_t b[IB_PC_DATA_SZ];
+
+	if (load(data, len, b))
+		return -1;
+	o->inactive = (uint16_t)mad_get_field(b, 0, IB_PC_XMT_INACT_DISC_F);
+	o->neighbor_mtu = (uint16_t)mad_get_field(b, 0, IB_PC_XMT_NEIGH_MTU_DISC_F);
+	o->sw_lifetime = (uint16_t)mad_get_field(b, 0, IB_PC_XMT_SW_LIFE_DISC_F);
+	o->sw_hoq_lifetime = (uint16_t)mad_get_field(b, 0, IB_PC_XMT_SW_HOL_DISC_F);
+	return 0;
+}
+
 int pm_classportinfo_capmask(const uint8_t *data, size_t len, unsigned *capmask)
 {
 	uint8_t b[IB_PC_DATA_SZ];

@@ -2,6 +2,8 @@
  *   IBSNMPD-MIB::ibsnmpdPmPortTable  every port: 64-bit data and packet
  *                                    counters (octets), error counters; read
  *                                    from the last sweep's snapshot
+ *   IBSNMPD-MIB::ibsnmpdPmErrorDetailTable  the same rows: PortRcvErrorDetails
+ *                                    and PortXmitDiscardDetails
  *   IB-PM-MIB::pmClassPortInfoTable  every node: AllPortSelect
  *   IB-PM-MIB::pmPortCountersTable   every node: the counters of the port its
  *                                    PortSelect names; SET of a counter to 0
@@ -21,6 +23,7 @@
 #include <net-snmp/agent/agent_sysORTable.h>
 
 static const oid pm_port_table_oid[] = {OID_IBSNMPD_PM_PORT_TABLE};
+static const oid pm_detail_table_oid[] = {OID_IBSNMPD_PM_ERROR_DETAIL_TABLE};
 static const oid pm_cpi_table_oid[] = {OID_PM_CLASS_PORT_INFO_TABLE};
 static const oid pm_counters_table_oid[] = {OID_PM_PORT_COUNTERS_TABLE};
 static const oid pm_sample_ctl_table_oid[] = {OID_PM_PORT_SAMPLE_CNTRL_TABLE};
@@ -117,6 +120,48 @@ static struct mib_table pm_port_table = {
 	.last_column = COLUMN_IBSNMPD_PM_STALE,
 	.rows = pm_rows,
 	.value = pm_port_value,
+};
+
+/* ---- ibsnmpdPmErrorDetailTable: the same rows, the details' columns ------------ */
+
+static int pm_detail_value(const void *row, unsigned column, netsnmp_variable_list *vb,
+			   const void *snap)
+{
+	const struct pm_port_state *st = row;
+	const struct pm_error_details *d = &st->details;
+	unsigned v;
+
+	(void)snap;
+	if (!st->have_details || st->details_unsupported)
+		return -1; /* not read yet, or the node has none */
+	switch (column) {
+	case COLUMN_IBSNMPD_PM_DETAIL_LOCAL_PHYSICAL_ERRORS: v = d->local_phys; break;
+	case COLUMN_IBSNMPD_PM_DETAIL_MALFORMED_PKT_ERRORS: v = d->malformed; break;
+	case COLUMN_IBSNMPD_PM_DETAIL_BUFFER_OVERRUN_ERRORS: v = d->buffer_overrun; break;
+	case COLUMN_IBSNMPD_PM_DETAIL_DLID_MAPPING_ERRORS: v = d->dlid_mapping; break;
+	case COLUMN_IBSNMPD_PM_DETAIL_VL_MAPPING_ERRORS: v = d->vl_mapping; break;
+	case COLUMN_IBSNMPD_PM_DETAIL_LOOPING_ERRORS: v = d->looping; break;
+	case COLUMN_IBSNMPD_PM_DETAIL_INACTIVE_DISCARDS: v = d->inactive; break;
+	case COLUMN_IBSNMPD_PM_DETAIL_NEIGHBOR_MTU_DISCARDS: v = d->neighbor_mtu; break;
+	case COLUMN_IBSNMPD_PM_DETAIL_SW_LIFETIME_LIMIT_DISCARDS: v = d->sw_lifetime; break;
+	case COLUMN_IBSNMPD_PM_DETAIL_SW_HOQ_LIFETIME_LIMIT_DISCARDS: v = d->sw_hoq_lifetime; break;
+	case COLUMN_IBSNMPD_PM_DETAIL_STALE:
+		mib_set_int(vb, mib_truth(st->stale || st->details_stale));
+		return 0;
+	default: return -1;
+	}
+	mib_set_unsigned(vb, ASN_COUNTER, v);
+	return 0;
+}
+
+static struct mib_table pm_detail_table = {
+	.name = "ibsnmpdPmErrorDetailTable",
+	.table_oid = pm_detail_table_oid,
+	.table_oid_len = OID_LENGTH(pm_detail_table_oid),
+	.first_column = COLUMN_IBSNMPD_PM_DETAIL_LOCAL_PHYSICAL_ERRORS,
+	.last_column = COLUMN_IBSNMPD_PM_DETAIL_STALE,
+	.rows = pm_rows,
+	.value = pm_detail_value,
 };
 
 /* ---- IB-PM-MIB (the 2001 draft; pm = experimental 117): the node view ----- */
@@ -588,14 +633,14 @@ static struct mib_table pm_sample_result_table = {
 };
 
 static struct mib_table *const tables[] = {
-	&pm_port_table, &pm_cpi_table, &pm_counters_table, &pm_sample_ctl_table,
-	&pm_sample_result_table,
+	&pm_port_table, &pm_detail_table, &pm_cpi_table, &pm_counters_table,
+	&pm_sample_ctl_table, &pm_sample_result_table,
 };
 
 int pm_mib_register(struct pm_subnet *pm)
 {
 	served_pm = pm;
-	pm_port_table.ctx = &pm->sweep;
+	pm_port_table.ctx = pm_detail_table.ctx = &pm->sweep;
 	pm_cpi_table.ctx = pm_counters_table.ctx = &pm->view;
 	pm_sample_ctl_table.ctx = pm_sample_result_table.ctx = &pm->view;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)

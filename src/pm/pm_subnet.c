@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -185,8 +186,25 @@ struct sweep {
 struct port_job {
 	struct sweep *sw;
 	size_t i;                   /* index into snap->ports */
-	int step;                   /* 0 PortCounters, 1 PortCountersExtended */
+	int step;                   /* enum port_step */
 	struct pm_counters pc;
+};
+
+/* The MADs of one port, in order; the details only where the counters
+ * they break down are not 0. */
+enum port_step {
+	STEP_COUNTERS,       /* PortCounters */
+	STEP_COUNTERS_EXT,   /* PortCountersExtended, if the node has them */
+	STEP_RCV_DETAILS,    /* PortRcvErrorDetails, if PortRcvErrors > 0 */
+	STEP_XMIT_DETAILS,   /* PortXmitDiscardDetails, if PortXmitDiscards > 0 */
+	STEP_DONE,
+};
+
+static const unsigned step_attr[] = {
+	[STEP_COUNTERS] = IB_GSI_PORT_COUNTERS,
+	[STEP_COUNTERS_EXT] = IB_GSI_PORT_COUNTERS_EXT,
+	[STEP_RCV_DETAILS] = IB_GSI_PORT_RCV_ERROR_DETAILS,
+	[STEP_XMIT_DETAILS] = IB_GSI_PORT_XMIT_DISCARD_DETAILS,
 };
 
 struct node_job {
@@ -202,7 +220,35 @@ static void sweep_done_one(struct sweep *sw)
 		sweep_finish(sw);
 }
 
-static void send_port_counters(struct sweep *sw, size_t i, int step, struct port_job *reuse);
+static void send_port_step(struct sweep *sw, struct port_job *job);
+
+/* The step after `step` that this port needs. */
+static int next_step(const struct pm_port_state *st, int step)
+{
+	switch (step) {
+	case STEP_COUNTERS:
+		if (st->extended)
+			return STEP_COUNTERS_EXT;
+		/* fall through */
+	case STEP_COUNTERS_EXT:
+		if (!st->details_unsupported && st->raw.rcv_errors)
+			return STEP_RCV_DETAILS;
+		/* fall through */
+	case STEP_RCV_DETAILS:
+		if (!st->details_unsupported && st->raw.xmit_discards)
+			return STEP_XMIT_DETAILS;
+		/* fall through */
+	default:
+		return STEP_DONE;
+	}
+}
+
+/* IBA MAD status bits 2-4: 3 method/attribute not supported, 7 invalid
+ * attribute or modifier. */
+static bool unsupported(int result)
+{
+	return result > 0 && (((result >> 2) & 7) == 3 || ((result >> 2) & 7) == 7);
+}
 
 static void got_port(void *ctx, int result, const uint8_t *data, size_t len)
 {
@@ -210,48 +256,88 @@ static void got_port(void *ctx, int result, const uint8_t *data, size_t len)
 	struct sweep *sw = job->sw;
 	struct pm_port_state *st = &sw->snap->ports[job->i];
 	struct pm_counters_ext ext;
+	int failed = result != MAD_OK;
 
-	if (result != MAD_OK) {
-		st->stale = true;
-	} else if (job->step == 0) {
-		if (pm_counters_decode(data, len, &job->pc)) {
-			st->stale = true;
-		} else if (st->extended) {
-			send_port_counters(sw, job->i, 1, job); /* the 64-bit ones next */
-			return;
-		} else {
+	switch (job->step) {
+	case STEP_COUNTERS:
+		failed = failed || pm_counters_decode(data, len, &job->pc);
+		if (!failed && !st->extended)
 			pm_port_update(st, &job->pc, NULL, sw->now);
+		break;
+	case STEP_COUNTERS_EXT:
+		failed = failed || pm_counters_ext_decode(data, len, &ext);
+		if (!failed)
+			pm_port_update(st, &job->pc, &ext, sw->now);
+		break;
+	case STEP_RCV_DETAILS:
+	case STEP_XMIT_DETAILS:
+		if (unsupported(result)) {
+			st->details_unsupported = true; /* the counters are read all the same */
+			st->have_details = false;
+			goto done;
 		}
-	} else if (pm_counters_ext_decode(data, len, &ext)) {
-		st->stale = true;
-	} else {
-		pm_port_update(st, &job->pc, &ext, sw->now);
+		if (failed || (job->step == STEP_RCV_DETAILS
+			       ? pm_rcv_error_details_decode(data, len, &st->details)
+			       : pm_xmit_discard_details_decode(data, len, &st->details))) {
+			st->details_stale = true; /* the counters were read all the same */
+			goto done;
+		}
+		break;
+	default:
+		break;
 	}
+	if (failed) {
+		st->stale = true;
+		goto done;
+	}
+	if (job->step <= STEP_COUNTERS_EXT && !st->details_unsupported) {
+		/* what is not asked is 0: the details break down these two */
+		st->have_details = true;
+		st->details_stale = false;
+		if (!job->pc.rcv_errors)
+			memset(&st->details, 0, offsetof(struct pm_error_details, inactive));
+		if (!job->pc.xmit_discards) {
+			st->details.inactive = st->details.neighbor_mtu = 0;
+			st->details.sw_lifetime = st->details.sw_hoq_lifetime = 0;
+		}
+	}
+	job->step = next_step(st, job->step);
+	if (job->step != STEP_DONE) {
+		send_port_step(sw, job);
+		return;
+	}
+done:
 	free(job);
 	sweep_done_one(sw);
 }
 
-static void send_port_counters(struct sweep *sw, size_t i, int step, struct port_job *reuse)
+static void send_port_step(struct sweep *sw, struct port_job *job)
 {
-	struct pm_port_state *st = &sw->snap->ports[i];
-	struct port_job *job = reuse ? reuse : calloc(1, sizeof(*job));
+	struct pm_port_state *st = &sw->snap->ports[job->i];
 	uint8_t sel[IB_PC_DATA_SZ];
-	unsigned attr = step ? IB_GSI_PORT_COUNTERS_EXT : IB_GSI_PORT_COUNTERS;
+	unsigned attr = step_attr[job->step];
 
-	if (!job) {
-		st->stale = true;
-		sweep_done_one(sw);
-		return;
-	}
-	job->sw = sw;
-	job->i = i;
-	job->step = step;
 	pm_port_select(sel, sizeof(sel), attr, st->port);
 	if (mad_engine_perf(st->lid, IB_MAD_METHOD_GET, attr, sel, sizeof(sel), got_port, job)) {
 		st->stale = true;
 		free(job);
 		sweep_done_one(sw);
 	}
+}
+
+static void send_port_counters(struct sweep *sw, size_t i)
+{
+	struct port_job *job = calloc(1, sizeof(*job));
+
+	if (!job) {
+		sw->snap->ports[i].stale = true;
+		sweep_done_one(sw);
+		return;
+	}
+	job->sw = sw;
+	job->i = i;
+	job->step = STEP_COUNTERS;
+	send_port_step(sw, job);
 }
 
 /* ClassPortInfo of a node answered: its ports can now be read. */
@@ -282,7 +368,7 @@ static void got_classportinfo(void *ctx, int result, const uint8_t *data, size_t
 			st->discontinuity = sw->now;
 		st->extended = ext;
 		sw->pending++;
-		send_port_counters(sw, i, 0, NULL);
+		send_port_counters(sw, i);
 	}
 	free(job);
 	sweep_done_one(sw);

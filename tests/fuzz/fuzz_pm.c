@@ -74,6 +74,14 @@ static void run(const char *attr, const uint8_t *d, size_t n)
 		    again.sample_interval != c.sample_interval ||
 		    memcmp(again.counter_select, c.counter_select, sizeof(c.counter_select)))
 			abort();
+	} else if (!strcmp(attr, "rcv_error_details")) {
+		struct pm_error_details e;
+
+		pm_rcv_error_details_decode(d, n, &e);
+	} else if (!strcmp(attr, "xmit_discard_details")) {
+		struct pm_error_details e;
+
+		pm_xmit_discard_details_decode(d, n, &e);
 	} else if (!strcmp(attr, "sample_result")) {
 		struct pm_sample_result r;
 

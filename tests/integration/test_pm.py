@@ -307,3 +307,40 @@ def test_integrity_and_overrun_counters_rising_give_traps_129_and_130(bed):
         line = notified(number)[0]
         assert ".1.3.6.1.3.117.3.1.1.14.0 = INTEGER: %d" % lid in line
         assert ".1.3.6.1.3.117.3.1.1.15.0 = INTEGER: 1" in line
+
+
+# ---- ibsnmpdPmErrorDetailTable ---------------------------------------------
+
+DETAIL = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.2.1"
+RCVERR = ["PortLocalPhysicalErrors", "PortMalformedPktErrors", "PortBufferOverrunErrors",
+          "PortDLIDMappingErrors", "PortVLMappingErrors", "PortLoopingErrors"]
+XMTDISC = ["PortInactiveDiscards", "PortNeighborMTUDiscards", "PortSwLifetimeLimitDiscards",
+           "PortSwHOQLifetimeLimitDiscards"]
+# ibsim's console names (PortMalformedPacketErrors where perfquery says ...Pkt...)
+SIM_NAME = {"PortMalformedPktErrors": "PortMalformedPacketErrors"}
+
+
+def test_error_details_match_perfquery(bed):
+    """The details are read where PortRcvErrors / PortXmitDiscards are not 0:
+    set on sw1 port 3 with PerformanceSet, they read as perfquery --rcverr and
+    --xmtdisc read them; a port without errors shows zeros."""
+    sw, sw_lid = node_guids(bed)["sw1"]
+    sets = [("PortCounters", "PortRcvErrors", 40), ("PortCounters", "PortXmitDiscards", 30)]
+    sets += [("PortRcvErrorDetails", SIM_NAME.get(n, n), 11 + i) for i, n in enumerate(RCVERR)]
+    sets += [("PortXmitDiscardDetails", n, 21 + i) for i, n in enumerate(XMTDISC)]
+    sets[-1] = ("PortXmitDiscardDetails", XMTDISC[-1], 65535)
+    for attr, name, value in sets:
+        bed.simfabric("sim", 'PerformanceSet "sw1"[3] %s.%s=%d' % (attr, name, value))
+    theirs = fields(bed.run_on_node("perfquery", "--rcverr", str(sw_lid), "3"))
+    theirs.update(fields(bed.run_on_node("perfquery", "--xmtdisc", str(sw_lid), "3")))
+    want = [int(theirs[n]) for n in RCVERR + XMTDISC]
+    assert want[0] == 11 and want[-1] == 65535
+    idx = ".".join(str(b) for b in sw.to_bytes(8, "big")) + ".3"
+
+    def ours():
+        got = bed.get(*("%s.%d.%s" % (DETAIL, c, idx) for c in range(1, 12)))
+        return [int(v[1]) if v[1].isdigit() else None for v in got.values()]
+    assert wait_for(lambda: ours()[:10] == want, seconds=60), (ours(), want)
+    assert ours()[10] == 2  # not stale
+    clean = bed.get(*("%s.%d.%s" % (DETAIL, c, idx[:-1] + "5") for c in range(1, 11)))
+    assert [v[1] for v in clean.values()] == ["0"] * 10

@@ -248,6 +248,34 @@ static void decodes_samples_result(void **state)
 		assert_int_equal(r.counter[i], (uint32_t)i << 24 | 0x80);
 }
 
+/* PortRcvErrorDetails (IBA 16.1.4.5) and PortXmitDiscardDetails (16.1.4.6):
+ * PortSelect 3, then 16-bit counters from octet 4. */
+static void decodes_error_details(void **state)
+{
+	static const uint8_t rcv[64] = {0, 3, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0xff, 0xff};
+	static const uint8_t xmit[64] = {0, 3, 0, 0, 0, 7, 0, 8, 0, 9, 0x01, 0x02};
+	struct pm_error_details e;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(pm_rcv_error_details_decode(rcv, sizeof(rcv), &e), 0);
+	assert_int_equal(e.local_phys, 1);
+	assert_int_equal(e.malformed, 2);
+	assert_int_equal(e.buffer_overrun, 3);
+	assert_int_equal(e.dlid_mapping, 4);
+	assert_int_equal(e.vl_mapping, 5);
+	assert_int_equal(e.looping, 0xffff);
+	assert_int_equal(e.inactive, 0); /* the other half is not touched */
+	assert_int_equal(pm_xmit_discard_details_decode(xmit, sizeof(xmit), &e), 0);
+	assert_int_equal(e.inactive, 7);
+	assert_int_equal(e.neighbor_mtu, 8);
+	assert_int_equal(e.sw_lifetime, 9);
+	assert_int_equal(e.sw_hoq_lifetime, 0x0102);
+	assert_int_equal(e.local_phys, 1);
+	assert_int_equal(pm_rcv_error_details_decode(rcv, 63, &e), -1);
+	assert_int_equal(pm_xmit_discard_details_decode(NULL, 64, &e), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +284,7 @@ int main(void)
 		cmocka_unit_test(accumulates_32_bit_counters),
 		cmocka_unit_test(error_counter_going_down_is_a_discontinuity),
 		cmocka_unit_test(extended_counters_are_taken_as_read),
+		cmocka_unit_test(decodes_error_details),
 		cmocka_unit_test(parses_discovery_output),
 		cmocka_unit_test(refuses_bad_discovery_output),
 		cmocka_unit_test(decodes_and_encodes_samples_control),
