@@ -115,9 +115,11 @@ def wait_for(predicate, seconds=60, step=0.5):
     return predicate()
 
 
-def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=None, debug=None):
+def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=None, debug=None,
+                  snmpd_extra=()):
     """extra_conf lines may name the bed's directory as {dir}; debug: ibsnmpd's
-    -D tokens (its log then has the debug lines)."""
+    -D tokens (its log then has the debug lines); snmpd_extra: lines added to
+    the bed's snmpd.conf."""
     directory = tempfile.mkdtemp(prefix="ibsnmpd-it.")
     args = [SIMFABRIC, "up", "--dir", directory, "--topology",
             os.path.join(TOPOLOGIES, topology), "--ibsnmpd", ibsnmpd_bin()]
@@ -129,6 +131,8 @@ def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=N
         args += ["--ibsnmpd-debug", debug]
     for line in extra_conf:
         args += ["--conf-extra", line.replace("{dir}", directory)]
+    for line in snmpd_extra:
+        args += ["--snmpd-extra", line]
     out = subprocess.run(args, capture_output=True, text=True, env=snmp_env())
     if out.returncode != 0:
         subprocess.run([SIMFABRIC, "down", "--dir", directory], capture_output=True)
