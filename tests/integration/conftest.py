@@ -105,6 +105,25 @@ def parse_varbinds(text):
     return res
 
 
+TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0"  # snmpTrapOID.0
+
+
+def notifications(bed):
+    """[{oid: value}] of every notification in snmptrapd's log (one line each,
+    varbinds tab-separated), oldest first; string values without quotes."""
+    res = []
+    for line in bed.log("traps.log").splitlines():
+        if TRAP_OID not in line:
+            continue
+        vbs = {}
+        for part in line.strip().split("\t"):
+            if " = " in part:
+                name, value = part.split(" = ", 1)
+                vbs[name.strip()] = value.split(": ", 1)[-1].strip().strip('"')
+        res.append(vbs)
+    return res
+
+
 def wait_for(predicate, seconds=60, step=0.5):
     """Polls predicate until it is true or `seconds` have passed; returns it."""
     started = time.monotonic()

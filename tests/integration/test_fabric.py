@@ -12,13 +12,12 @@ import time
 
 import pytest
 
-from conftest import (node_guids, parse_varbinds, start_testbed, stop_testbed, tool_path,
-                      wait_for)
+from conftest import (TRAP_OID, node_guids, notifications, parse_varbinds, start_testbed,
+                      stop_testbed, tool_path, wait_for)
 
 TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.5.1.1."
 FABRIC = ".1.3.6.1.4.1.8072.9999.9999.117.1.5."
 NOTIFY = ".1.3.6.1.4.1.8072.9999.9999.117.0."
-TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0"
 COL = {"desc": 3, "type": 4, "lid": 5, "state": 6, "phys": 7, "width": 8, "wsup": 9, "wen": 10,
        "speed": 11, "rate": 14, "rguid": 15, "rdesc": 16, "rport": 17, "degraded": 18,
        "change": 19, "base": 22, "bwidth": 23, "bspeed": 24, "stale": 25}
@@ -84,20 +83,6 @@ def iblinkinfo(bed):
             res[(node, int(m.group(2)))] = (
                 STATES[m.group(5)], PHYS[m.group(6)], int(m.group(3) or 0),
                 SPEEDS.get(m.group(4)), m.group(9), int(m.group(8) or 0))
-    return res
-
-
-def notifications(bed):
-    res = []
-    for line in bed.log("traps.log").splitlines():
-        if TRAP_OID not in line:
-            continue
-        vbs = {}
-        for part in line.strip().split("\t"):
-            if " = " in part:
-                name, value = part.split(" = ", 1)
-                vbs[name.strip()] = value.split(": ", 1)[-1].strip().strip('"')
-        res.append(vbs)
     return res
 
 

@@ -10,9 +10,9 @@ import tempfile
 
 import pytest
 
-from conftest import TOP, fields, node_guids, start_testbed, stop_testbed, wait_for
+from conftest import (TOP, TRAP_OID, fields, node_guids, notifications, start_testbed,
+                      stop_testbed, wait_for)
 
-TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0"
 FIRED = ".1.3.6.1.2.1.88.2.0.1"          # DISMAN-EVENT-MIB::mteTriggerFired
 HOT_TRIGGER = ".1.3.6.1.2.1.88.2.1.1.0"  # mteHotTrigger
 HOT_OID = ".1.3.6.1.2.1.88.2.1.4.0"      # mteHotOID
@@ -39,17 +39,7 @@ def bed():
 
 
 def fired(bed):
-    res = []
-    for line in bed.log("traps.log").splitlines():
-        if TRAP_OID not in line or FIRED not in line:
-            continue
-        vbs = {}
-        for part in line.strip().split("\t"):
-            if " = " in part:
-                name, value = part.split(" = ", 1)
-                vbs[name.strip()] = value.split(": ", 1)[-1].strip().strip('"')
-        res.append(vbs)
-    return res
+    return [n for n in notifications(bed) if n.get(TRAP_OID) == FIRED]
 
 
 def index(guid, port):

@@ -11,11 +11,11 @@ import time
 
 import pytest
 
-from conftest import node_guids, start_testbed, stop_testbed, tool_path, wait_for
+from conftest import (TRAP_OID, node_guids, notifications, start_testbed, stop_testbed,
+                      tool_path, wait_for)
 
 NOTIFY = ".1.3.6.1.3.117.3.2."        # ibSmaNotifications.N
 NODE = ".1.3.6.1.3.117.3.1.1."        # ibSmaNodeInfo.N.0
-TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0"
 TRAPS = ".1.3.6.1.4.1.8072.9999.9999.117.1.4."  # ibsnmpdTraps.N.0
 
 OBJ = {"lid": 14, "port": 15, "method": 16, "attrid": 17, "attrmod": 18, "key": 19,
@@ -33,21 +33,6 @@ def bed():
         yield b
     finally:
         stop_testbed(b)
-
-
-def notifications(bed):
-    """[{oid: value}] of every notification in snmptrapd's log, oldest first."""
-    res = []
-    for line in bed.log("traps.log").splitlines():
-        if TRAP_OID not in line:
-            continue
-        vbs = {}
-        for part in line.strip().split("\t"):
-            if " = " in part:
-                name, value = part.split(" = ", 1)
-                vbs[name.strip()] = value.split(": ", 1)[-1].strip()
-        res.append(vbs)
-    return res
 
 
 def wait_notification(bed, number, after, match=lambda n: True):
