@@ -85,6 +85,11 @@ struct pm_node {
 	unsigned lid;         /* where its PMA answers: a switch's port 0, a CA port's LID */
 	unsigned num_ports;
 	char desc[65];
+	/* the directed route the discovery reached it by (out ports from the
+	 * local node), for a node without a LID yet; hops 0: the local node */
+	bool has_route;
+	unsigned route_hops;
+	uint8_t route[63];
 };
 
 struct pm_port_ref {

@@ -291,10 +291,11 @@ static void send_link(const struct fabric_port *p, unsigned number)
 	if (number == 3)
 		for (size_t i = 0; i < sizeof(degraded_objects) / sizeof(degraded_objects[0]); i++)
 			add_column(&vl, p, degraded_objects[i]);
-	snmp_log(LOG_NOTICE, "link %s: %s port %u <-> %s port %u (%u lanes, speed %d)\n",
-		 number == 1 ? "down" : number == 2 ? "up" : number == 3 ? "degraded" : "restored",
-		 p->node_desc, p->port, p->remote_guid ? p->remote_desc : "?", p->remote_port,
-		 p->lanes, p->speed);
+	/* the notification is the record; the log keeps to the agent's own state */
+	DEBUGMSGTL(("ibsnmpd:fabric", "link %s: %s port %u <-> %s port %u (%u lanes, speed %d)\n",
+		    number == 1 ? "down" : number == 2 ? "up" : number == 3 ? "degraded" : "restored",
+		    p->node_desc, p->port, p->remote_guid ? p->remote_desc : "?", p->remote_port,
+		    p->lanes, p->speed));
 	notify_send(NOTIFY_LINK, number, p->lid, vl);
 }
 

@@ -1,5 +1,6 @@
 /* The links of the subnet, swept: SubnGet(PortInfo) of ports 1..N of every
- * node the PM subsystem's discovery found, LID-routed, all through the MAD
+ * node the PM subsystem's discovery found, LID-routed (directed-routed by
+ * the discovery's route while a node has no LID), all through the MAD
  * engine (madMaxOutstanding in flight). The answers become a snapshot in
  * fabric_build() (fabric_link.c); after it is published the notifications
  * it asks for are sent and the baseline's state file is rewritten if it
@@ -119,9 +120,19 @@ static void sweep_start(struct cache_group *g)
 		const struct pm_node *nd = &f->nodes[i];
 		ib_portid_t to = {0}; /* ib_portid_set leaves the other fields as they are */
 
-		if (!nd->lid || (partial && !lid_wanted(a, nd->lid)))
+		if (partial && (!nd->lid || !lid_wanted(a, nd->lid)))
 			continue;
-		ib_portid_set(&to, (int)nd->lid, 0, 0); /* an SMP, LID-routed */
+		if (nd->lid) {
+			ib_portid_set(&to, (int)nd->lid, 0, 0); /* an SMP, LID-routed */
+		} else if (nd->has_route) {
+			/* no LID yet (no SM): the route the discovery took */
+			mad_portid_local(&to);
+			to.drpath.cnt = (int)nd->route_hops;
+			for (unsigned h = 0; h < nd->route_hops; h++)
+				to.drpath.p[h + 1] = nd->route[h];
+		} else {
+			continue;
+		}
 		for (unsigned p = 1; p <= nd->num_ports; p++) {
 			struct fabric_reading *r = &sw->readings[sw->n++];
 			struct reading_ref *ref = malloc(sizeof(*ref));

@@ -9,6 +9,7 @@
  * Usage: ibsnmpd-discover CA PORT TIMEOUT_MS RETRIES
  * Output (stdout), read by pm_fabric_parse():
  *   node GUID TYPE NUMPORTS LID DESCRIPTION...
+ *   route GUID HOPS PORT...     (the directed route to the node above)
  *   port GUID PORTNUM LID
  *   done SECONDS
  */
@@ -52,6 +53,13 @@ static void print_node(ibnd_node_t *n, void *user)
 	}
 	printf("node %016llx %d %d %u %s\n", (unsigned long long)n->guid, n->type, n->numports,
 	       node_lid, desc);
+	/* for a node without a LID yet: directed route, out port by out port */
+	if (n->path_portid.drpath.cnt >= 0 && n->path_portid.drpath.cnt <= 63) {
+		printf("route %016llx %d", (unsigned long long)n->guid, n->path_portid.drpath.cnt);
+		for (int h = 1; h <= n->path_portid.drpath.cnt; h++)
+			printf(" %u", n->path_portid.drpath.p[h]);
+		printf("\n");
+	}
 }
 
 int main(int argc, char **argv)

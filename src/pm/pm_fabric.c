@@ -132,13 +132,44 @@ static int port_line(struct parse *ps, const char *line)
 	return 0;
 }
 
+/* "route GUID HOPS PORT..." right after its node's line */
+static int route_line(struct parse *ps, const char *line)
+{
+	unsigned long long guid;
+	int hops, used = 0;
+	struct pm_node *nd;
+
+	if (sscanf(line, "route %llx %d%n", &guid, &hops, &used) != 2 || hops < 0 || hops > 63)
+		return 1;
+	if (!ps->f->n_nodes || ps->f->nodes[ps->f->n_nodes - 1].guid != guid)
+		return 1;
+	nd = &ps->f->nodes[ps->f->n_nodes - 1];
+	if (nd->has_route)
+		return 1;
+	line += used;
+	for (int i = 0; i < hops; i++) {
+		int port, n = 0;
+
+		if (sscanf(line, " %d%n", &port, &n) != 1 || port < 1 || port > 254)
+			return 1;
+		nd->route[i] = (uint8_t)port;
+		line += n;
+	}
+	if (*line)
+		return 1;
+	nd->route_hops = (unsigned)hops;
+	nd->has_route = true;
+	return 0;
+}
+
 /* One line: 0 taken, 1 not understood, -1 out of memory. */
 static int one_line(struct parse *ps, const char *line)
 {
 	double secs;
 	int r;
 
-	if ((r = node_line(ps, line)) <= 0 || (r = port_line(ps, line)) <= 0)
+	if ((r = node_line(ps, line)) <= 0 || (r = port_line(ps, line)) <= 0 ||
+	    (r = route_line(ps, line)) <= 0)
 		return r;
 	if (sscanf(line, "done %lf", &secs) == 1) {
 		ps->f->seconds = secs;

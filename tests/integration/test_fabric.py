@@ -236,3 +236,26 @@ def test_baseline_reset_by_set(bed):
     assert "wrongValue" in out.stderr
     bed.simfabric("sim", 'ReLink "leaf9"[30]')
     assert wait_for(lambda: bed.get(FABRIC + "3.0")[FABRIC + "3.0"][1] == "1728", seconds=90)
+
+
+def test_a_node_without_a_lid_is_read_by_directed_route():
+    """With the SM gone, hca3's port is reset (ibsim's Clear, then ReLink): it
+    comes back with LID 0 in Initialize. The next discovery gives its
+    directed route, and the sweep reads it there, as smpquery -D does."""
+    b = start_testbed(node="hca1", extra_conf=["pmDiscoveryInterval 10",
+                                               "cacheLifetime fabricPorts 2",
+                                               "fabricStateFile {dir}/links.state"])
+    try:
+        hca3 = node_guids(b)["hca3"][0]
+        b.simfabric("stop", "opensm")
+        b.simfabric("sim", 'Clear "hca3"')
+        b.simfabric("sim", 'ReLink "hca3"')
+        theirs = b.run_on_node("smpquery", "-D", "portinfo", "0,1,3")
+        assert re.search(r"^Lid:\.+0$", theirs, re.M)
+        assert re.search(r"^LinkState:\.+Initialize$", theirs, re.M)
+        assert wait_for(lambda: row(b, hca3, 1)["lid"] == "0" and
+                        row(b, hca3, 1)["state"] == "2", seconds=90)
+        r = row(b, hca3, 1)
+        assert (r["phys"], r["stale"], r["rdesc"]) == ("5", "2", '"sw1"')
+    finally:
+        stop_testbed(b)

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 
 import pytest
 
@@ -49,6 +50,11 @@ def index(guid, port):
 def test_symbol_errors_over_the_threshold_fire_through_snmpd(bed):
     sw, lid = node_guids(bed)["sw1"]
     assert "iquerySecName" not in bed.log("snmpd.log")  # the user is there: no complaint
+    # a delta needs the port in two of snmpd's samples (3 s apart) before the rise
+    before = PM + "9." + index(sw, 4)
+    assert wait_for(lambda: bed.snmp("snmpget", before).stdout.strip().endswith(": 0"),
+                    seconds=90)
+    time.sleep(7)
     bed.simfabric("sim", 'PerformanceSet "sw1"[4] PortCounters.SymbolErrorCounter=50')
     theirs = fields(bed.run_on_node("perfquery", str(lid), "4"))
     assert theirs["SymbolErrorCounter"] == "50"

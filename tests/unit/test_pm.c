@@ -138,16 +138,27 @@ static void parses_discovery_output(void **state)
 		"port 0000000000200000 2 1\n"
 		"port 0000000000200000 1 1\n"
 		"node 0000000000200000 2 8 1 sw1 spine, rack 4\n"
+		"route 0000000000200000 1 2\n"
 		"port 0000000000100002 1 3\n"
 		"node 0000000000100002 1 1 3 hca2\n"
+		"route 0000000000100002 0\n"
+		"node 0000000000300000 2 8 0 no LID yet\n"
+		"route 0000000000300000 3 2 17 254\n"
 		"done 0.012\n";
 	char err[160];
 	struct pm_fabric *f = pm_fabric_parse(out, sizeof(out) - 1, err, sizeof(err));
 
 	(void)state;
 	assert_non_null(f);
-	assert_int_equal(f->n_nodes, 2);
+	assert_int_equal(f->n_nodes, 3);
 	assert_int_equal(f->n_ports, 3);
+	/* directed routes: out ports from the local node */
+	assert_true(f->nodes[0].has_route && f->nodes[0].route_hops == 0);
+	assert_true(f->nodes[1].has_route && f->nodes[1].route_hops == 1);
+	assert_int_equal(f->nodes[1].route[0], 2);
+	assert_int_equal(f->nodes[2].lid, 0);
+	assert_int_equal(f->nodes[2].route_hops, 3);
+	assert_int_equal(f->nodes[2].route[2], 254);
 	/* sorted by node GUID, then port */
 	assert_true(f->nodes[f->ports[0].node].guid == 0x100002);
 	assert_int_equal(f->ports[1].port, 1);
@@ -170,6 +181,13 @@ static void refuses_bad_discovery_output(void **state)
 		"port 0000000000200000 0 1\nnode 0000000000200000 2 8 1 a\ndone 1\n", /* port 0 */
 		"port 0000000000200000 1 1 extra\nnode 0000000000200000 2 8 1 a\ndone 1\n",
 		"hello\ndone 1\n",
+		"route 0000000000200000 0\nnode 0000000000200000 2 8 1 a\ndone 1\n", /* before */
+		"node 0000000000200000 2 8 1 a\nroute 0000000000200001 0\ndone 1\n", /* other node */
+		"node 00000000002 2 8 1 a\nroute 2 1 1\nroute 2 1 1\ndone 1\n",     /* twice */
+		"node 00000000002 2 8 1 a\nroute 2 2 1\ndone 1\n",                  /* short */
+		"node 00000000002 2 8 1 a\nroute 2 1 1 3\ndone 1\n",                /* long */
+		"node 00000000002 2 8 1 a\nroute 2 1 0\ndone 1\n",                  /* port 0 */
+		"node 00000000002 2 8 1 a\nroute 2 64 1\ndone 1\n",                 /* 64 hops */
 	};
 	char err[160];
 
