@@ -4,7 +4,7 @@ against iblinkinfo, ibnetdiscover and smpquery on the same fabric.
 
 ibsnmpd runs with tests/tools/sim_issm_shim.c preloaded (the simulator hands
 SA Reports, trap 128 among them, only to IsSM clients). A width change
-sends no trap 128: the periodic sweep (30 s here) finds it.
+sends no trap 128: the periodic sweep (10 s here) finds it.
 bench/fabric_sweep.py measures how soon a notification follows an Unlink."""
 import os
 import re
@@ -34,7 +34,7 @@ def bed():
     b = start_testbed(topology="fattree-612.net", node="h1-1",
                       preload=tool_path("sim_issm_shim.so", "SIM_ISSM_SHIM"),
                       extra_conf=["fabricStateFile {dir}/links.state",
-                                  "cacheLifetime fabricPorts 30",
+                                  "cacheLifetime fabricPorts 10",
                                   "notificationLimit 1000 60"])
     try:
         assert wait_for(lambda: "subscribed to trap 128" in b.log("ibsnmpd.log"), seconds=60)
