@@ -179,6 +179,9 @@ struct sweep {
 	struct pm_snapshot *snap;   /* being built */
 	const struct pm_snapshot *prev;
 	unsigned *node_capmask;     /* per node of snap->fabric; 0 unknown */
+	/* the ports of node k are snap->ports[node_first[k] .. node_first[k + 1] - 1]:
+	 * the fabric's ports are sorted by node GUID, as its nodes are */
+	size_t *node_first;
 	size_t pending;
 	time_t now;
 };
@@ -350,20 +353,17 @@ static void got_classportinfo(void *ctx, int result, const uint8_t *data, size_t
 
 	if (result != MAD_OK || pm_classportinfo_capmask(data, len, &cap)) {
 		/* the node does not answer: its ports stay stale */
-		for (size_t i = 0; i < sw->snap->n; i++)
-			if (sw->snap->ports[i].node == &sw->snap->fabric->nodes[job->node])
-				sw->snap->ports[i].stale = true;
+		for (size_t i = sw->node_first[job->node]; i < sw->node_first[job->node + 1]; i++)
+			sw->snap->ports[i].stale = true;
 		free(job);
 		sweep_done_one(sw);
 		return;
 	}
 	sw->node_capmask[job->node] = cap | PM_CAPMASK_KNOWN;
 	ext = cap & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_WIDTH_NOIETF);
-	for (size_t i = 0; i < sw->snap->n; i++) {
+	for (size_t i = sw->node_first[job->node]; i < sw->node_first[job->node + 1]; i++) {
 		struct pm_port_state *st = &sw->snap->ports[i];
 
-		if (st->node != &sw->snap->fabric->nodes[job->node])
-			continue;
 		if (st->extended != ext && st->have_raw)
 			st->discontinuity = sw->now;
 		st->extended = ext;
@@ -459,6 +459,7 @@ static void sweep_finish(struct sweep *sw)
 	s->node_capmask = sw->node_capmask; /* the snapshot's now */
 	DEBUGMSGTL(("ibsnmpd:pm", "sweep of %zu ports done, %zu stale\n", s->n, s->stale_ports));
 	cache_refresh_done(&sw->pm->sweep, s, NULL);
+	free(sw->node_first);
 	free(sw);
 }
 
@@ -477,14 +478,17 @@ static void sweep_start(struct cache_group *g)
 	s = calloc(1, sizeof(*s));
 	if (!sw || !s || !(s->ports = calloc(f->n_ports ? f->n_ports : 1, sizeof(*s->ports))) ||
 	    !(s->rows.rows = calloc(f->n_ports ? f->n_ports : 1, sizeof(struct mib_row))) ||
-	    !(sw->node_capmask = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(unsigned)))) {
+	    !(sw->node_capmask = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(unsigned))) ||
+	    !(sw->node_first = calloc(f->n_nodes + 1, sizeof(size_t)))) {
 		if (s) {
 			free(s->ports);
 			free(s->rows.rows);
 		}
 		free(s);
-		if (sw)
+		if (sw) {
 			free(sw->node_capmask);
+			free(sw->node_first);
+		}
 		free(sw);
 		cache_refresh_done(g, NULL, "out of memory");
 		return;
@@ -507,7 +511,10 @@ static void sweep_start(struct cache_group *g)
 		st->port = r->port;
 		st->lid = r->lid;
 		st->node = n;
+		sw->node_first[r->node + 1]++;
 	}
+	for (size_t k = 0; k < f->n_nodes; k++)
+		sw->node_first[k + 1] += sw->node_first[k];
 	/* one ClassPortInfo per node; each answer sends that node's ports */
 	sw->pending = 1;
 	for (size_t k = 0; k < f->n_nodes; k++) {
