@@ -76,6 +76,8 @@ struct fabric_snapshot {
 };
 
 void fabric_snapshot_free(void *p);
+/* Order of the rows: (GUID, port); a qsort/bsearch comparator. */
+int fabric_port_cmp(const void *a, const void *b);
 /* The row of (guid, port), or NULL. */
 const struct fabric_port *fabric_find(const struct fabric_snapshot *s, uint64_t guid,
 				      unsigned port);
@@ -110,6 +112,10 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in);
 unsigned fabric_widest_lanes(unsigned width_mask);
 int fabric_fastest_speed(unsigned speed_mask, unsigned speed_ext_mask);
 int fabric_active_speed(const struct sma_portinfo *pi);
+/* The fastest speed a port supports / enables (LinkSpeed and, where the
+ * port has them, LinkSpeedExt); 0: none. */
+int fabric_supported_speed(const struct sma_portinfo *pi);
+int fabric_enabled_speed(const struct sma_portinfo *pi);
 bool fabric_ext_speeds(const struct sma_portinfo *pi);
 
 /* The state file: a baseline as text, and back. fabric_baseline_parse

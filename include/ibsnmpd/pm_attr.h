@@ -119,6 +119,9 @@ struct pm_fabric *pm_fabric_get(struct pm_fabric *f);
 void pm_fabric_put(struct pm_fabric *f);
 /* A node of the fabric by GUID (nodes are sorted by GUID); NULL if none. */
 const struct pm_node *pm_fabric_node(const struct pm_fabric *f, uint64_t guid);
+/* The discovery's line of port `port` of nodes[node] (its LID, its remote
+ * end), or NULL; a binary search (ports are sorted by node GUID, port). */
+const struct pm_port_ref *pm_fabric_port(const struct pm_fabric *f, size_t node, unsigned port);
 
 /* ---- counters of one port, kept across sweeps ---- */
 

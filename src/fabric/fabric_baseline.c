@@ -286,15 +286,6 @@ static const char *link_line(struct parse *ps, const char *s)
 	return NULL;
 }
 
-static int link_cmp(const void *a, const void *b)
-{
-	const struct fabric_port *x = a, *y = b;
-
-	if (x->guid != y->guid)
-		return x->guid < y->guid ? -1 : 1;
-	return x->port < y->port ? -1 : x->port > y->port;
-}
-
 static struct fabric_snapshot *assemble(struct parse *ps, char *err, size_t errlen)
 {
 	struct fabric_snapshot *s;
@@ -308,12 +299,12 @@ static struct fabric_snapshot *assemble(struct parse *ps, char *err, size_t errl
 			return NULL;
 		}
 	if (ps->n_links > 1)
-		qsort(ps->links, ps->n_links, sizeof(*ps->links), link_cmp);
+		qsort(ps->links, ps->n_links, sizeof(*ps->links), fabric_port_cmp);
 	for (size_t i = 0; i < ps->n_links; i++) {
 		struct fabric_port *p = &ps->links[i];
 		const struct node_entry *nd = node_entry_find(ps, p->guid), *rn;
 
-		if (i && !link_cmp(p, p - 1)) {
+		if (i && !fabric_port_cmp(p, p - 1)) {
 			snprintf(err, errlen, "link of port %u of node %016llx listed twice", p->port,
 				 (unsigned long long)p->guid);
 			return NULL;

@@ -50,6 +50,12 @@ int fabric_active_speed(const struct sma_portinfo *pi)
 				    fabric_ext_speeds(pi) ? pi->speed_ext_active : 0);
 }
 
+/* The extended speeds a port supports (none without CapabilityMask bit 14). */
+static unsigned ext_supported(const struct sma_portinfo *pi)
+{
+	return fabric_ext_speeds(pi) ? pi->speed_ext_supported : 0;
+}
+
 /* LinkSpeedExtEnabled 30 means "none", 31 "all supported" (IBA 14.2.5.6). */
 static unsigned ext_enabled(const struct sma_portinfo *pi)
 {
@@ -58,7 +64,17 @@ static unsigned ext_enabled(const struct sma_portinfo *pi)
 	return pi->speed_ext_enabled == 31 ? pi->speed_ext_supported : pi->speed_ext_enabled;
 }
 
-static int port_cmp(const void *a, const void *b)
+int fabric_supported_speed(const struct sma_portinfo *pi)
+{
+	return fabric_fastest_speed(pi->speed_supported, ext_supported(pi));
+}
+
+int fabric_enabled_speed(const struct sma_portinfo *pi)
+{
+	return fabric_fastest_speed(pi->speed_enabled, ext_enabled(pi));
+}
+
+int fabric_port_cmp(const void *a, const void *b)
 {
 	const struct fabric_port *x = a, *y = b;
 
@@ -72,7 +88,7 @@ static struct fabric_port *find_port(struct fabric_port *ports, size_t n, uint64
 {
 	struct fabric_port key = {.guid = guid, .port = port};
 
-	return n ? bsearch(&key, ports, n, sizeof(key), port_cmp) : NULL;
+	return n ? bsearch(&key, ports, n, sizeof(key), fabric_port_cmp) : NULL;
 }
 
 const struct fabric_port *fabric_find(const struct fabric_snapshot *s, uint64_t guid,
@@ -100,27 +116,6 @@ static const struct fabric_reading *find_reading(const struct fabric_build *in, 
 			      : NULL;
 }
 
-/* The discovery's line of (node, port), for its LID and remote end. */
-static const struct pm_port_ref *find_ref(const struct pm_fabric *f, size_t node, unsigned port)
-{
-	size_t lo = 0, hi = f->n_ports;
-	uint64_t guid = f->nodes[node].guid;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct pm_port_ref *r = &f->ports[mid];
-		uint64_t g = f->nodes[r->node].guid;
-
-		if (g < guid || (g == guid && r->port < port))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < f->n_ports && f->ports[lo].node == node && f->ports[lo].port == port)
-		return &f->ports[lo];
-	return NULL;
-}
-
 void fabric_snapshot_free(void *p)
 {
 	struct fabric_snapshot *s = p;
@@ -141,7 +136,7 @@ static void discovered_row(struct fabric_port *row, const struct fabric_build *i
 	const struct pm_node *nd = &f->nodes[node];
 	const struct fabric_port *prev = fabric_find(in->prev, nd->guid, port);
 	const struct fabric_reading *rd = find_reading(in, nd->guid, port);
-	const struct pm_port_ref *ref = find_ref(f, node, port);
+	const struct pm_port_ref *ref = pm_fabric_port(f, node, port);
 	struct sma_portinfo pi;
 
 	if (prev)
@@ -223,10 +218,8 @@ static bool is_degraded(const struct fabric_port *p, const struct fabric_port *p
 						     b->width_supported & b->width_enabled);
 		int speed = fabric_fastest_speed(a->speed_supported & a->speed_enabled &
 						 b->speed_supported & b->speed_enabled,
-						 fabric_ext_speeds(a) && fabric_ext_speeds(b)
-						 ? a->speed_ext_supported & ext_enabled(a) &
-						   b->speed_ext_supported & ext_enabled(b)
-						 : 0);
+						 ext_supported(a) & ext_enabled(a) &
+						 ext_supported(b) & ext_enabled(b));
 
 		if (lanes && p->lanes < lanes)
 			return true;
@@ -300,8 +293,8 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 	s->n = n;
 	/* rows of discovered nodes come in order; the kept ones do not */
 	for (size_t i = 1; i < n; i++)
-		if (port_cmp(&s->ports[i - 1], &s->ports[i]) > 0) {
-			qsort(s->ports, n, sizeof(*s->ports), port_cmp);
+		if (fabric_port_cmp(&s->ports[i - 1], &s->ports[i]) > 0) {
+			qsort(s->ports, n, sizeof(*s->ports), fabric_port_cmp);
 			break;
 		}
 	for (size_t i = 0; i < n; i++) {

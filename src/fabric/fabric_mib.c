@@ -73,12 +73,8 @@ static int port_value(const void *row, unsigned column, netsnmp_variable_list *v
 		return 0;
 	case COLUMN_IBSNMPD_FABRIC_PORT_SPEED_SUPPORTED:
 	case COLUMN_IBSNMPD_FABRIC_PORT_SPEED_ENABLED: {
-		bool sup = column == COLUMN_IBSNMPD_FABRIC_PORT_SPEED_SUPPORTED;
-		bool ext = fabric_ext_speeds(pi);
-		int s = fabric_fastest_speed(sup ? pi->speed_supported : pi->speed_enabled,
-					     !ext ? 0 : sup ? pi->speed_ext_supported
-					     : pi->speed_ext_enabled == 31 ? pi->speed_ext_supported
-					     : pi->speed_ext_enabled == 30 ? 0 : pi->speed_ext_enabled);
+		int s = column == COLUMN_IBSNMPD_FABRIC_PORT_SPEED_SUPPORTED
+			? fabric_supported_speed(pi) : fabric_enabled_speed(pi);
 
 		if (!info || !s)
 			return -1;

@@ -269,17 +269,18 @@ void fabric_link_trap(struct fabric_area *a, unsigned lid)
 {
 	if (!a->group.owner || !lid)
 		return;
-	if (!lid_wanted(a, lid) && a->n_trap_lids == a->cap_trap_lids) {
-		size_t cap = a->cap_trap_lids ? a->cap_trap_lids * 2 : 16;
-		unsigned *p = realloc(a->trap_lids, cap * sizeof(*p));
+	if (!lid_wanted(a, lid)) {
+		if (a->n_trap_lids == a->cap_trap_lids) {
+			size_t cap = a->cap_trap_lids ? a->cap_trap_lids * 2 : 16;
+			unsigned *p = realloc(a->trap_lids, cap * sizeof(*p));
 
-		if (!p)
-			return; /* the periodic sweep will see it */
-		a->trap_lids = p;
-		a->cap_trap_lids = cap;
-	}
-	if (!lid_wanted(a, lid))
+			if (!p)
+				return; /* the periodic sweep will see it */
+			a->trap_lids = p;
+			a->cap_trap_lids = cap;
+		}
 		a->trap_lids[a->n_trap_lids++] = lid;
+	}
 	if (!a->trap_alarm)
 		a->trap_alarm = snmp_alarm_register(TRAP_DELAY_S, 0, trap_sweep, a);
 }

@@ -292,3 +292,23 @@ const struct pm_node *pm_fabric_node(const struct pm_fabric *f, uint64_t guid)
 	}
 	return NULL;
 }
+
+const struct pm_port_ref *pm_fabric_port(const struct pm_fabric *f, size_t node, unsigned port)
+{
+	size_t lo = 0, hi = f && node < f->n_nodes ? f->n_ports : 0;
+	uint64_t guid = hi ? f->nodes[node].guid : 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct pm_port_ref *r = &f->ports[mid];
+		uint64_t g = f->nodes[r->node].guid;
+
+		if (g < guid || (g == guid && r->port < port))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (f && lo < f->n_ports && f->ports[lo].node == node && f->ports[lo].port == port)
+		return &f->ports[lo];
+	return NULL;
+}
