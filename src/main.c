@@ -124,9 +124,14 @@ static void daemonize_with_status(void)
 	}
 }
 
+/* The pid file once written, removed on any exit of the daemon. */
+static const char *pid_file_written;
+
 static void fatal(int code, const char *msg)
 {
 	snmp_log(LOG_ERR, "%s\n", msg);
+	if (pid_file_written)
+		unlink(pid_file_written);
 	report_ready(code);
 	exit(code);
 }
@@ -144,6 +149,7 @@ static void write_pid_file(const char *path)
 	}
 	fprintf(f, "%ld\n", (long)getpid());
 	fclose(f);
+	pid_file_written = path;
 }
 
 /* What the daemon runs: the local node's SMA, the subnet's counters (if
@@ -494,6 +500,10 @@ int main(int argc, char **argv)
 	if (!foreground)
 		daemonize_with_status();
 	start_agent();
+	/* Before anything is registered: while the later registrations wait
+	 * for snmpd's answers, net-snmp already serves the MIBs registered
+	 * before them, and a daemon that answers has its pid file. */
+	write_pid_file(pid_file);
 
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding);
@@ -512,7 +522,6 @@ int main(int argc, char **argv)
 	start_areas(&d);
 	start_traps(&d);
 
-	write_pid_file(pid_file);
 	snmp_log(LOG_INFO, APP_NAME " started\n");
 	report_ready(0);
 
@@ -527,7 +536,7 @@ int main(int argc, char **argv)
 	snmp_log(LOG_INFO, APP_NAME " stopping\n");
 	stop_all(&d);
 	snmp_shutdown(APP_NAME);
-	if (pid_file)
-		unlink(pid_file);
+	if (pid_file_written)
+		unlink(pid_file_written);
 	return 0;
 }
