@@ -170,6 +170,8 @@ static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 
 	if (reqinfo->mode != MODE_GET && reqinfo->mode != MODE_GETNEXT && t->set)
 		return mib_set_run_table(t, handler, reg, reqinfo, requests);
+	if (t->asked.fn)
+		t->asked.fn(t->asked.arg);
 	rows = t->rows(t->ctx, &snap);
 	for (netsnmp_request_info *r = requests; r; r = r->next) {
 		if (r->processed)
@@ -189,6 +191,15 @@ static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 	return SNMP_ERR_NOERROR;
 }
 
+/* net-snmp frees the registration's contextName with it. */
+static int set_context(netsnmp_handler_registration *reg, const char *context)
+{
+	if (!context)
+		return 0;
+	reg->contextName = strdup(context);
+	return reg->contextName ? 0 : -1;
+}
+
 int mib_table_register(struct mib_table *t)
 {
 	netsnmp_mib_handler *h = netsnmp_create_handler(t->name, table_handler);
@@ -201,8 +212,13 @@ int mib_table_register(struct mib_table *t)
 	 * AgentX, snmpd sends GETNEXTs anyway.) */
 	t->reg = netsnmp_handler_registration_create(t->name, h, t->table_oid, t->table_oid_len,
 						     t->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
+	if (t->reg && set_context(t->reg, t->context)) {
+		netsnmp_handler_registration_free(t->reg);
+		t->reg = NULL;
+	}
 	if (!t->reg || netsnmp_register_handler(t->reg) != MIB_REGISTERED_OK) {
-		snmp_log(LOG_ERR, "cannot register %s\n", t->name);
+		snmp_log(LOG_ERR, "cannot register %s%s%s\n", t->name, t->context ? " in context " : "",
+			 t->context ? t->context : "");
 		t->reg = NULL;
 		return -1;
 	}
@@ -222,9 +238,12 @@ static int scalars_handler(netsnmp_mib_handler *handler, netsnmp_handler_registr
 			   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
 	const struct mib_scalars *s = handler->myvoid;
-	const void *snap = s->snapshot(s->ctx);
+	const void *snap;
 
 	(void)reg;
+	if (s->asked.fn && reqinfo->mode == MODE_GET)
+		s->asked.fn(s->asked.arg);
+	snap = s->snapshot(s->ctx);
 	if (reqinfo->mode != MODE_GET)
 		return s->set && reqinfo->mode != MODE_GETNEXT
 			       ? mib_set_run_scalars(s, handler, reg, reqinfo, requests)
@@ -244,12 +263,18 @@ static netsnmp_handler_registration *scalars_registration(struct mib_scalars *s,
 								  const oid *root, size_t len)
 {
 	netsnmp_mib_handler *h = netsnmp_create_handler(s->name, scalars_handler);
+	netsnmp_handler_registration *reg;
 
 	if (!h)
 		return NULL;
 	h->myvoid = s;
-	return netsnmp_handler_registration_create(s->name, h, root, len,
-						   s->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
+	reg = netsnmp_handler_registration_create(s->name, h, root, len,
+						  s->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
+	if (reg && set_context(reg, s->context)) {
+		netsnmp_handler_registration_free(reg);
+		reg = NULL;
+	}
+	return reg;
 }
 
 static int register_one_by_one(struct mib_scalars *s)
@@ -286,7 +311,8 @@ int mib_scalars_register(struct mib_scalars *s)
 			s->reg = NULL;
 	}
 	if (failed) {
-		snmp_log(LOG_ERR, "cannot register %s\n", s->name);
+		snmp_log(LOG_ERR, "cannot register %s%s%s\n", s->name,
+			 s->context ? " in context " : "", s->context ? s->context : "");
 		mib_scalars_unregister(s);
 		return -1;
 	}

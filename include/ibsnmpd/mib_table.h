@@ -33,6 +33,13 @@ typedef const struct mib_rows *(*mib_rows_fn)(const void *ctx, const void **snap
 
 struct mib_set_table;
 
+/* Called before a request is answered (a context's data read on demand:
+ * its use is noted; the answer is never delayed). */
+struct mib_asked {
+	void (*fn)(void *arg);
+	void *arg;
+};
+
 struct mib_table {
 	const char *name;
 	const oid *table_oid; /* the table; the entry is table.1, columns table.1.N */
@@ -42,6 +49,8 @@ struct mib_table {
 	mib_value_fn value;
 	const struct mib_set_table *set; /* writable columns (mib_set.h); NULL: read-only */
 	const void *ctx;
+	const char *context;  /* SNMP context; NULL: the default one */
+	struct mib_asked asked;
 	netsnmp_handler_registration *reg;
 };
 
@@ -66,6 +75,8 @@ struct mib_scalars {
 	mib_scalar_fn value;
 	const struct mib_set_table *set; /* writable scalars (mib_set.h); NULL: read-only */
 	const void *ctx;
+	const char *context;  /* SNMP context; NULL: the default one */
+	struct mib_asked asked;
 	/* A group with a table inside it (ibsnmpdStats holds ibsnmpdCacheTable)
 	 * is registered scalar by scalar: registered whole, net-snmp splits it
 	 * around the table and, attaching again to a restarted master, registers

@@ -62,6 +62,7 @@ struct sma_node {
 	 * under it */
 	void (*on_sm_change)(void *arg, unsigned old_lid, unsigned new_lid);
 	void *on_sm_change_arg;
+	bool remote; /* a node of the subnet, not the local one: its link is not ours */
 };
 
 void sma_node_init(struct sma_node *node, const ib_portid_t *path);
@@ -81,8 +82,21 @@ struct notice;
  * the notification path. */
 void sma_notify_trap(const struct notice *n, const char *via, void *arg);
 
-/* Registers SMA-MIB's groups and its sysORTable entry. */
+/* Registers SMA-MIB's groups (of the local node, in the default context)
+ * and its sysORTable entry. */
 int sma_mib_register(struct sma_node *node);
 void sma_mib_unregister(void);
+
+/* SMA-MIB's groups of one node in one SNMP context (a node of the subnet
+ * served as a device of its own); asked is called before each answer. */
+#define SMA_MIB_SCALAR_GROUPS 3
+#define SMA_MIB_TABLES 13
+struct sma_mib_regs {
+	struct mib_scalars scalars[SMA_MIB_SCALAR_GROUPS];
+	struct mib_table tables[SMA_MIB_TABLES];
+};
+int sma_mib_register_in(struct sma_mib_regs *r, struct sma_node *node, const char *context,
+			struct mib_asked asked);
+void sma_mib_unregister_in(struct sma_mib_regs *r);
 
 #endif

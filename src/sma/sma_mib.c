@@ -454,7 +454,7 @@ static const struct mib_rows *table1_rows(const void *ctx, const void **snap)
 	{.name = nm, .table_oid = o, .table_oid_len = OID_LENGTH(o), .first_column = first_, \
 	 .last_column = last_, .rows = rowsfn, .value = fn}
 
-static struct mib_scalars scalars[] = {
+static const struct mib_scalars scalars[SMA_MIB_SCALAR_GROUPS] = {
 	SCALARS("ibSmaNodeInfo", node_info_oid, SCALAR_IB_SMA_NODE_VENDOR_ID, node_info_value),
 	SCALARS("ibSmaSwitchInfo", switch_info_oid, SCALAR_IB_SMA_SW_ENHANCED_PORT0,
 		switch_info_value),
@@ -465,7 +465,7 @@ static const enum cache_group_id scalars_group[] = {
 	CACHE_NODE_INFO, CACHE_SWITCH_INFO, CACHE_PORT_INFO,
 };
 
-static struct mib_table tables[] = {
+static const struct mib_table tables[SMA_MIB_TABLES] = {
 	TABLE("ibSmaGuidInfoTable", guid_table_oid, COLUMN_IB_SMA_GUID_VAL, COLUMN_IB_SMA_GUID_VAL,
 	      table0_rows, guid_value),
 	TABLE("ibSmaPortInfoTable", port_table_oid, COLUMN_IB_SMA_PORT_LINK_WIDTH_ENABLED,
@@ -501,18 +501,42 @@ static const enum cache_group_id tables_group[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-int sma_mib_register(struct sma_node *node)
+int sma_mib_register_in(struct sma_mib_regs *r, struct sma_node *node, const char *context,
+			struct mib_asked asked)
 {
 	for (size_t i = 0; i < COUNT(scalars); i++) {
-		scalars[i].ctx = &node->group[scalars_group[i]];
-		if (mib_scalars_register(&scalars[i]))
+		r->scalars[i] = scalars[i];
+		r->scalars[i].ctx = &node->group[scalars_group[i]];
+		r->scalars[i].context = context;
+		r->scalars[i].asked = asked;
+		if (mib_scalars_register(&r->scalars[i]))
 			return -1;
 	}
 	for (size_t i = 0; i < COUNT(tables); i++) {
-		tables[i].ctx = &node->group[tables_group[i]];
-		if (mib_table_register(&tables[i]))
+		r->tables[i] = tables[i];
+		r->tables[i].ctx = &node->group[tables_group[i]];
+		r->tables[i].context = context;
+		r->tables[i].asked = asked;
+		if (mib_table_register(&r->tables[i]))
 			return -1;
 	}
+	return 0;
+}
+
+void sma_mib_unregister_in(struct sma_mib_regs *r)
+{
+	for (size_t i = 0; i < COUNT(scalars); i++)
+		mib_scalars_unregister(&r->scalars[i]);
+	for (size_t i = 0; i < COUNT(tables); i++)
+		mib_table_unregister(&r->tables[i]);
+}
+
+static struct sma_mib_regs local_regs;
+
+int sma_mib_register(struct sma_node *node)
+{
+	if (sma_mib_register_in(&local_regs, node, NULL, (struct mib_asked){0}))
+		return -1;
 	register_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid),
 			    "SMA-MIB: InfiniBand Subnet Management Agent, served by ibsnmpd");
 	return 0;
@@ -520,9 +544,6 @@ int sma_mib_register(struct sma_node *node)
 
 void sma_mib_unregister(void)
 {
-	for (size_t i = 0; i < COUNT(scalars); i++)
-		mib_scalars_unregister(&scalars[i]);
-	for (size_t i = 0; i < COUNT(tables); i++)
-		mib_table_unregister(&tables[i]);
+	sma_mib_unregister_in(&local_regs);
 	unregister_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid));
 }

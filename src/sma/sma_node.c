@@ -303,7 +303,7 @@ static void port_info_published(struct cache_group *g, const void *before, const
 	const unsigned active = 4;
 
 	(void)g;
-	if (!old || !old->mgmt || !now->mgmt)
+	if (!old || !old->mgmt || !now->mgmt || n->remote)
 		return;
 	if (old->mgmt->pi.state == active && now->mgmt->pi.state != active)
 		snmp_log(LOG_WARNING, "the local port's link is %s (was Active): nothing beyond it "
