@@ -10,6 +10,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <infiniband/mad.h>
+
 #include "ibsnmpd/cache.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/pm_attr.h"
@@ -147,6 +149,10 @@ const struct pm_sample_state *pm_samples_find(const struct pm_samples_snapshot *
 int pm_samples_start(struct pm_subnet *pm, uint64_t guid, unsigned lid,
 		     const struct pm_sample_ctl *want, uint32_t fields, pm_done_fn done,
 		     void *ctx);
+
+/* Where SMPs to the node go: its LID, or (no LID yet: no SM) the directed
+ * route the discovery took; -1 if neither is known. */
+int pm_node_portid(const struct pm_node *nd, ib_portid_t *to);
 
 int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num);
 void pm_subnet_stop(struct pm_subnet *pm);

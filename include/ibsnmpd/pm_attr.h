@@ -90,6 +90,9 @@ struct pm_node {
 	bool has_route;
 	unsigned route_hops;
 	uint8_t route[63];
+	/* NodeInfo's identity ("ident" line) */
+	bool has_ident;
+	unsigned vendor_id, device_id, revision;
 };
 
 struct pm_port_ref {

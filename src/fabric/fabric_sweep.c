@@ -118,21 +118,12 @@ static void sweep_start(struct cache_group *g)
 	sw->pending = 1; /* held until every SMP is queued */
 	for (size_t i = 0; i < f->n_nodes; i++) {
 		const struct pm_node *nd = &f->nodes[i];
-		ib_portid_t to = {0}; /* ib_portid_set leaves the other fields as they are */
+		ib_portid_t to;
 
 		if (partial && (!nd->lid || !lid_wanted(a, nd->lid)))
 			continue;
-		if (nd->lid) {
-			ib_portid_set(&to, (int)nd->lid, 0, 0); /* an SMP, LID-routed */
-		} else if (nd->has_route) {
-			/* no LID yet (no SM): the route the discovery took */
-			mad_portid_local(&to);
-			to.drpath.cnt = (int)nd->route_hops;
-			for (unsigned h = 0; h < nd->route_hops; h++)
-				to.drpath.p[h + 1] = nd->route[h];
-		} else {
+		if (pm_node_portid(nd, &to))
 			continue;
-		}
 		for (unsigned p = 1; p <= nd->num_ports; p++) {
 			struct fabric_reading *r = &sw->readings[sw->n++];
 			struct reading_ref *ref = malloc(sizeof(*ref));

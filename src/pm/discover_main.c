@@ -53,6 +53,10 @@ static void print_node(ibnd_node_t *n, void *user)
 	}
 	printf("node %016llx %d %d %u %s\n", (unsigned long long)n->guid, n->type, n->numports,
 	       node_lid, desc);
+	printf("ident %016llx %x %x %x\n", (unsigned long long)n->guid,
+	       mad_get_field(n->info, 0, IB_NODE_VENDORID_F),
+	       mad_get_field(n->info, 0, IB_NODE_DEVID_F),
+	       mad_get_field(n->info, 0, IB_NODE_REVISION_F));
 	/* for a node without a LID yet: directed route, out port by out port */
 	if (n->path_portid.drpath.cnt >= 0 && n->path_portid.drpath.cnt <= 63) {
 		printf("route %016llx %d", (unsigned long long)n->guid, n->path_portid.drpath.cnt);

@@ -162,6 +162,30 @@ static int route_line(struct parse *ps, const char *line)
 	return 0;
 }
 
+/* "ident GUID VENDORID DEVICEID REVISION" right after its node's line
+ * (NodeInfo's identity: the nodes' contexts name it in sysDescr) */
+static int ident_line(struct parse *ps, const char *line)
+{
+	unsigned long long guid;
+	unsigned vendor, device, revision;
+	int used = 0;
+	struct pm_node *nd;
+
+	if (sscanf(line, "ident %llx %x %x %x%n", &guid, &vendor, &device, &revision, &used) != 4 ||
+	    line[used] != '\0' || vendor > 0xffffff || device > 0xffff)
+		return 1;
+	if (!ps->f->n_nodes || ps->f->nodes[ps->f->n_nodes - 1].guid != guid)
+		return 1;
+	nd = &ps->f->nodes[ps->f->n_nodes - 1];
+	if (nd->has_ident)
+		return 1;
+	nd->vendor_id = vendor;
+	nd->device_id = device;
+	nd->revision = revision;
+	nd->has_ident = true;
+	return 0;
+}
+
 /* One line: 0 taken, 1 not understood, -1 out of memory. */
 static int one_line(struct parse *ps, const char *line)
 {
@@ -169,7 +193,7 @@ static int one_line(struct parse *ps, const char *line)
 	int r;
 
 	if ((r = node_line(ps, line)) <= 0 || (r = port_line(ps, line)) <= 0 ||
-	    (r = route_line(ps, line)) <= 0)
+	    (r = route_line(ps, line)) <= 0 || (r = ident_line(ps, line)) <= 0)
 		return r;
 	if (sscanf(line, "done %lf", &secs) == 1) {
 		ps->f->seconds = secs;

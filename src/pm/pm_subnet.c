@@ -710,3 +710,19 @@ int pm_port_select_set(struct pm_subnet *pm, uint64_t guid, unsigned port)
 		qsort(pm->select, pm->n_select, sizeof(key), select_cmp);
 	return 0;
 }
+
+int pm_node_portid(const struct pm_node *nd, ib_portid_t *to)
+{
+	memset(to, 0, sizeof(*to)); /* ib_portid_set leaves the other fields as they are */
+	if (nd->lid) {
+		ib_portid_set(to, (int)nd->lid, 0, 0); /* an SMP, LID-routed */
+		return 0;
+	}
+	if (!nd->has_route)
+		return -1;
+	mad_portid_local(to);
+	to->drpath.cnt = (int)nd->route_hops;
+	for (unsigned h = 0; h < nd->route_hops; h++)
+		to->drpath.p[h + 1] = nd->route[h];
+	return 0;
+}
