@@ -307,6 +307,27 @@ static void parse_fabric_baseline_reset(const char *token, char *line)
 	parse_bool_token(token, line, &ibsnmpd_cfg.fabric_baseline_reset);
 }
 
+static void parse_node_context_types(const char *token, char *line)
+{
+	const char *why;
+	unsigned mask;
+
+	if (config_parse_node_types(line, &mask, &why))
+		report(token, line, why);
+	else
+		ibsnmpd_cfg.node_context_types = mask;
+}
+
+static void parse_node_context_hold(const char *token, char *line)
+{
+	parse_uint_token(token, line, 0, 30 * 86400, &ibsnmpd_cfg.node_context_hold_s);
+}
+
+static void parse_node_context_idle(const char *token, char *line)
+{
+	parse_uint_token(token, line, 10, 86400, &ibsnmpd_cfg.node_context_idle_s);
+}
+
 void config_register_tokens(void)
 {
 	config_set_defaults(&ibsnmpd_cfg);
@@ -345,6 +366,10 @@ void config_register_tokens(void)
 	register_config_handler(NULL, "fabricStateFile", parse_fabric_state_file, NULL, "PATH");
 	register_config_handler(NULL, "fabricBaselineReset", parse_fabric_baseline_reset, NULL,
 				"yes|no");
+	register_config_handler(NULL, "nodeContextTypes", parse_node_context_types, NULL,
+				"switch|ca|router ...|none");
+	register_config_handler(NULL, "nodeContextHold", parse_node_context_hold, NULL, "SECONDS");
+	register_config_handler(NULL, "nodeContextIdle", parse_node_context_idle, NULL, "SECONDS");
 
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING,

@@ -79,6 +79,41 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	cfg->partition_verify_delay_s = 5;
 	cfg->dcbx_enabled = true;
 	cfg->fabric_enabled = true;
+	cfg->node_context_types = 1u << 1 | 1u << 2 | 1u << 3;
+	cfg->node_context_hold_s = 3600;
+	cfg->node_context_idle_s = 300;
+}
+
+int config_parse_node_types(const char *text, unsigned *mask, const char **why)
+{
+	static const char *const names[] = {NULL, "ca", "switch", "router"};
+	char word[16];
+	int used;
+	unsigned m = 0;
+	bool none = false, any = false;
+
+	while (text && sscanf(text, " %15s%n", word, &used) == 1) {
+		unsigned t = 0;
+
+		for (unsigned k = 1; k <= 3; k++)
+			if (!strcasecmp(word, names[k]))
+				t = k;
+		if (!strcasecmp(word, "none"))
+			none = true;
+		else if (!t) {
+			*why = "expected switch, ca, router or none";
+			return -1;
+		}
+		m |= t ? 1u << t : 0;
+		any = true;
+		text += used;
+	}
+	if (!any || (none && m)) {
+		*why = any ? "none goes alone" : "expected switch, ca, router or none";
+		return -1;
+	}
+	*mask = m;
+	return 0;
 }
 
 int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out,

@@ -17,6 +17,7 @@
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/dcbx.h"
 #include "ibsnmpd/fabric.h"
+#include "ibsnmpd/node.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/notify.h"
 #include "ibsnmpd/pkey.h"
@@ -162,6 +163,8 @@ struct daemon {
 	bool pm_running;
 	struct fabric_area fabric;
 	bool fabric_running;
+	struct node_area nodes;
+	bool nodes_running;
 	struct pkey_policy *partitions;
 	bool dcbx_running;
 	unsigned rediscover_alarm;
@@ -242,6 +245,8 @@ static void reload_config(struct daemon *d)
 	sma_node_apply_config(&d->node);
 	if (d->pm_running)
 		pm_subnet_apply_config(&d->pm);
+	if (d->nodes_running)
+		node_area_apply_config(&d->nodes);
 	if (d->fabric_running)
 		fabric_apply_config(&d->fabric);
 	trap_subscriber_apply_config();
@@ -398,6 +403,12 @@ static void start_areas(struct daemon *d)
 		d->fabric_running = true;
 		groups[CACHE_FABRIC_PORTS] = &d->fabric.group;
 	}
+	/* every node as an SNMP device: a context each, from the sweeps above */
+	if (d->pm_running) {
+		if (node_area_start(&d->nodes, &d->pm, &d->fabric, &d->node))
+			fatal(3, "cannot start the node contexts");
+		d->nodes_running = true;
+	}
 	for (int i = 0; i < CACHE_SMA_COUNT; i++)
 		groups[i] = &d->node.group[i];
 	/* the partition policy: its member ports are found through the PM
@@ -413,6 +424,7 @@ static void start_areas(struct daemon *d)
 	if (sma_mib_register(&d->node) || agent_mib_register(groups, CACHE_GROUP_COUNT) ||
 	    (d->pm_running && pm_mib_register(&d->pm)) ||
 	    (d->fabric_running && fabric_mib_register(&d->fabric)) ||
+	    (d->nodes_running && node_mib_register(&d->nodes)) ||
 	    pkey_mib_register(d->partitions) ||
 	    (d->dcbx_running && dcbx_mib_register()))
 		fatal(3, "cannot register the MIB handlers");
@@ -462,6 +474,10 @@ static void stop_all(struct daemon *d)
 	if (d->rediscover_alarm)
 		snmp_alarm_unregister(d->rediscover_alarm);
 	agent_mib_unregister();
+	if (d->nodes_running) {
+		node_mib_unregister();
+		node_area_stop(&d->nodes);
+	}
 	if (d->fabric_running) {
 		fabric_mib_unregister();
 		fabric_stop(&d->fabric);

@@ -69,6 +69,10 @@ struct ibsnmpd_config {
 	bool fabric_enabled;               /* sweep every port's PortInfo (needs pmEnable) */
 	char fabric_state_file[4096];      /* the baseline ("" = net-snmp's persistent dir) */
 	bool fabric_baseline_reset;        /* forget the saved baseline at start and SIGHUP */
+	/* every node as an SNMP device (a context each) */
+	unsigned node_context_types;       /* 1 << NodeType (1 CA, 2 switch, 3 router); 0: none */
+	unsigned node_context_hold_s;      /* a node no longer reached keeps its context */
+	unsigned node_context_idle_s;      /* a context's SMA-MIB is read while asked this often */
 };
 
 extern struct ibsnmpd_config ibsnmpd_cfg;
@@ -83,6 +87,9 @@ int config_parse_uint(const char *text, unsigned min, unsigned max, unsigned *ou
 int config_parse_bool(const char *text, bool *out, const char **why);
 /* A GUID as 0x-prefixed or plain hex, 1..16 digits. */
 int config_parse_guid(const char *text, uint64_t *out, const char **why);
+/* "switch ca router" (any of them, in any order) or "none": a mask of
+ * 1 << NodeType. */
+int config_parse_node_types(const char *text, unsigned *mask, const char **why);
 int config_parse_cache_lifetime(const char *line, enum cache_group_id *group,
 				unsigned *seconds, const char **why);
 

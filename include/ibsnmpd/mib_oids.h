@@ -384,6 +384,7 @@
 #define OID_IBSNMPD_PM 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 3 /* IBSNMPD-MIB::ibsnmpdPm */
 #define OID_IBSNMPD_TRAPS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4 /* IBSNMPD-MIB::ibsnmpdTraps */
 #define OID_IBSNMPD_FABRIC 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5 /* IBSNMPD-MIB::ibsnmpdFabric */
+#define OID_IBSNMPD_NODES 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 6 /* IBSNMPD-MIB::ibsnmpdNodes */
 #define OID_IBSNMPD_NOTIFICATIONS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0 /* IBSNMPD-MIB::ibsnmpdNotifications */
 #define OID_IBSNMPD_MADS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 1, 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
 #define SCALAR_IBSNMPD_MADS_SENT 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
@@ -504,6 +505,20 @@
 #define OID_IBSNMPD_LINK_UP 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 2 /* IBSNMPD-MIB::ibsnmpdLinkUp */
 #define OID_IBSNMPD_LINK_DEGRADED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 3 /* IBSNMPD-MIB::ibsnmpdLinkDegraded */
 #define OID_IBSNMPD_LINK_RESTORED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 4 /* IBSNMPD-MIB::ibsnmpdLinkRestored */
+#define OID_IBSNMPD_NODE_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 6, 1 /* IBSNMPD-MIB::ibsnmpdNodeTable */
+#define COLUMN_IBSNMPD_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdNodeGuid */
+#define COLUMN_IBSNMPD_NODE_DESCRIPTION 2 /* IBSNMPD-MIB::ibsnmpdNodeDescription */
+#define COLUMN_IBSNMPD_NODE_TYPE 3 /* IBSNMPD-MIB::ibsnmpdNodeType */
+#define COLUMN_IBSNMPD_NODE_LID 4 /* IBSNMPD-MIB::ibsnmpdNodeLid */
+#define COLUMN_IBSNMPD_NODE_PORTS 5 /* IBSNMPD-MIB::ibsnmpdNodePorts */
+#define COLUMN_IBSNMPD_NODE_CONTEXT 6 /* IBSNMPD-MIB::ibsnmpdNodeContext */
+#define COLUMN_IBSNMPD_NODE_REACHABLE 7 /* IBSNMPD-MIB::ibsnmpdNodeReachable */
+#define COLUMN_IBSNMPD_NODE_VENDOR_ID 8 /* IBSNMPD-MIB::ibsnmpdNodeVendorId */
+#define COLUMN_IBSNMPD_NODE_DEVICE_ID 9 /* IBSNMPD-MIB::ibsnmpdNodeDeviceId */
+#define OID_IBSNMPD_PRODUCTS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3 /* IBSNMPD-MIB::ibsnmpdProducts */
+#define OID_IBSNMPD_SWITCH_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 1 /* IBSNMPD-MIB::ibsnmpdSwitchNode */
+#define OID_IBSNMPD_CHANNEL_ADAPTER_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 2 /* IBSNMPD-MIB::ibsnmpdChannelAdapterNode */
+#define OID_IBSNMPD_ROUTER_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 3 /* IBSNMPD-MIB::ibsnmpdRouterNode */
 #define OID_IBSNMPD_COMPLIANCES 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 2, 1 /* IBSNMPD-MIB::ibsnmpdCompliances */
 #define OID_IBSNMPD_GROUPS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 2, 2 /* IBSNMPD-MIB::ibsnmpdGroups */
 

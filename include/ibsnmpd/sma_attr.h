@@ -116,6 +116,7 @@ unsigned sma_vl_count(unsigned v);
 unsigned sma_width_lanes(unsigned v);
 int sma_speed_generation(unsigned speed, unsigned speed_ext);
 unsigned sma_lane_data_mbps(int generation);
+unsigned sma_lane_nominal_mbps(int generation);
 
 /* The SMA-MIB notification of a trap number, 1..10; 0 if it has none. */
 unsigned sma_notification_of_trap(unsigned trap_number);

@@ -157,6 +157,15 @@ unsigned sma_lane_data_mbps(int generation)
 	return generation >= 1 && generation <= 8 ? mbps[generation] : 0;
 }
 
+/* The nominal rate of a lane as the IBTA and the vendors name a link ("4X
+ * QDR 40 Gb/s", "4X FDR 56 Gb/s", "4X EDR 100 Gb/s"), in Mb/s. */
+unsigned sma_lane_nominal_mbps(int generation)
+{
+	static const unsigned mbps[] = {0, 2500, 5000, 10000, 14000, 25000, 50000, 100000, 200000};
+
+	return generation >= 1 && generation <= 8 ? mbps[generation] : 0;
+}
+
 /* SMA-MIB ibSmaNotifications 1..10, in the draft's order */
 static const unsigned trap_of_notification[] = {128, 129, 130, 131, 144, 145,
 						256, 257, 258, 259};

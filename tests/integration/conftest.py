@@ -67,6 +67,22 @@ class TestBed:
                              capture_output=True, text=True, env=snmp_env(), timeout=60)
         return out
 
+    def v3(self, tool, context, *args, extra=()):
+        """An SNMPv3 request (the bed's user) in a context."""
+        return subprocess.run([tool] + self.env["SNMP_V3_ARGS"].split() +
+                              ["-n", context, "-On", "-t", "3", "-r", "1"] + list(extra) +
+                              [self.target] + list(args),
+                              capture_output=True, text=True, env=snmp_env(), timeout=120)
+
+    def v3_walk(self, context, oid):
+        """snmpbulkwalk in a context; {} for an empty subtree."""
+        out = self.v3("snmpbulkwalk", context, oid)
+        assert out.returncode == 0, out.stderr
+        rows = parse_varbinds(out.stdout)
+        if list(rows) == [oid] and rows[oid][1].startswith("No Such"):
+            return {}
+        return rows
+
     def get(self, *oids, hex_strings=False):
         """snmpget; returns {oid: (type, value)}."""
         out = self.snmp("snmpget", *oids, extra=["-Ox"] if hex_strings else [])
@@ -156,7 +172,8 @@ def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=N
     if out.returncode != 0:
         subprocess.run([SIMFABRIC, "down", "--dir", directory], capture_output=True)
         raise RuntimeError("simfabric up failed:\n%s\n%s" % (out.stdout, out.stderr))
-    env = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+    env = {k: v.strip('"') for k, v in
+           (line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)}
     return TestBed(directory, env)
 
 

@@ -1,0 +1,147 @@
+/* Every node of the subnet as an SNMP device: one SNMP context per node
+ * (ib-<node GUID>), serving the system group, IF-MIB's ifNumber, ifTable
+ * and ifXTable, and SMA-MIB of that node; IBSNMPD-MIB::ibsnmpdNodeTable
+ * lists them in the default context.
+ *
+ *   node_dir.c       pure: the directory snapshot (nodes, their interfaces)
+ *                    built from the discovery, the fabric's PortInfo sweep,
+ *                    the PM sweep's counters and the previous directory
+ *   node_mib.c       the handlers: ibsnmpdNodeTable; a context's system
+ *                    group, ifNumber, ifTable, ifXTable
+ *   node_contexts.c  the area: the directory's cache group, the contexts
+ *                    registered and unregistered as nodes come and go,
+ *                    each context's SMA-MIB read while it is being asked
+ */
+#ifndef IBSNMPD_NODE_H
+#define IBSNMPD_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ibsnmpd/cache.h"
+#include "ibsnmpd/mib_table.h"
+#include "ibsnmpd/sma.h"
+
+#define NODE_CONTEXT_PREFIX "ib-"
+#define NODE_CONTEXT_MAX 24 /* "ib-" + 16 hex digits + NUL, rounded */
+
+/* A port's counters from the PM sweep, as IF-MIB counts (octets). */
+struct node_if_counters {
+	bool per_cast;            /* unicast and multicast counted apart */
+	uint64_t in_octets, out_octets, in_pkts, out_pkts;
+	uint64_t in_ucast, out_ucast, in_mcast, out_mcast;
+	uint32_t in_errors, in_discards, in_unknown, out_discards, out_errors;
+	time_t discontinuity;     /* wall clock */
+};
+
+/* One physical port: a row of the node's ifTable (ifIndex = port). */
+struct node_if {
+	unsigned port;
+	bool have_info;           /* PortInfo read (now or before) */
+	unsigned link_state;      /* PortInfo PortState: 1 down .. 5 actDefer */
+	unsigned phys_state;      /* PortPhysicalState: 1 sleep .. 7 phyTest */
+	unsigned lanes;           /* active width in lanes, 0 when not up */
+	int speed;                /* sma_speed_generation, 0 when not up */
+	unsigned mtu;             /* octets: NeighborMTU */
+	time_t last_change;       /* wall clock; 0 unknown */
+	uint64_t remote_guid;     /* 0: never seen linked */
+	unsigned remote_port;
+	char remote_desc[65];
+	bool have_counters;
+	struct node_if_counters c;
+};
+
+struct node_entry {
+	uint64_t guid;
+	unsigned type, lid, num_ports; /* type: 1 CA, 2 switch, 3 router */
+	char desc[65];
+	bool has_ident;
+	unsigned vendor_id, device_id, revision;
+	bool reachable;           /* the last discovery reached it */
+	time_t unreachable_since; /* wall clock, when !reachable */
+	char context[NODE_CONTEXT_MAX]; /* "" if its type gets no context */
+	size_t first_if, n_if;    /* its interfaces: ifs[first_if ..] */
+	struct mib_rows if_rows;  /* ifTable / ifXTable; index: port */
+};
+
+struct node_dir {
+	size_t n;
+	struct node_entry *nodes; /* sorted by GUID */
+	struct mib_rows rows;     /* ibsnmpdNodeTable; index: GUID (8 octets) */
+	size_t n_if;
+	struct node_if *ifs;
+	struct mib_row *if_row_store;
+};
+
+void node_dir_free(void *p);
+const struct node_entry *node_dir_find(const struct node_dir *d, uint64_t guid);
+/* "ib-" and the GUID in 16 lower-case hex digits. */
+void node_context_name(uint64_t guid, char *out, size_t len);
+
+struct pm_fabric;
+struct fabric_snapshot;
+struct pm_snapshot;
+
+struct node_dir_build {
+	const struct pm_fabric *fabric;         /* the discovery; NULL: none yet */
+	const struct fabric_snapshot *ports;    /* PortInfo of every port; NULL: none yet */
+	const struct pm_snapshot *counters;     /* the PM sweep; NULL: none yet */
+	const struct node_dir *prev;
+	unsigned types_mask;                    /* 1 << node type: gets a context */
+	unsigned hold_s;                        /* an unreachable node stays this long */
+	time_t now;
+};
+
+/* The new directory (NULL: out of memory). Pure; unit-tested. */
+struct node_dir *node_dir_build(const struct node_dir_build *in);
+
+/* IF-MIB mappings (pure). */
+#define NODE_IF_UP 1
+#define NODE_IF_DOWN 2
+#define NODE_IF_DORMANT 5
+unsigned node_if_admin_status(const struct node_if *i);
+unsigned node_if_oper_status(const struct node_if *i, bool reachable);
+/* ifHighSpeed: active lanes x nominal lane rate, Mb/s. */
+unsigned node_if_high_speed(const struct node_if *i);
+
+/* ---- the area (node_contexts.c) ---- */
+
+struct pm_subnet;
+struct fabric_area;
+struct node_context;
+
+struct node_area {
+	struct cache_group dir;       /* snapshot: struct node_dir */
+	struct pm_subnet *pm;
+	struct fabric_area *fabric;
+	struct sma_node *local;       /* served in the default context already */
+	struct node_context **contexts; /* sorted by GUID */
+	size_t n_contexts, cap_contexts;
+	unsigned tick_alarm;
+};
+
+int node_area_start(struct node_area *a, struct pm_subnet *pm, struct fabric_area *fabric,
+		    struct sma_node *local);
+void node_area_stop(struct node_area *a);
+void node_area_apply_config(struct node_area *a);
+
+/* node_mib.c: ibsnmpdNodeTable (default context), and one context's
+ * system group and IF-MIB tables. */
+int node_mib_register(struct node_area *a);
+void node_mib_unregister(void);
+
+struct node_context_regs {
+	struct mib_scalars system, if_number;
+	struct mib_table if_table, ifx_table;
+};
+/* ctx: the node_context (node_contexts.c) whose directory entry the
+ * handlers look up with node_context_entry(). */
+int node_mib_register_context(struct node_context_regs *r, const void *ctx, const char *name,
+			      struct mib_asked asked);
+void node_mib_unregister_context(struct node_context_regs *r);
+/* The context's node in the current directory, and the directory. */
+const struct node_entry *node_context_entry(const void *ctx, const struct node_dir **dir);
+
+#endif

@@ -1,0 +1,405 @@
+/* Every node of the subnet as an SNMP device: the directory's cache group
+ * (derived: rebuilt after each fabric or PM sweep, no MAD of its own), and
+ * one SNMP context per node, registered with snmpd over AgentX as nodes
+ * come (switches first) and unregistered when they have been gone for
+ * nodeContextHold seconds.
+ *
+ * A context's system group and IF-MIB come from the subnet-wide sweeps and
+ * are there at once. Its SMA-MIB groups (forwarding tables, SL-to-VL and VL
+ * arbitration of every port: too heavy to sweep for every switch) are read
+ * when SMA-MIB is first asked in the context, then kept fresh per
+ * cacheLifetime while it is asked at least every nodeContextIdle seconds;
+ * then they stop and are dropped. A request never waits for them: until
+ * they are read they have no instances.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <net-snmp/agent/agent_callbacks.h>
+
+#include "ibsnmpd/config.h"
+#include "ibsnmpd/fabric.h"
+#include "ibsnmpd/node.h"
+#include "ibsnmpd/pm.h"
+
+#define TICK_S 2
+
+struct node_context {
+	uint64_t guid;
+	unsigned type;
+	char name[NODE_CONTEXT_MAX];
+	struct node_area *area;
+	struct sma_node sma;          /* this node's SMA-MIB, read while asked */
+	char group_name[CACHE_SMA_COUNT][NODE_CONTEXT_MAX + 32]; /* its log lines name it */
+	bool sma_init, sma_running, sma_started;
+	time_t last_asked;            /* monotonic */
+	bool retired;                 /* unregistered; freed once no read is in flight */
+	struct sma_mib_regs sma_regs;
+	struct node_context_regs regs;
+};
+
+static time_t mono_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec;
+}
+
+const struct node_entry *node_context_entry(const void *ctx, const struct node_dir **dir)
+{
+	const struct node_context *c = ctx;
+
+	*dir = cache_snapshot(&c->area->dir);
+	return node_dir_find(*dir, c->guid);
+}
+
+/* ---- the directory ---------------------------------------------------------- */
+
+static void refresh_dir(struct cache_group *g)
+{
+	struct node_area *a = g->owner;
+	struct node_dir_build in = {
+		.fabric = a->pm->fabric,
+		.ports = cache_snapshot(&a->fabric->group),
+		.counters = cache_snapshot(&a->pm->sweep),
+		.prev = cache_snapshot(g),
+		.types_mask = ibsnmpd_cfg.node_context_types,
+		.hold_s = ibsnmpd_cfg.node_context_hold_s,
+		.now = time(NULL),
+	};
+	struct node_dir *d;
+
+	if (!in.fabric && !in.prev)
+		return cache_refresh_done(g, NULL, NULL); /* nothing discovered yet */
+	d = node_dir_build(&in);
+	cache_refresh_done(g, d, d ? NULL : "out of memory");
+}
+
+/* ---- a context's SMA-MIB, read while asked ------------------------------------ */
+
+static bool sma_in_flight(const struct node_context *c)
+{
+	for (int i = 0; c->sma_init && i < CACHE_SMA_COUNT; i++)
+		if (c->sma.group[i].refreshing)
+			return true;
+	return false;
+}
+
+static void sma_stage_done(struct cache_group *g, const void *before, const void *after,
+			   void *arg)
+{
+	struct node_context *c = arg;
+
+	(void)g;
+	(void)before;
+	(void)after;
+	if (c->sma_running && !c->sma_started)
+		c->sma_started = sma_node_start_step(&c->sma);
+}
+
+static void sma_start(struct node_context *c)
+{
+	const struct pm_fabric *f = c->area->pm->fabric;
+	const struct pm_node *nd = f ? pm_fabric_node(f, c->guid) : NULL;
+	ib_portid_t path;
+
+	if (!nd || pm_node_portid(nd, &path))
+		return; /* not reached now: nothing to read */
+	if (!c->sma_init || (!sma_in_flight(c) && memcmp(&path, &c->sma.path, sizeof(path)))) {
+		if (sma_in_flight(c))
+			return;
+		sma_node_init(&c->sma, &path);
+		c->sma.remote = true;
+		for (int i = 0; i < CACHE_SMA_COUNT; i++) {
+			snprintf(c->group_name[i], sizeof(c->group_name[i]), "%s: %s", c->name,
+				 c->sma.group[i].name);
+			c->sma.group[i].name = c->group_name[i];
+		}
+		cache_group_observe(&c->sma.group[CACHE_NODE_INFO], sma_stage_done, c);
+		cache_group_observe(&c->sma.group[CACHE_PORT_INFO], sma_stage_done, c);
+		c->sma_init = true;
+	}
+	DEBUGMSGTL(("ibsnmpd:nodes", "%s: SMA-MIB asked, reading it\n", c->name));
+	c->sma_running = true;
+	c->sma_started = false;
+	sma_node_start(&c->sma);
+}
+
+static void sma_stop(struct node_context *c)
+{
+	DEBUGMSGTL(("ibsnmpd:nodes", "%s: SMA-MIB not asked for a while, dropped\n", c->name));
+	sma_node_stop(&c->sma);
+	c->sma_running = false;
+}
+
+static void sma_asked(void *arg)
+{
+	struct node_context *c = arg;
+
+	c->last_asked = mono_now();
+	if (!c->sma_running)
+		sma_start(c);
+}
+
+/* ---- contexts come and go ----------------------------------------------------- */
+
+static const struct sma_nodeinfo *local_info(const struct node_area *a)
+{
+	return a->local ? cache_snapshot(&a->local->group[CACHE_NODE_INFO]) : NULL;
+}
+
+/* On the first registration in a context net-snmp registers the context's
+ * root subtrees (0, 1, 2) and, in a subagent, sends them to snmpd, which
+ * made them itself and refuses them: three AgentX round trips and three
+ * "registering pdu failed" lines per context. They are made here first,
+ * with the registration callbacks (the AgentX client's) muted for that
+ * call: net-snmp has no call that loads a context without them. */
+static int muted_callback(int major, int minor, void *server, void *client)
+{
+	(void)major;
+	(void)minor;
+	(void)server;
+	(void)client;
+	return 0;
+}
+
+static void context_roots(const char *context)
+{
+	struct snmp_gen_callback *list =
+		snmp_callback_list(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_REGISTER_OID);
+	SNMPCallback *saved[8];
+	size_t n = 0;
+	oid root[1] = {1};
+
+	for (struct snmp_gen_callback *cb = list; cb && n < 8; cb = cb->next, n++) {
+		saved[n] = cb->sc_callback;
+		cb->sc_callback = muted_callback;
+	}
+	/* loading the first one loads all three */
+	netsnmp_register_null_context(snmp_duplicate_objid(root, 1), 1, context);
+	n = 0;
+	for (struct snmp_gen_callback *cb = list; cb && n < 8; cb = cb->next, n++)
+		cb->sc_callback = saved[n];
+}
+
+static struct node_context *context_new(struct node_area *a, const struct node_entry *e)
+{
+	struct node_context *c = calloc(1, sizeof(*c));
+	const struct sma_nodeinfo *li = local_info(a);
+	struct sma_node *sma;
+	struct mib_asked asked = {sma_asked, c};
+
+	if (!c)
+		return NULL;
+	c->guid = e->guid;
+	c->type = e->type;
+	c->area = a;
+	snprintf(c->name, sizeof(c->name), "%s", e->context);
+	sma = &c->sma;
+	if (li && li->node_guid == e->guid) {
+		sma = a->local; /* the local node: read all the time already */
+		asked.fn = NULL;
+	}
+	context_roots(c->name);
+	if (sma_mib_register_in(&c->sma_regs, sma, c->name, asked) ||
+	    node_mib_register_context(&c->regs, c, c->name, (struct mib_asked){0})) {
+		sma_mib_unregister_in(&c->sma_regs);
+		node_mib_unregister_context(&c->regs);
+		free(c);
+		return NULL;
+	}
+	DEBUGMSGTL(("ibsnmpd:nodes", "context %s registered (%s)\n", c->name, e->desc));
+	return c;
+}
+
+static void context_retire(struct node_context *c)
+{
+	DEBUGMSGTL(("ibsnmpd:nodes", "context %s unregistered\n", c->name));
+	sma_mib_unregister_in(&c->sma_regs);
+	node_mib_unregister_context(&c->regs);
+	if (c->sma_running)
+		sma_stop(c);
+	c->retired = true;
+}
+
+static void context_free(struct node_context *c)
+{
+	if (c->sma_init)
+		sma_node_stop(&c->sma);
+	free(c);
+}
+
+static int context_cmp(const void *a, const void *b)
+{
+	const struct node_context *x = *(struct node_context *const *)a;
+	const struct node_context *y = *(struct node_context *const *)b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/* The live context of guid (a retired one of the same node may still wait
+ * to be freed beside it). */
+static struct node_context *find_context(const struct node_area *a, uint64_t guid)
+{
+	size_t lo = 0, hi = a->n_contexts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->contexts[mid]->guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < a->n_contexts && a->contexts[lo]->guid == guid; lo++)
+		if (!a->contexts[lo]->retired)
+			return a->contexts[lo];
+	return NULL;
+}
+
+static int add_context(struct node_area *a, struct node_context *c)
+{
+	if (a->n_contexts == a->cap_contexts) {
+		size_t cap = a->cap_contexts ? a->cap_contexts * 2 : 64;
+		void *q = realloc(a->contexts, cap * sizeof(*a->contexts));
+
+		if (!q)
+			return -1;
+		a->contexts = q;
+		a->cap_contexts = cap;
+	}
+	a->contexts[a->n_contexts++] = c;
+	return 0;
+}
+
+/* After a directory is published: contexts of nodes gone (or whose type
+ * no longer gets one) go, new nodes get theirs, switches first. */
+static void dir_published(struct cache_group *g, const void *before, const void *after,
+			  void *arg)
+{
+	struct node_area *a = arg;
+	const struct node_dir *d = after;
+	size_t added = 0, failed = 0;
+	struct timespec t0, t1;
+
+	(void)g;
+	(void)before;
+	for (size_t k = 0; k < a->n_contexts; k++) {
+		struct node_context *c = a->contexts[k];
+		const struct node_entry *e = node_dir_find(d, c->guid);
+
+		if (!c->retired && (!e || !e->context[0]))
+			context_retire(c);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* the new ones, found while the array is sorted; then made */
+	size_t n_new = 0, *fresh = calloc(d->n ? d->n : 1, sizeof(*fresh));
+
+	if (!fresh) {
+		snmp_log(LOG_ERR, "node contexts: out of memory\n");
+		return;
+	}
+	for (size_t k = 0; k < d->n; k++)
+		if (d->nodes[k].context[0] && !find_context(a, d->nodes[k].guid))
+			fresh[n_new++] = k;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t j = 0; j < n_new; j++) {
+			const struct node_entry *e = &d->nodes[fresh[j]];
+			struct node_context *c;
+
+			if ((e->type == 2) != (pass == 0))
+				continue;
+			if (!(c = context_new(a, e)) || add_context(a, c)) {
+				if (c) {
+					context_retire(c);
+					context_free(c);
+				}
+				failed++;
+				continue;
+			}
+			added++;
+		}
+	}
+	free(fresh);
+	qsort(a->contexts, a->n_contexts, sizeof(*a->contexts), context_cmp);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (added || failed)
+		snmp_log(failed ? LOG_WARNING : LOG_INFO,
+			 "node contexts: %zu registered in %.2f s%s (%zu in all)\n", added,
+			 (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+			 failed ? ", some could not be (see above)" : "", a->n_contexts);
+}
+
+/* Every TICK_S: SMA-MIB reads of contexts no longer asked stop; contexts
+ * unregistered are freed once nothing of theirs is in flight. */
+static void tick(unsigned reg, void *arg)
+{
+	struct node_area *a = arg;
+	time_t now = mono_now();
+	size_t kept = 0;
+
+	(void)reg;
+	for (size_t k = 0; k < a->n_contexts; k++) {
+		struct node_context *c = a->contexts[k];
+
+		if (c->retired && !sma_in_flight(c)) {
+			context_free(c);
+			continue;
+		}
+		a->contexts[kept++] = c;
+		if (!c->sma_running)
+			continue;
+		if (now - c->last_asked > (time_t)ibsnmpd_cfg.node_context_idle_s)
+			sma_stop(c);
+		else if (!c->sma_started)
+			c->sma_started = sma_node_start_step(&c->sma);
+	}
+	a->n_contexts = kept;
+}
+
+int node_area_start(struct node_area *a, struct pm_subnet *pm, struct fabric_area *fabric,
+		    struct sma_node *local)
+{
+	memset(a, 0, sizeof(*a));
+	a->pm = pm;
+	a->fabric = fabric;
+	a->local = local;
+	a->dir.name = "node directory";
+	a->dir.refresh = refresh_dir;
+	a->dir.free_snapshot = node_dir_free;
+	a->dir.owner = a;
+	/* no lifetime of its own: rebuilt when a sweep publishes */
+	if (cache_group_follow(&a->dir, &fabric->group) || cache_group_follow(&a->dir, &pm->sweep) ||
+	    cache_group_observe(&a->dir, dir_published, a))
+		return -1;
+	a->tick_alarm = snmp_alarm_register(TICK_S, SA_REPEAT, tick, a);
+	return a->tick_alarm ? 0 : -1;
+}
+
+void node_area_apply_config(struct node_area *a)
+{
+	for (size_t k = 0; k < a->n_contexts; k++)
+		if (a->contexts[k]->sma_init)
+			sma_node_apply_config(&a->contexts[k]->sma);
+	if (a->dir.snapshot)
+		cache_group_refresh_now(&a->dir); /* nodeContextTypes may have changed */
+}
+
+void node_area_stop(struct node_area *a)
+{
+	if (a->tick_alarm)
+		snmp_alarm_unregister(a->tick_alarm);
+	a->tick_alarm = 0;
+	for (size_t k = 0; k < a->n_contexts; k++) {
+		if (!a->contexts[k]->retired)
+			context_retire(a->contexts[k]);
+		context_free(a->contexts[k]);
+	}
+	free(a->contexts);
+	a->contexts = NULL;
+	a->n_contexts = a->cap_contexts = 0;
+	cache_group_stop(&a->dir);
+}

@@ -1,0 +1,315 @@
+/* The node directory: every node of the subnet and its interfaces, built
+ * whole from what the other areas' sweeps published (no MAD of its own).
+ *
+ *   node           <- the discovery (NodeInfo, NodeDescription: ibnetdiscover's)
+ *   if link rows   <- the fabric's PortInfo sweep (fabric_snapshot)
+ *   if counters    <- the PM sweep (pm_snapshot: PortCounters[Extended])
+ *
+ * A node the discovery no longer reaches keeps its entry (reachable false)
+ * for hold_s seconds, its interfaces as last seen (or as the fabric keeps
+ * them), every one down.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibsnmpd/fabric.h"
+#include "ibsnmpd/node.h"
+#include "ibsnmpd/pm.h"
+
+void node_context_name(uint64_t guid, char *out, size_t len)
+{
+	snprintf(out, len, NODE_CONTEXT_PREFIX "%016llx", (unsigned long long)guid);
+}
+
+void node_dir_free(void *p)
+{
+	struct node_dir *d = p;
+
+	if (!d)
+		return;
+	free(d->nodes);
+	free(d->rows.rows);
+	free(d->ifs);
+	free(d->if_row_store);
+	free(d);
+}
+
+static int entry_cmp(const void *key, const void *elem)
+{
+	uint64_t g = *(const uint64_t *)key, e = ((const struct node_entry *)elem)->guid;
+
+	return g < e ? -1 : g > e;
+}
+
+const struct node_entry *node_dir_find(const struct node_dir *d, uint64_t guid)
+{
+	return d && d->n ? bsearch(&guid, d->nodes, d->n, sizeof(*d->nodes), entry_cmp) : NULL;
+}
+
+/* The first counters row of guid in the PM snapshot (sorted by GUID, port). */
+static size_t first_counters(const struct pm_snapshot *s, uint64_t guid)
+{
+	size_t lo = 0, hi = s ? s->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ports[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Link fields from the fabric's row of the port. */
+static void if_from_fabric(struct node_if *i, const struct fabric_port *p)
+{
+	i->have_info = p->have_info;
+	i->link_state = p->have_info ? p->pi.state : 0;
+	i->phys_state = p->have_info ? p->pi.phys_state : 0;
+	i->lanes = p->lanes;
+	i->speed = p->speed;
+	i->mtu = p->have_info ? sma_mtu_octets(p->pi.neighbor_mtu) : 0;
+	i->last_change = p->last_change;
+	i->remote_guid = p->remote_guid;
+	i->remote_port = p->remote_port;
+	snprintf(i->remote_desc, sizeof(i->remote_desc), "%s", p->remote_desc);
+}
+
+/* Counters, as IF-MIB's columns take them (octets; IB counts 4-octet
+ * words). The error columns, from PortCounters:
+ *   ifInErrors        <- PortRcvErrors (packets received with an error)
+ *   ifInDiscards      <- PortRcvConstraintErrors (partition / raw filter)
+ *   ifInUnknownProtos <- PortRcvSwitchRelayErrors (no route for the DLID)
+ *   ifOutDiscards     <- PortXmitDiscards
+ *   ifOutErrors       <- PortXmitConstraintErrors */
+static void if_counters(struct node_if *i, const struct pm_port_state *st)
+{
+	struct node_if_counters *c = &i->c;
+
+	if (!st->have_raw)
+		return;
+	i->have_counters = true;
+	c->in_octets = st->rcv_data * 4;
+	c->out_octets = st->xmit_data * 4;
+	c->in_pkts = st->rcv_pkts;
+	c->out_pkts = st->xmit_pkts;
+	c->per_cast = st->extended && (st->raw_ext.rcv_ucast_pkts || st->raw_ext.xmit_ucast_pkts ||
+				       st->raw_ext.rcv_mcast_pkts || st->raw_ext.xmit_mcast_pkts);
+	if (c->per_cast) {
+		c->in_ucast = st->raw_ext.rcv_ucast_pkts;
+		c->out_ucast = st->raw_ext.xmit_ucast_pkts;
+		c->in_mcast = st->raw_ext.rcv_mcast_pkts;
+		c->out_mcast = st->raw_ext.xmit_mcast_pkts;
+	}
+	c->in_errors = st->raw.rcv_errors;
+	c->in_discards = st->raw.rcv_constraint_errors;
+	c->in_unknown = st->raw.rcv_switch_relay_errors;
+	c->out_discards = st->raw.xmit_discards;
+	c->out_errors = st->raw.xmit_constraint_errors;
+	c->discontinuity = st->discontinuity;
+}
+
+struct builder {
+	struct node_dir *d;
+	size_t cap_nodes, cap_if;
+};
+
+static struct node_entry *add_node(struct builder *b)
+{
+	if (b->d->n == b->cap_nodes) {
+		size_t cap = b->cap_nodes ? b->cap_nodes * 2 : 64;
+		void *q = realloc(b->d->nodes, cap * sizeof(*b->d->nodes));
+
+		if (!q)
+			return NULL;
+		b->d->nodes = q;
+		b->cap_nodes = cap;
+	}
+	memset(&b->d->nodes[b->d->n], 0, sizeof(b->d->nodes[0]));
+	return &b->d->nodes[b->d->n++];
+}
+
+static struct node_if *add_if(struct builder *b)
+{
+	if (b->d->n_if == b->cap_if) {
+		size_t cap = b->cap_if ? b->cap_if * 2 : 256;
+		void *q = realloc(b->d->ifs, cap * sizeof(*b->d->ifs));
+
+		if (!q)
+			return NULL;
+		b->d->ifs = q;
+		b->cap_if = cap;
+	}
+	memset(&b->d->ifs[b->d->n_if], 0, sizeof(b->d->ifs[0]));
+	return &b->d->ifs[b->d->n_if++];
+}
+
+/* The node's interfaces 1..num_ports: the fabric's rows, else what the
+ * previous directory had, with the counters of the PM sweep. */
+static int add_ifs(struct builder *b, const struct node_dir_build *in, struct node_entry *e,
+		   const struct node_entry *before)
+{
+	size_t c = first_counters(in->counters, e->guid);
+
+	e->first_if = b->d->n_if;
+	for (unsigned port = 1; port <= e->num_ports; port++) {
+		const struct fabric_port *fp = in->ports ? fabric_find(in->ports, e->guid, port)
+							 : NULL;
+		const struct node_if *was = before && port <= before->n_if
+					    ? &in->prev->ifs[before->first_if + port - 1] : NULL;
+		struct node_if *i = add_if(b);
+
+		if (!i)
+			return -1;
+		if (fp)
+			if_from_fabric(i, fp);
+		else if (was)
+			*i = *was;
+		i->port = port;
+		i->have_counters = false;
+		while (in->counters && c < in->counters->n && in->counters->ports[c].guid == e->guid &&
+		       in->counters->ports[c].port < port)
+			c++;
+		if (in->counters && c < in->counters->n && in->counters->ports[c].guid == e->guid &&
+		    in->counters->ports[c].port == port)
+			if_counters(i, &in->counters->ports[c]);
+		if (!i->have_counters && was && was->have_counters) {
+			i->have_counters = true; /* the sweep no longer has it: as last read */
+			i->c = was->c;
+		}
+		if (!e->reachable)
+			i->link_state = 1; /* down: nothing answers there */
+	}
+	e->n_if = b->d->n_if - e->first_if;
+	return 0;
+}
+
+static void set_context(struct node_entry *e, unsigned types_mask)
+{
+	if (e->type < 32 && (types_mask >> e->type & 1))
+		node_context_name(e->guid, e->context, sizeof(e->context));
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct node_entry *)a)->guid, y = ((const struct node_entry *)b)->guid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Rows of both tables, once the arrays no longer move. */
+static int index_rows(struct node_dir *d)
+{
+	d->rows.rows = calloc(d->n ? d->n : 1, sizeof(*d->rows.rows));
+	d->if_row_store = calloc(d->n_if ? d->n_if : 1, sizeof(*d->if_row_store));
+	if (!d->rows.rows || !d->if_row_store)
+		return -1;
+	d->rows.count = d->n;
+	for (size_t k = 0; k < d->n; k++) {
+		struct node_entry *e = &d->nodes[k];
+		struct mib_row *r = &d->rows.rows[k];
+
+		mib_index_put_guid(r->index, e->guid);
+		r->index_len = MIB_GUID_INDEX_LEN;
+		r->data = e;
+		e->if_rows.rows = &d->if_row_store[e->first_if];
+		e->if_rows.count = e->n_if;
+		for (size_t j = 0; j < e->n_if; j++) {
+			e->if_rows.rows[j].index[0] = d->ifs[e->first_if + j].port;
+			e->if_rows.rows[j].index_len = 1;
+			e->if_rows.rows[j].data = &d->ifs[e->first_if + j];
+		}
+	}
+	return 0;
+}
+
+struct node_dir *node_dir_build(const struct node_dir_build *in)
+{
+	struct builder b = {0};
+	const struct pm_fabric *f = in->fabric;
+
+	if (!(b.d = calloc(1, sizeof(*b.d))))
+		return NULL;
+	/* reached now: every node of the discovery */
+	for (size_t k = 0; f && k < f->n_nodes; k++) {
+		const struct pm_node *nd = &f->nodes[k];
+		struct node_entry *e = add_node(&b);
+
+		if (!e)
+			goto fail;
+		e->guid = nd->guid;
+		e->type = nd->type;
+		e->lid = nd->lid;
+		e->num_ports = nd->num_ports;
+		snprintf(e->desc, sizeof(e->desc), "%s", nd->desc);
+		e->has_ident = nd->has_ident;
+		e->vendor_id = nd->vendor_id;
+		e->device_id = nd->device_id;
+		e->revision = nd->revision;
+		e->reachable = true;
+	}
+	/* no longer reached: kept for hold_s (without a discovery yet, all kept) */
+	for (size_t k = 0; in->prev && k < in->prev->n; k++) {
+		const struct node_entry *old = &in->prev->nodes[k];
+		struct node_entry *e;
+
+		if (f && pm_fabric_node(f, old->guid))
+			continue;
+		if (f && !old->reachable && in->now - old->unreachable_since >= (time_t)in->hold_s)
+			continue;
+		if (!(e = add_node(&b)))
+			goto fail;
+		*e = *old;
+		if (f && old->reachable) {
+			e->reachable = false;
+			e->unreachable_since = in->now;
+		}
+	}
+	qsort(b.d->nodes, b.d->n, sizeof(*b.d->nodes), node_cmp);
+	for (size_t k = 0; k < b.d->n; k++) {
+		struct node_entry *e = &b.d->nodes[k];
+
+		e->context[0] = '\0';
+		set_context(e, in->types_mask);
+		if (add_ifs(&b, in, e, node_dir_find(in->prev, e->guid)))
+			goto fail;
+	}
+	if (index_rows(b.d))
+		goto fail;
+	return b.d;
+fail:
+	node_dir_free(b.d);
+	return NULL;
+}
+
+/* ---- IF-MIB mappings ---------------------------------------------------- */
+
+/* ifAdminStatus: down(2) only for a port disabled (PhysState Disabled, 3). */
+unsigned node_if_admin_status(const struct node_if *i)
+{
+	return i->have_info && i->phys_state == 3 ? NODE_IF_DOWN : NODE_IF_UP;
+}
+
+/* ifOperStatus from LinkState: Active and ActDefer up(1); Init and Armed
+ * dormant(5) (the link is trained and waits for the subnet manager); Down
+ * down(2); unread or its node unreachable: down(2). */
+unsigned node_if_oper_status(const struct node_if *i, bool reachable)
+{
+	if (!reachable || !i->have_info)
+		return NODE_IF_DOWN;
+	switch (i->link_state) {
+	case 4:
+	case 5: return NODE_IF_UP;
+	case 2:
+	case 3: return NODE_IF_DORMANT;
+	default: return NODE_IF_DOWN;
+	}
+}
+
+unsigned node_if_high_speed(const struct node_if *i)
+{
+	return i->lanes * sma_lane_nominal_mbps(i->speed);
+}
