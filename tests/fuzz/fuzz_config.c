@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = malloc(size);
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = '\0';
-	switch (data[0] % 4) {
+	switch (data[0] % 5) {
 	case 0:
 		if (!config_parse_uint(text, 1, 86400, &u, &why) && (u < 1 || u > 86400))
 			abort();
@@ -36,6 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 3:
 		if (!config_parse_cache_lifetime(text, &group, &u, &why) &&
 		    (group >= CACHE_GROUP_COUNT || !cache_group_name(group)))
+			abort();
+		break;
+	case 4:
+		/* a mask of NodeTypes 1..3 only */
+		if (!config_parse_node_types(text, &u, &why) && (u & ~0xeu))
 			abort();
 		break;
 	}

@@ -80,6 +80,25 @@ static void guids(void **state)
 	assert_int_equal(config_parse_guid(NULL, &g, &why), -1);
 }
 
+static void node_context_types(void **state)
+{
+	const char *why = NULL;
+	unsigned m = 99;
+
+	(void)state;
+	assert_int_equal(config_parse_node_types("switch", &m, &why), 0);
+	assert_int_equal(m, 1u << 2);
+	assert_int_equal(config_parse_node_types(" CA  router switch ", &m, &why), 0);
+	assert_int_equal(m, 1u << 1 | 1u << 2 | 1u << 3);
+	assert_int_equal(config_parse_node_types("none", &m, &why), 0);
+	assert_int_equal(m, 0);
+	assert_int_equal(config_parse_node_types("switch none", &m, &why), -1);
+	assert_string_equal(why, "none goes alone");
+	assert_int_equal(config_parse_node_types("switches", &m, &why), -1);
+	assert_int_equal(config_parse_node_types("", &m, &why), -1);
+	assert_int_equal(config_parse_node_types(NULL, &m, &why), -1);
+}
+
 static void defaults(void **state)
 {
 	struct ibsnmpd_config c;
@@ -100,6 +119,7 @@ int main(void)
 		cmocka_unit_test(bool_words),
 		cmocka_unit_test(cache_lifetime_lines),
 		cmocka_unit_test(guids),
+		cmocka_unit_test(node_context_types),
 		cmocka_unit_test(defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

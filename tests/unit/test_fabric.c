@@ -1,5 +1,7 @@
 /* The links of the subnet: fabric_build()'s rules over static fixtures (a
- * discovery, PortInfo answers), and the baseline's state file both ways. */
+ * discovery, PortInfo answers), and the baseline's state file both ways;
+ * the node directory (node_dir_build) made from them, as the nodes'
+ * contexts serve it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +15,8 @@
 
 #include "ibsnmpd/fabric.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/node.h"
+#include "ibsnmpd/pm.h"
 
 /* Two switches (sw1 LID 1, sw2 LID 2, 4 ports each) cabled sw1/3-sw2/3, a
  * CA (LID 5) on sw1 port 1; sw1 port 2 and 4, sw2 1, 2, 4 are empty. */
@@ -22,6 +26,7 @@ static const char discovery[] =
 	"port 0000000000000001 3 1 0000000000000001 0000000000000002 3\n"
 	"port 0000000000000001 4 1 0000000000000001 0000000000000000 0\n"
 	"node 0000000000000001 2 4 1 sw1\n"
+	"ident 0000000000000001 2c9 c738 a1\n"
 	"port 0000000000000002 3 2 0000000000000002 0000000000000001 3\n"
 	"node 0000000000000002 2 4 2 sw2\n"
 	"port 0000000000000010 1 5 0000000000000011 0000000000000001 1\n"
@@ -352,6 +357,163 @@ static void link_rules(void **state)
 	assert_int_equal(fabric_fastest_speed(0, 0), 0);
 }
 
+/* ---- the node directory -------------------------------------------------- */
+
+#define ALL_TYPES (1u << 1 | 1u << 2 | 1u << 3)
+
+static struct node_dir *dir_build(const struct pm_fabric *f, const struct fabric_snapshot *ports,
+				  const struct pm_snapshot *counters, const struct node_dir *prev,
+				  unsigned types, time_t now)
+{
+	struct node_dir_build in = {.fabric = f, .ports = ports, .counters = counters, .prev = prev,
+				    .types_mask = types, .hold_s = 60, .now = now};
+	struct node_dir *d = node_dir_build(&in);
+
+	assert_non_null(d);
+	return d;
+}
+
+static void directory_names_every_node_and_its_context(void **state)
+{
+	struct pm_fabric *f = fabric();
+	struct fabric_reading r[9];
+	struct fabric_snapshot *s = build(f, NULL, r, readings(r, true, true, 2, 3), 100);
+	struct node_dir *d = dir_build(f, s, NULL, NULL, 1u << 2, 100), *all;
+	const struct node_entry *e;
+
+	(void)state;
+	assert_int_equal(d->n, 3);
+	assert_int_equal(d->rows.count, 3);
+	e = node_dir_find(d, SW1);
+	assert_non_null(e);
+	assert_string_equal(e->context, "ib-0000000000000001");
+	assert_true(e->reachable && e->has_ident);
+	assert_int_equal(e->vendor_id, 0x2c9);
+	assert_int_equal(e->device_id, 0xc738);
+	assert_int_equal(e->n_if, 4);
+	assert_int_equal(e->if_rows.count, 4);
+	assert_int_equal(e->if_rows.rows[2].index[0], 3);
+	/* switches only: the CA is listed, without a context */
+	e = node_dir_find(d, CA1);
+	assert_string_equal(e->context, "");
+	assert_false(e->has_ident);
+	all = dir_build(f, s, NULL, NULL, ALL_TYPES, 100);
+	assert_string_equal(node_dir_find(all, CA1)->context, "ib-0000000000000010");
+	node_dir_free(d);
+	node_dir_free(all);
+	fabric_snapshot_free(s);
+	pm_fabric_free(f);
+}
+
+static void interfaces_take_links_and_counters_from_the_sweeps(void **state)
+{
+	struct pm_fabric *f = fabric();
+	struct fabric_reading r[9];
+	struct fabric_snapshot *s = build(f, NULL, r, readings(r, true, false, 2, 3), 100);
+	struct pm_port_state st[2] = {
+		{.guid = SW1, .port = 1, .have_raw = true, .rcv_data = 1000, .xmit_data = 3000,
+		 .rcv_pkts = 10, .xmit_pkts = 30, .raw = {.rcv_errors = 7, .xmit_discards = 2}},
+		{.guid = SW1, .port = 3, .have_raw = true, .extended = true, .rcv_data = 1,
+		 .raw_ext = {.rcv_ucast_pkts = 5, .rcv_mcast_pkts = 6}},
+	};
+	struct pm_snapshot pm = {.n = 2, .ports = st};
+	struct node_dir *d = dir_build(f, s, &pm, NULL, ALL_TYPES, 100);
+	const struct node_entry *e = node_dir_find(d, SW1);
+	const struct node_if *i1 = &d->ifs[e->first_if], *i3 = &d->ifs[e->first_if + 2];
+
+	(void)state;
+	/* port 1: the CA's link, 4X SDR, counted without per-cast counters */
+	assert_int_equal(node_if_oper_status(i1, true), NODE_IF_UP);
+	assert_int_equal(node_if_admin_status(i1), NODE_IF_UP);
+	assert_int_equal(node_if_high_speed(i1), 4 * 2500);
+	assert_int_equal(i1->remote_guid, CA1);
+	assert_string_equal(i1->remote_desc, "ca1");
+	assert_true(i1->have_counters && !i1->c.per_cast);
+	assert_int_equal(i1->c.in_octets, 4000);
+	assert_int_equal(i1->c.out_octets, 12000);
+	assert_int_equal(i1->c.in_errors, 7);
+	assert_int_equal(i1->c.out_discards, 2);
+	/* port 3: down (polling), no speed; per-cast counters when the node has them */
+	assert_int_equal(node_if_oper_status(i3, true), NODE_IF_DOWN);
+	assert_int_equal(node_if_high_speed(i3), 0);
+	assert_true(i3->c.per_cast);
+	assert_int_equal(i3->c.in_mcast, 6);
+	/* port 2: never read by the PM sweep */
+	assert_false(d->ifs[e->first_if + 1].have_counters);
+	node_dir_free(d);
+	fabric_snapshot_free(s);
+	pm_fabric_free(f);
+}
+
+static void an_unreachable_node_is_held_then_dropped(void **state)
+{
+	struct pm_fabric *f = fabric(), *g;
+	static const char without_ca[] =
+		"port 0000000000000001 3 1 0000000000000001 0000000000000002 3\n"
+		"node 0000000000000001 2 4 1 sw1\n"
+		"port 0000000000000002 3 2 0000000000000002 0000000000000001 3\n"
+		"node 0000000000000002 2 4 2 sw2\n"
+		"done 0.01\n";
+	char err[100];
+	struct fabric_reading r[9];
+	struct fabric_snapshot *s = build(f, NULL, r, readings(r, true, true, 2, 3), 100);
+	struct pm_port_state st = {.guid = CA1, .port = 1, .have_raw = true, .xmit_data = 9};
+	struct pm_snapshot pm = {.n = 1, .ports = &st};
+	struct node_dir *a = dir_build(f, s, &pm, NULL, ALL_TYPES, 100), *b, *c, *d;
+	const struct node_entry *e;
+
+	(void)state;
+	g = pm_fabric_parse(without_ca, strlen(without_ca), err, sizeof(err));
+	assert_non_null(g);
+	/* gone from the discovery and from the PM sweep: kept, down, counters as last read */
+	b = dir_build(g, NULL, NULL, a, ALL_TYPES, 200);
+	e = node_dir_find(b, CA1);
+	assert_non_null(e);
+	assert_false(e->reachable);
+	assert_int_equal(e->unreachable_since, 200);
+	assert_string_equal(e->context, "ib-0000000000000010");
+	assert_int_equal(node_if_oper_status(&b->ifs[e->first_if], e->reachable), NODE_IF_DOWN);
+	assert_int_equal(b->ifs[e->first_if].c.out_octets, 36);
+	assert_string_equal(b->ifs[e->first_if].remote_desc, "sw1");
+	/* within the hold time: still there, since the same time */
+	c = dir_build(g, NULL, NULL, b, ALL_TYPES, 259);
+	assert_int_equal(node_dir_find(c, CA1)->unreachable_since, 200);
+	/* then gone */
+	d = dir_build(g, NULL, NULL, c, ALL_TYPES, 260);
+	assert_null(node_dir_find(d, CA1));
+	assert_int_equal(d->n, 2);
+	node_dir_free(a);
+	node_dir_free(b);
+	node_dir_free(c);
+	node_dir_free(d);
+	fabric_snapshot_free(s);
+	pm_fabric_free(f);
+	pm_fabric_free(g);
+}
+
+static void interface_states_as_if_mib_says_them(void **state)
+{
+	struct node_if i = {.have_info = true, .phys_state = 5};
+
+	(void)state;
+	for (unsigned ls = 1; ls <= 5; ls++) {
+		static const unsigned oper[] = {0, NODE_IF_DOWN, NODE_IF_DORMANT, NODE_IF_DORMANT,
+						NODE_IF_UP, NODE_IF_UP};
+
+		i.link_state = ls;
+		assert_int_equal(node_if_oper_status(&i, true), oper[ls]);
+		assert_int_equal(node_if_oper_status(&i, false), NODE_IF_DOWN);
+	}
+	i.phys_state = 3; /* Disabled */
+	assert_int_equal(node_if_admin_status(&i), NODE_IF_DOWN);
+	i.have_info = false;
+	assert_int_equal(node_if_oper_status(&i, true), NODE_IF_DOWN);
+	i = (struct node_if){.lanes = 4, .speed = 4};
+	assert_int_equal(node_if_high_speed(&i), 56000); /* 4X FDR */
+	i = (struct node_if){.lanes = 4, .speed = 5};
+	assert_int_equal(node_if_high_speed(&i), 100000); /* 4X EDR */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +526,10 @@ int main(void)
 		cmocka_unit_test(the_state_file_round_trips),
 		cmocka_unit_test(bad_state_files_are_refused_with_their_line),
 		cmocka_unit_test(link_rules),
+		cmocka_unit_test(directory_names_every_node_and_its_context),
+		cmocka_unit_test(interfaces_take_links_and_counters_from_the_sweeps),
+		cmocka_unit_test(an_unreachable_node_is_held_then_dropped),
+		cmocka_unit_test(interface_states_as_if_mib_says_them),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
