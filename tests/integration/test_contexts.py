@@ -3,6 +3,7 @@
 IBSNMPD-MIB::ibsnmpdNodeTable in the default context; on the 612-node fat
 tree, checked against ibnetdiscover, smpquery, perfquery and ibroute on the
 same fabric, through the bed's SNMPv3 user (SNMP_V3_ARGS of simfabric)."""
+import os
 import re
 
 import pytest
@@ -195,6 +196,14 @@ def test_unreachable_node_keeps_its_context_for_the_hold_time(bed):
 
 def test_every_context_registered_again_after_snmpd_restarts(bed):
     guids = node_guids(bed)
+    leaf = guids["leaf24"][0]
+    # and the v2c way of conf/snmpd.conf.contexts: a community mapped to a context
+    with open(os.path.join(bed.dir, "snmpd.conf"), "a") as f:
+        f.write("view leafView included .1.3.6.1.2.1\n"
+                "com2sec -Cn %s leafSec 127.0.0.1 leaf24-community\n"
+                "group leafGroup v2c leafSec\n"
+                "access leafGroup %s v2c noauth exact leafView none none\n"
+                % (ctx(leaf), ctx(leaf)))
     bed.simfabric("stop", "snmpd")
     bed.simfabric("start", "snmpd")
     switches = [g for name, (g, _) in guids.items() if name.startswith(("leaf", "spine"))]
@@ -205,3 +214,9 @@ def test_every_context_registered_again_after_snmpd_restarts(bed):
     for name in ("h1-1", "h12-3", "h24-24"):
         g = guids[name][0]
         assert v3_get(bed, ctx(g), SYS + "5.0")[SYS + "5.0"].strip('"') == name
+    out = bed.snmp("snmpget", SYS + "5.0", IF_NUMBER, community="leaf24-community")
+    assert out.returncode == 0, out.stderr
+    got = parse_varbinds(out.stdout)
+    assert got[SYS + "5.0"][1].strip('"') == "leaf24" and got[IF_NUMBER][1] == "36"
+    # the default community still reads the default context
+    assert bed.get(SYS + "5.0")[SYS + "5.0"][1].strip('"').startswith("simfabric-")
