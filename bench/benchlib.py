@@ -47,7 +47,8 @@ class TestBed:
         if up.returncode != 0:
             subprocess.run([SIMFABRIC, "down", "--dir", self.dir], capture_output=True)
             sys.exit("simfabric up failed:\n" + up.stdout + up.stderr)
-        self.env = dict(l.split("=", 1) for l in up.stdout.splitlines() if "=" in l)
+        self.env = {k: v.strip('"') for k, v in
+                    (l.split("=", 1) for l in up.stdout.splitlines() if "=" in l)}
         self.target = self.env["SNMP_TARGET"]
         with open(os.path.join(self.dir, "ibsnmpd.pid")) as f:
             self.pid = int(f.read())

@@ -34,7 +34,10 @@ typedef const struct mib_rows *(*mib_rows_fn)(const void *ctx, const void **snap
 struct mib_set_table;
 
 /* Called before a request is answered (a context's data read on demand:
- * its use is noted; the answer is never delayed). */
+ * its use is noted; the answer is never delayed). Over AgentX a GETNEXT
+ * that began before the registration (a walk running on from an earlier
+ * subtree) reaches it as one that began at its first OID: snmpd rewrites
+ * the start, so it counts too. */
 struct mib_asked {
 	void (*fn)(void *arg);
 	void *arg;

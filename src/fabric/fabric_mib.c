@@ -8,9 +8,11 @@
  * value fabric_link.c derived from them. */
 #include <string.h>
 
+#include "ibsnmpd/config.h"
 #include "ibsnmpd/fabric.h"
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_set.h"
+#include "ibsnmpd/node.h"
 #include "ibsnmpd/notify.h"
 
 static const oid port_table_oid[] = {OID_IBSNMPD_FABRIC_PORT_TABLE};
@@ -273,6 +275,25 @@ static void add_column(netsnmp_variable_list **vl, const struct fabric_port *p, 
 	snmp_free_var_internals(&vb);
 }
 
+/* ibsnmpdNodeContext of the row's node: the context an NMS that added the
+ * node as a device knows it by (none if its type gets no context). */
+static void add_node_context(netsnmp_variable_list **vl, const struct fabric_port *p)
+{
+	static const oid node_table_oid[] = {OID_IBSNMPD_NODE_TABLE};
+	oid name[OID_LENGTH(node_table_oid) + 2 + MIB_GUID_INDEX_LEN];
+	char context[NODE_CONTEXT_MAX];
+
+	if (p->node_type >= 32 || !(ibsnmpd_cfg.node_context_types >> p->node_type & 1))
+		return;
+	memcpy(name, node_table_oid, sizeof(node_table_oid));
+	name[OID_LENGTH(node_table_oid)] = 1;
+	name[OID_LENGTH(node_table_oid) + 1] = COLUMN_IBSNMPD_NODE_CONTEXT;
+	mib_index_put_guid(name + OID_LENGTH(node_table_oid) + 2, p->guid);
+	node_context_name(p->guid, context, sizeof(context));
+	snmp_varlist_add_variable(vl, name, OID_LENGTH(name), ASN_OCTET_STR, context,
+				  strlen(context));
+}
+
 static void send_link(const struct fabric_port *p, unsigned number)
 {
 	oid trap[] = {OID_IBSNMPD_NOTIFICATIONS, 0};
@@ -287,6 +308,7 @@ static void send_link(const struct fabric_port *p, unsigned number)
 	if (number == 3)
 		for (size_t i = 0; i < sizeof(degraded_objects) / sizeof(degraded_objects[0]); i++)
 			add_column(&vl, p, degraded_objects[i]);
+	add_node_context(&vl, p);
 	/* the notification is the record; the log keeps to the agent's own state */
 	DEBUGMSGTL(("ibsnmpd:fabric", "link %s: %s port %u <-> %s port %u (%u lanes, speed %d)\n",
 		    number == 1 ? "down" : number == 2 ? "up" : number == 3 ? "degraded" : "restored",

@@ -190,6 +190,8 @@ static struct node_context *context_new(struct node_area *a, const struct node_e
 	struct node_context *c = calloc(1, sizeof(*c));
 	const struct sma_nodeinfo *li = local_info(a);
 	struct sma_node *sma;
+	/* SMA-MIB requests start its reads; the system group's and IF-MIB's
+	 * do not (they come from the subnet-wide sweeps) */
 	struct mib_asked asked = {sma_asked, c};
 
 	if (!c)

@@ -32,7 +32,8 @@ def bed():
                       extra_conf=["cacheLifetime fabricPorts 10",
                                   "cacheLifetime pmCounters 5",
                                   "nodeContextHold %d" % HOLD_S,
-                                  "nodeContextIdle 30"])
+                                  "nodeContextIdle 30"],
+                      debug="ibsnmpd:nodes")
     try:
         assert wait_for(lambda: "node contexts: 612 registered" in b.log("ibsnmpd.log"),
                         seconds=90), b.log("ibsnmpd.log")
@@ -168,6 +169,25 @@ def test_lft_in_the_switch_context_equals_ibroute(bed):
     got = {k: v for k, v in lft().items() if v != 255}
     assert got == expect and len(expect) > 600
     assert v3_get(bed, ctx(guid), SMA_NODE_TYPE)[SMA_NODE_TYPE] == "2"  # switch(2)
+
+
+def test_interface_gets_send_no_smp_and_sma_mib_is_read_while_asked(bed):
+    guids = node_guids(bed)
+    guid, _ = guids["spine11"]
+    asked = "%s: SMA-MIB asked" % ctx(guid)
+    got = v3_get(bed, ctx(guid), SYS + "3.0", IF_ENTRY + "8.5", IFX_ENTRY + "6.5",
+                 IFX_ENTRY + "10.5")
+    assert got[IFX_ENTRY + "6.5"].isdigit()
+    assert asked not in bed.log("ibsnmpd.log")
+    # cold: no instance yet, and no wait; then read
+    assert "No Such" in v3_get(bed, ctx(guid), SMA_NODE_TYPE)[SMA_NODE_TYPE]
+    assert asked in bed.log("ibsnmpd.log")
+    assert wait_for(lambda: v3_get(bed, ctx(guid), SMA_NODE_TYPE)[SMA_NODE_TYPE] == "2",
+                    seconds=30)
+    # not asked for nodeContextIdle (30 s here): dropped
+    dropped = "%s: SMA-MIB not asked for a while, dropped" % ctx(guid)
+    assert wait_for(lambda: dropped in bed.log("ibsnmpd.log"), seconds=60)
+    assert "No Such" in v3_get(bed, ctx(guid), SMA_NODE_TYPE)[SMA_NODE_TYPE]
 
 
 def test_unreachable_node_keeps_its_context_for_the_hold_time(bed):

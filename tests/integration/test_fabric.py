@@ -18,6 +18,7 @@ from conftest import (TRAP_OID, node_guids, notifications, parse_varbinds, start
 TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.5.1.1."
 FABRIC = ".1.3.6.1.4.1.8072.9999.9999.117.1.5."
 NOTIFY = ".1.3.6.1.4.1.8072.9999.9999.117.0."
+NODE_CONTEXT = ".1.3.6.1.4.1.8072.9999.9999.117.1.6.1.1.6."
 COL = {"desc": 3, "type": 4, "lid": 5, "state": 6, "phys": 7, "width": 8, "wsup": 9, "wen": 10,
        "speed": 11, "rate": 14, "rguid": 15, "rdesc": 16, "rport": 17, "degraded": 18,
        "change": 19, "base": 22, "bwidth": 23, "bspeed": 24, "stale": 25}
@@ -161,6 +162,9 @@ def test_switch_link_down_and_up_is_one_notification_each(bed):
     assert len(wait_link(bed, 1, before, ends)) == 1, "a link down from both ends is one event"
     n = down[0]
     assert obj(n, "state")[0] == "1" and obj(n, "width")[0] == "0"
+    # the context the end's node is served in as a device (ibsnmpdNodeContext)
+    here = obj(n, "desc")[1][0]
+    assert [v for k, v in n.items() if k.startswith(NODE_CONTEXT)] == ["ib-%016x" % here]
     assert {obj(n, "desc")[0], obj(n, "rdesc")[0]} == {"leaf3", "spine4"}
     r = row(bed, leaf, 28)
     assert (r["state"], r["base"], r["rport"], r["rdesc"]) == ("1", "1", "3", '"spine4"')
