@@ -117,32 +117,39 @@ struct builder {
 	size_t cap_nodes, cap_if;
 };
 
+/* Room for one more element of *arr (n used, *cap allocated); 0, or -1
+ * out of memory. */
+static int make_room(void **arr, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	if (!(q = realloc(*arr, (*cap ? *cap * 2 : 64) * size)))
+		return -1;
+	*arr = q;
+	*cap = *cap ? *cap * 2 : 64;
+	return 0;
+}
+
 static struct node_entry *add_node(struct builder *b)
 {
-	if (b->d->n == b->cap_nodes) {
-		size_t cap = b->cap_nodes ? b->cap_nodes * 2 : 64;
-		void *q = realloc(b->d->nodes, cap * sizeof(*b->d->nodes));
+	void *arr = b->d->nodes;
 
-		if (!q)
-			return NULL;
-		b->d->nodes = q;
-		b->cap_nodes = cap;
-	}
+	if (make_room(&arr, &b->cap_nodes, b->d->n, sizeof(*b->d->nodes)))
+		return NULL;
+	b->d->nodes = arr;
 	memset(&b->d->nodes[b->d->n], 0, sizeof(b->d->nodes[0]));
 	return &b->d->nodes[b->d->n++];
 }
 
 static struct node_if *add_if(struct builder *b)
 {
-	if (b->d->n_if == b->cap_if) {
-		size_t cap = b->cap_if ? b->cap_if * 2 : 256;
-		void *q = realloc(b->d->ifs, cap * sizeof(*b->d->ifs));
+	void *arr = b->d->ifs;
 
-		if (!q)
-			return NULL;
-		b->d->ifs = q;
-		b->cap_if = cap;
-	}
+	if (make_room(&arr, &b->cap_if, b->d->n_if, sizeof(*b->d->ifs)))
+		return NULL;
+	b->d->ifs = arr;
 	memset(&b->d->ifs[b->d->n_if], 0, sizeof(b->d->ifs[0]));
 	return &b->d->ifs[b->d->n_if++];
 }

@@ -33,6 +33,15 @@ static const char discovery[] =
 	"node 0000000000000010 1 1 5 ca1\n"
 	"done 0.01\n";
 
+/* The same, after the CA's only link went down: the discovery no longer
+ * reaches it. */
+static const char without_ca[] =
+	"port 0000000000000001 3 1 0000000000000001 0000000000000002 3\n"
+	"node 0000000000000001 2 4 1 sw1\n"
+	"port 0000000000000002 3 2 0000000000000002 0000000000000001 3\n"
+	"node 0000000000000002 2 4 2 sw2\n"
+	"done 0.01\n";
+
 #define SW1 0x1ull
 #define SW2 0x2ull
 #define CA1 0x10ull
@@ -217,12 +226,6 @@ static void narrower_than_both_ends_can_is_degraded(void **state)
 static void a_node_no_longer_reached_keeps_its_links(void **state)
 {
 	struct pm_fabric *f = fabric(), *g;
-	static const char without_ca[] =
-		"port 0000000000000001 3 1 0000000000000001 0000000000000002 3\n"
-		"node 0000000000000001 2 4 1 sw1\n"
-		"port 0000000000000002 3 2 0000000000000002 0000000000000001 3\n"
-		"node 0000000000000002 2 4 2 sw2\n"
-		"done 0.01\n";
 	char err[100];
 	struct fabric_reading r[9];
 	struct fabric_snapshot *a = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *b, *c;
@@ -448,12 +451,6 @@ static void interfaces_take_links_and_counters_from_the_sweeps(void **state)
 static void an_unreachable_node_is_held_then_dropped(void **state)
 {
 	struct pm_fabric *f = fabric(), *g;
-	static const char without_ca[] =
-		"port 0000000000000001 3 1 0000000000000001 0000000000000002 3\n"
-		"node 0000000000000001 2 4 1 sw1\n"
-		"port 0000000000000002 3 2 0000000000000002 0000000000000001 3\n"
-		"node 0000000000000002 2 4 2 sw2\n"
-		"done 0.01\n";
 	char err[100];
 	struct fabric_reading r[9];
 	struct fabric_snapshot *s = build(f, NULL, r, readings(r, true, true, 2, 3), 100);
