@@ -2,6 +2,7 @@
  * Written by hand rather than with table_container because the snapshot is
  * replaced whole by the refresh: the handler only needs a sorted array and a
  * binary search, and no container has to be kept in step row by row. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,6 +201,26 @@ static int set_context(netsnmp_handler_registration *reg, const char *context)
 	return reg->contextName ? 0 : -1;
 }
 
+/* netsnmp_unregister_handler() hands unregister_mib_context() the
+ * registration's own context name and root, which it frees on the way and
+ * then reads again (heap-use-after-free under ASan in a named context):
+ * it is given copies. */
+static void unregister(netsnmp_handler_registration *reg)
+{
+	char context[128];
+	oid root[MAX_OID_LEN];
+	size_t len = reg->rootoid_len;
+
+	if (!reg->contextName || len > MAX_OID_LEN) {
+		netsnmp_unregister_handler(reg);
+		return;
+	}
+	snprintf(context, sizeof(context), "%s", reg->contextName);
+	memcpy(root, reg->rootoid, len * sizeof(oid));
+	unregister_mib_context(root, len, reg->priority, reg->range_subid, reg->range_ubound,
+			       context);
+}
+
 int mib_table_register(struct mib_table *t)
 {
 	netsnmp_mib_handler *h = netsnmp_create_handler(t->name, table_handler);
@@ -228,7 +249,7 @@ int mib_table_register(struct mib_table *t)
 void mib_table_unregister(struct mib_table *t)
 {
 	if (t->reg)
-		netsnmp_unregister_handler(t->reg);
+		unregister(t->reg);
 	t->reg = NULL;
 }
 
@@ -322,11 +343,11 @@ int mib_scalars_register(struct mib_scalars *s)
 void mib_scalars_unregister(struct mib_scalars *s)
 {
 	if (s->reg)
-		netsnmp_unregister_handler(s->reg);
+		unregister(s->reg);
 	s->reg = NULL;
 	for (unsigned i = 0; i < MIB_SCALARS_MAX; i++) {
 		if (s->regs[i])
-			netsnmp_unregister_handler(s->regs[i]);
+			unregister(s->regs[i]);
 		s->regs[i] = NULL;
 	}
 }

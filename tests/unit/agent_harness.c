@@ -40,11 +40,20 @@ void harness_stop(void)
 
 netsnmp_pdu *harness_request(int command, netsnmp_variable_list *vars)
 {
+	return harness_request_in(NULL, command, vars);
+}
+
+netsnmp_pdu *harness_request_in(const char *context, int command, netsnmp_variable_list *vars)
+{
 	netsnmp_pdu *pdu = snmp_pdu_create(command), *response = NULL;
 
 	int status;
 
 	pdu->variables = vars;
+	if (context) {
+		pdu->contextName = strdup(context);
+		pdu->contextNameLen = strlen(context);
+	}
 	/* tests ask as the agent itself: no access control to configure */
 	pdu->flags |= UCD_MSG_FLAG_ALWAYS_IN_VIEW;
 	status = snmp_synch_response(session, pdu, &response);

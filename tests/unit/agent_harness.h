@@ -16,6 +16,8 @@ void harness_stop(void);
 /* One request (SNMP_MSG_GET, _GETNEXT, _SET) with vars (freed here); the
  * response PDU (snmp_free_pdu it), never NULL. */
 netsnmp_pdu *harness_request(int command, netsnmp_variable_list *vars);
+/* The same in an SNMP context (NULL: the default one). */
+netsnmp_pdu *harness_request_in(const char *context, int command, netsnmp_variable_list *vars);
 
 /* GET / GETNEXT of one OID; the response's varbind (type SNMP_NOSUCHOBJECT,
  * SNMP_NOSUCHINSTANCE, SNMP_ENDOFMIBVIEW, or a value), in *pdu to free. */

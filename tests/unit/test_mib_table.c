@@ -9,6 +9,8 @@
 
 #include "ibsnmpd/mib_table.h"
 
+#include "agent_harness.h"
+
 static void row_search_is_ordered(void **state)
 {
 	struct mib_row r[5];
@@ -52,11 +54,81 @@ static void guid_index_round_trip(void **state)
 	assert_int_equal(mib_index_get_guid(idx, &guid), -1);
 }
 
+/* A table registered in a named context answers there only, notes each
+ * request, and goes when unregistered (net-snmp's own unregistration reads
+ * the freed context name: mib_table.c hands it copies). */
+static const oid ctx_table_oid[] = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 999, 1};
+
+static int ctx_value(const void *row, unsigned column, netsnmp_variable_list *vb,
+		     const void *snap)
+{
+	(void)snap;
+	mib_set_int(vb, (long)(*(const unsigned *)row * 10 + column));
+	return 0;
+}
+
+static const struct mib_rows *ctx_rows(const void *ctx, const void **snap)
+{
+	*snap = ctx;
+	return ctx;
+}
+
+static void count_asked(void *arg)
+{
+	(*(unsigned *)arg)++;
+}
+
+static long get_in(const char *context, const oid *name, size_t len, int *type)
+{
+	netsnmp_variable_list *vars = NULL;
+	netsnmp_pdu *pdu;
+	long v;
+
+	snmp_varlist_add_variable(&vars, name, len, ASN_NULL, NULL, 0);
+	pdu = harness_request_in(context, SNMP_MSG_GET, vars);
+	*type = pdu->variables->type;
+	v = *type == ASN_INTEGER ? *pdu->variables->val.integer : -1;
+	snmp_free_pdu(pdu);
+	return v;
+}
+
+static void a_table_in_a_context(void **state)
+{
+	static const unsigned seven = 7;
+	struct mib_row row = {.index = {7}, .index_len = 1, .data = &seven};
+	struct mib_rows rows = {.count = 1, .rows = &row};
+	unsigned asked = 0;
+	struct mib_table t = {.name = "ctxTable", .table_oid = ctx_table_oid,
+			      .table_oid_len = OID_LENGTH(ctx_table_oid), .first_column = 2,
+			      .last_column = 2, .rows = ctx_rows, .value = ctx_value, .ctx = &rows,
+			      .context = "ib-0000000000000007", .asked = {count_asked, &asked}};
+	const oid cell[] = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 999, 1, 1, 2, 7};
+	int type;
+
+	(void)state;
+	harness_start();
+	assert_int_equal(mib_table_register(&t), 0);
+	assert_int_equal(get_in("ib-0000000000000007", cell, OID_LENGTH(cell), &type), 72);
+	assert_int_equal(asked, 1);
+	get_in(NULL, cell, OID_LENGTH(cell), &type);
+	assert_int_not_equal(type, ASN_INTEGER); /* not in the default context */
+	assert_int_equal(asked, 1);
+	mib_table_unregister(&t);
+	get_in("ib-0000000000000007", cell, OID_LENGTH(cell), &type);
+	assert_int_not_equal(type, ASN_INTEGER);
+	/* and again, as a node that comes back */
+	assert_int_equal(mib_table_register(&t), 0);
+	assert_int_equal(get_in("ib-0000000000000007", cell, OID_LENGTH(cell), &type), 72);
+	mib_table_unregister(&t);
+	harness_stop();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(row_search_is_ordered),
 		cmocka_unit_test(guid_index_round_trip),
+		cmocka_unit_test(a_table_in_a_context),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
