@@ -207,3 +207,24 @@ int config_parse_cache_lifetime(const char *line, enum cache_group_id *group,
 	*why = "unknown cache group";
 	return -1;
 }
+
+bool config_text_has_token(const char *text, size_t len, const char *token)
+{
+	size_t tlen = strlen(token);
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *q = p;
+
+		if (!eol)
+			eol = end;
+		while (q < eol && (*q == ' ' || *q == '\t'))
+			q++;
+		if ((size_t)(eol - q) > tlen && !strncasecmp(q, token, tlen) &&
+		    (q[tlen] == ' ' || q[tlen] == '\t'))
+			return true;
+		p = eol + 1;
+	}
+	return false;
+}

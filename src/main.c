@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ibsnmpd/agent_direct.h"
 #include "ibsnmpd/agent_mib.h"
 #include "ibsnmpd/child.h"
 #include "ibsnmpd/config.h"
@@ -53,6 +54,8 @@ static void usage(FILE *f)
 		"Usage: " APP_NAME " [OPTIONS]\n"
 		"AgentX subagent of snmpd serving InfiniBand MIBs (SMA-MIB, ...).\n\n"
 		"  -f            stay in the foreground\n"
+		"  -a ADDRESS    serve SNMP on ADDRESS as its own agent (direct mode, as\n"
+		"                agentaddress in " APP_NAME ".conf), not as snmpd's subagent\n"
 		"  -x ADDRESS    AgentX master address (as snmpd's -x; default %s)\n"
 		"  -c FILE       read FILE as the configuration file (instead of " APP_NAME
 		".conf\n"
@@ -255,14 +258,17 @@ static void reload_config(struct daemon *d)
 
 /* The command line; returns -1 to go on, else the exit status. */
 static int parse_command_line(int argc, char **argv, bool *foreground, bool *log_set,
-			      const char **pid_file)
+			      const char **pid_file, const char **address)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "fx:c:L:D::p:vhH")) != -1) {
+	while ((c = getopt(argc, argv, "fa:x:c:L:D::p:vhH")) != -1) {
 		switch (c) {
 		case 'f':
 			*foreground = true;
+			break;
+		case 'a':
+			*address = optarg;
 			break;
 		case 'x':
 			netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET,
@@ -337,10 +343,13 @@ static int agentx_session_init(int major, int minor, void *serverarg, void *clie
 }
 
 /* net-snmp as an AgentX subagent that reconnects by itself when snmpd goes
- * away; reads ibsnmpd.conf. */
-static void start_agent(void)
+ * away, or (direct) as the master agent on agentaddress; reads ibsnmpd.conf. */
+static void start_agent(bool direct)
 {
-	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 1);
+	const char *why;
+	int code;
+
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, !direct);
 	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
 			   DEFAULT_PING_INTERVAL);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
@@ -348,6 +357,8 @@ static void start_agent(void)
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_SESSION_INIT,
 			       agentx_session_init, NULL);
 	init_agent(APP_NAME);
+	if (direct)
+		agent_direct_init_modules();
 	config_register_tokens();
 	init_snmp(APP_NAME); /* reads ibsnmpd.conf, connects to the master */
 	/* A first failed connection has been logged (by net-snmp); the retries
@@ -358,6 +369,8 @@ static void start_agent(void)
 			       1);
 	if (config_error_count())
 		fatal(1, "stopping: the configuration has errors (see the lines above)");
+	if (direct && (why = agent_direct_listen(&code)))
+		fatal(code, why);
 	notify_apply_config();
 }
 
@@ -496,14 +509,16 @@ static void stop_all(struct daemon *d)
 int main(int argc, char **argv)
 {
 	bool foreground = false, log_set = false;
-	const char *pid_file = NULL;
+	const char *pid_file = NULL, *address = NULL;
+	bool direct;
 	char err[768];
 	int exit_code;
 	static struct daemon d; /* large; lives as long as the process */
 
-	exit_code = parse_command_line(argc, argv, &foreground, &log_set, &pid_file);
+	exit_code = parse_command_line(argc, argv, &foreground, &log_set, &pid_file, &address);
 	if (exit_code >= 0)
 		return exit_code;
+	direct = agent_direct_wanted(address);
 	/* The agent needs no MIB files; loading the default list only prints
 	 * "Cannot find module" noise on hosts without the IETF modules. */
 	setenv("MIBS", "", 0);
@@ -515,7 +530,7 @@ int main(int argc, char **argv)
 	}
 	if (!foreground)
 		daemonize_with_status();
-	start_agent();
+	start_agent(direct);
 	/* Before anything is registered: while the later registrations wait
 	 * for snmpd's answers, net-snmp already serves the MIBs registered
 	 * before them, and a daemon that answers has its pid file. */

@@ -93,6 +93,11 @@ int config_parse_node_types(const char *text, unsigned *mask, const char **why);
 int config_parse_cache_lifetime(const char *line, enum cache_group_id *group,
 				unsigned *seconds, const char **why);
 
+/* Whether a configuration text has a line that begins with token (and a
+ * value): net-snmp decides master or subagent before it reads the files,
+ * so agentaddress is looked for first. */
+bool config_text_has_token(const char *text, size_t len, const char *token);
+
 void config_set_defaults(struct ibsnmpd_config *cfg);
 /* Registers ibsnmpd.conf's tokens with net-snmp's config machinery. */
 void config_register_tokens(void);

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = malloc(size);
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = '\0';
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
 	case 0:
 		if (!config_parse_uint(text, 1, 86400, &u, &why) && (u < 1 || u > 86400))
 			abort();
@@ -42,6 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* a mask of NodeTypes 1..3 only */
 		if (!config_parse_node_types(text, &u, &why) && (u & ~0xeu))
 			abort();
+		break;
+	case 5:
+		/* the raw octets, NULs and all */
+		config_text_has_token((const char *)data + 1, size - 1, "agentaddress");
 		break;
 	}
 	free(text);

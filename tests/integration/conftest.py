@@ -151,10 +151,10 @@ def wait_for(predicate, seconds=60, step=0.5):
 
 
 def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=None, debug=None,
-                  snmpd_extra=()):
+                  snmpd_extra=(), direct=False):
     """extra_conf lines may name the bed's directory as {dir}; debug: ibsnmpd's
     -D tokens (its log then has the debug lines); snmpd_extra: lines added to
-    the bed's snmpd.conf."""
+    the bed's snmpd.conf; direct: ibsnmpd as its own agent (SNMP_DIRECT_TARGET)."""
     directory = tempfile.mkdtemp(prefix="ibsnmpd-it.")
     args = [SIMFABRIC, "up", "--dir", directory, "--topology",
             os.path.join(TOPOLOGIES, topology), "--ibsnmpd", ibsnmpd_bin()]
@@ -164,6 +164,8 @@ def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=N
         args += ["--ibsnmpd-preload", preload]
     if debug:
         args += ["--ibsnmpd-debug", debug]
+    if direct:
+        args += ["--direct"]
     for line in extra_conf:
         args += ["--conf-extra", line.replace("{dir}", directory)]
     for line in snmpd_extra:

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdbool.h>
 #include <cmocka.h>
+#include <string.h>
 
 #include "ibsnmpd/config.h"
 
@@ -99,6 +100,18 @@ static void node_context_types(void **state)
 	assert_int_equal(config_parse_node_types(NULL, &m, &why), -1);
 }
 
+static void token_lines(void **state)
+{
+	static const char text[] = "# agentaddress udp:1\nmadTimeout 500\n  AgentAddress\tudp:161\n";
+
+	(void)state;
+	assert_true(config_text_has_token(text, strlen(text), "agentaddress"));
+	assert_false(config_text_has_token(text, 30, "agentaddress"));  /* the comment only */
+	assert_false(config_text_has_token("agentaddress\n", 13, "agentaddress")); /* no value */
+	assert_false(config_text_has_token("agentaddresses x\n", 17, "agentaddress"));
+	assert_false(config_text_has_token("", 0, "agentaddress"));
+}
+
 static void defaults(void **state)
 {
 	struct ibsnmpd_config c;
@@ -120,6 +133,7 @@ int main(void)
 		cmocka_unit_test(cache_lifetime_lines),
 		cmocka_unit_test(guids),
 		cmocka_unit_test(node_context_types),
+		cmocka_unit_test(token_lines),
 		cmocka_unit_test(defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,117 @@
+"""Direct mode: ibsnmpd as its own SNMP agent (agentaddress), not snmpd's
+subagent. The bed's ibsnmpd.conf has the same communities, SNMPv3 user and
+trap sink as its snmpd (scripts/simfabric up --direct); values are checked
+against smpquery, perfquery and ibnetdiscover on the same fabric."""
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import (fields, ibsnmpd_bin, node_guids, notifications, parse_varbinds,
+                      snmp_env, start_testbed, stop_testbed, wait_for, TRAP_OID)
+
+NODE_TYPE = ".1.3.6.1.3.117.3.1.1.4.0"
+NODE_GUID = ".1.3.6.1.3.117.3.1.1.7.0"
+PM_XMIT_OCTETS = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1.5."
+LINK_DOWN = ".1.3.6.1.4.1.8072.9999.9999.117.0.1"
+SYS_NAME = ".1.3.6.1.2.1.1.5.0"
+IF_NUMBER = ".1.3.6.1.2.1.2.1.0"
+
+
+@pytest.fixture(scope="module")
+def bed():
+    b = start_testbed(node="hca1", direct=True,
+                      extra_conf=["cacheLifetime fabricPorts 5", "cacheLifetime pmCounters 5"])
+    yield b
+    stop_testbed(b)
+
+
+def direct(bed, tool, *args, community="public", extra=()):
+    out = subprocess.run([tool, "-v2c", "-c", community, "-On", "-t", "2", "-r", "1"] +
+                         list(extra) + [bed.env["SNMP_DIRECT_TARGET"]] + list(args),
+                         capture_output=True, text=True, env=snmp_env(), timeout=60)
+    return out
+
+
+def test_serves_its_own_port_not_snmpd(bed):
+    out = direct(bed, "snmpget", NODE_TYPE, NODE_GUID, extra=["-Ox"])
+    assert out.returncode == 0, out.stderr
+    got = parse_varbinds(out.stdout)
+    theirs = fields(bed.run_on_node("smpquery", "nodeinfo", "-D", "0"))
+    assert int(got[NODE_TYPE][1]) == 1  # channelAdapter(1), as smpquery: NodeType Channel Adapter
+    assert theirs["NodeType"] == "Channel Adapter"
+    assert int(got[NODE_GUID][1].replace(" ", ""), 16) == int(theirs["Guid"], 16)
+    # snmpd (the host's agent) no longer has ibsnmpd's MIBs: nothing attached to it
+    assert "No Such" in bed.get(NODE_TYPE)[NODE_TYPE][1]
+    # a wrong community gets no answer
+    assert direct(bed, "snmpget", NODE_TYPE, community="wrong").returncode != 0
+    assert "direct mode: serving SNMP on udp:127.0.0.1:" in bed.log("ibsnmpd.log")
+
+
+def test_counters_and_contexts(bed):
+    guids = node_guids(bed)
+    sw, sw_lid = guids["sw1"]
+    bed.simfabric("sim", 'PerformanceSet "sw1"[2] PortCountersExtended.PortXmitData=123456789')
+    cell = PM_XMIT_OCTETS + ".".join(str(b) for b in sw.to_bytes(8, "big")) + ".2"
+
+    def octets():
+        out = direct(bed, "snmpget", cell)
+        v = parse_varbinds(out.stdout).get(cell, ("", ""))[1]
+        return int(v) if v.isdigit() else -1
+    assert wait_for(lambda: octets() >= 123456789 * 4, seconds=30)
+    ext = fields(bed.run_on_node("perfquery", "-x", str(sw_lid), "2"))
+    assert octets() <= int(ext["PortXmitData"]) * 4
+    # the switch as a device, in its context, with the bed's SNMPv3 user
+    context = "ib-%016x" % sw
+    assert wait_for(lambda: subprocess.run(
+        ["snmpget"] + bed.env["SNMP_V3_ARGS"].split() + ["-n", context, "-On",
+                                                         bed.env["SNMP_DIRECT_TARGET"],
+                                                         SYS_NAME],
+        capture_output=True, text=True, env=snmp_env()).returncode == 0, seconds=30)
+    out = subprocess.run(["snmpget"] + bed.env["SNMP_V3_ARGS"].split() +
+                         ["-n", context, "-On", bed.env["SNMP_DIRECT_TARGET"], SYS_NAME,
+                          IF_NUMBER], capture_output=True, text=True, env=snmp_env())
+    got = parse_varbinds(out.stdout)
+    assert got[SYS_NAME][1].strip('"') == "sw1" and got[IF_NUMBER][1] == "8"
+
+
+def test_a_bulk_walk_equals_the_walk_through_getnext(bed):
+    root = PM_XMIT_OCTETS[:-3]
+    bulk = direct(bed, "snmpbulkwalk", root, extra=["-Cr50"])
+    nexts = direct(bed, "snmpwalk", root)
+    assert bulk.returncode == 0 and nexts.returncode == 0
+    a, b = parse_varbinds(bulk.stdout), parse_varbinds(nexts.stdout)
+    assert list(a) == list(b) and len(a) >= 11 * 20
+
+
+def test_notifications_go_to_its_own_trap_sink(bed):
+    before = len(notifications(bed))
+    bed.simfabric("sim", 'Unlink "sw1"[3]')
+    try:
+        assert wait_for(lambda: any(n.get(TRAP_OID) == LINK_DOWN
+                                    for n in notifications(bed)[before:]), seconds=60)
+    finally:
+        bed.simfabric("sim", 'ReLink "sw1"[3]')
+
+
+def run_alone(tmp_path, conf, *args):
+    path = tmp_path / "ibsnmpd.conf"
+    path.write_text(conf)
+    return subprocess.run([ibsnmpd_bin(), "-f", "-Le", "-c", str(path)] + list(args),
+                          capture_output=True, text=True, env=snmp_env(), timeout=60)
+
+
+def test_refuses_to_serve_without_access_control(tmp_path):
+    # -a on the command line
+    out = run_alone(tmp_path, "madTimeout 500\n", "-a", "udp:127.0.0.1:1")
+    assert out.returncode == 1
+    assert "without access control: refusing to start" in out.stderr
+    # agentaddress in the file
+    out = run_alone(tmp_path, "agentaddress udp:127.0.0.1:1\n")
+    assert out.returncode == 1
+    assert "without access control: refusing to start" in out.stderr
+    # with a community it goes on (and stops at the missing HCA of this machine)
+    out = run_alone(tmp_path, "agentaddress udp:127.0.0.1:0\nrocommunity public 127.0.0.1\n")
+    assert "refusing" not in out.stderr
+    assert out.returncode == 2, out.stderr
