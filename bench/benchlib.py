@@ -29,7 +29,7 @@ def snmpget(target, oid):
 class TestBed:
     """scripts/simfabric up ... down, as a context manager."""
 
-    def __init__(self, topology, node, conf=(), snmpd_conf=(), preload=None):
+    def __init__(self, topology, node, conf=(), snmpd_conf=(), preload=None, direct=False):
         """conf lines may name the bed's directory as {dir}."""
         self.dir = tempfile.mkdtemp(prefix="ibsnmpd-bench.")
         cmd = [SIMFABRIC, "up", "--dir", self.dir, "--topology",
@@ -40,6 +40,8 @@ class TestBed:
             cmd += ["--conf-extra", line.replace("{dir}", self.dir)]
         for line in snmpd_conf:
             cmd += ["--snmpd-extra", line]
+        if direct:
+            cmd += ["--direct"]
         self.cmd = cmd
 
     def __enter__(self):
