@@ -6,6 +6,9 @@ All in one run on tests/topologies/fattree-612.net (612 nodes, 1,872 ports):
   from the first MAD to the last answer), for several sweeps;
 - `ibqueryerrors` over all ports, timed as a process, same fabric;
 - a loop of `perfquery LID PORT` processes over the first N ports;
+- bench-pipelined-pma (bench/pipelined_pma.c): a bare libibumad client
+  sending PortCounters to every port of the table, the same number in
+  flight, attached like a diag tool: what the MADs themselves take;
 - then an snmpbulkwalk of ibsnmpdPmPortTable through snmpd: varbinds/s,
   MADs sent during the walk, ibsnmpd's resident memory.
 Prints the ratios; the aim is a sweep in at most half of ibqueryerrors' time.
@@ -19,11 +22,13 @@ import statistics
 import subprocess
 import time
 
-from benchlib import MADS_SENT, SMA_GROUPS, STATS, TestBed, env, snmpget
+from benchlib import MADS_SENT, SMA_GROUPS, STATS, TOP, TestBed, env, snmpget
 
 TOPOLOGY = "fattree-612.net"
 PM_GROUP_INDEX = 14  # cache_group_name order: pmCounters
 PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"
+BARE = os.path.join(os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build")),
+                    "bench-pipelined-pma")
 
 
 def timed(cmd):
@@ -65,6 +70,24 @@ def main():
             iqe.append(t)
         m = re.search(r"(\d+) ports checked", out.stdout + out.stderr)
         iqe_ports = int(m.group(1)) if m else -1
+
+        # the bare pipelined client over every port of the table (LID column)
+        pairs = []
+        lid_col = PM_TABLE + ".1.4."
+        out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-Cr50", target,
+                              lid_col[:-1]], capture_output=True, text=True, env=env()).stdout
+        for line in out.splitlines():
+            name, _, value = line.partition(" = ")
+            if name.startswith(lid_col):
+                pairs.append("%s %s\n" % (value.split()[-1], name.rsplit(".", 1)[1]))
+        bare = []
+        for _ in range(3):
+            res = subprocess.run(bed.run(BARE, str(args.outstanding)), input="".join(pairs),
+                                 capture_output=True, text=True, env=env())
+            m = re.search(r"answers (\d+) of (\d+) in ([\d.]+) s", res.stdout)
+            if not m:
+                raise SystemExit("bench-pipelined-pma: " + res.stdout + res.stderr)
+            bare.append((float(m.group(3)), int(m.group(1)), int(m.group(2))))
 
         # perfquery, one process per port
         lids = []
@@ -108,7 +131,11 @@ def main():
     print("perfquery loop: %d ports in %.3f s = %.1f ms/port; extrapolated to %d ports: %.1f s"
           % (len(lids), pq, pq / max(len(lids), 1) * 1000, walk_rows,
              pq / max(len(lids), 1) * walk_rows))
+    bare_t = statistics.median(b[0] for b in bare)
+    print("bare pipelined client (PortCounters only, %d in flight): %d of %d answered, "
+          "median %.3f s of 3 runs" % (args.outstanding, bare[0][1], bare[0][2], bare_t))
     print("ratio ibsnmpd sweep / ibqueryerrors: %.2f (aim <= 0.5)" % (sweep / iq))
+    print("ratio ibsnmpd sweep / bare pipelined client: %.2f (aim <= 1.5)" % (sweep / bare_t))
     print("ratio ibsnmpd sweep / perfquery loop (extrapolated): %.3f"
           % (sweep / (pq / max(len(lids), 1) * walk_rows)))
     print("snmpbulkwalk of ibsnmpdPmPortTable: %d varbinds in %.3f s = %.0f varbinds/s; "

@@ -565,9 +565,11 @@ int main(int argc, char **argv)
 	}
 
 	snmp_log(LOG_INFO, APP_NAME " stopping\n");
-	stop_all(&d);
-	snmp_shutdown(APP_NAME);
+	/* gone first: from here on nothing is served */
 	if (pid_file_written)
 		unlink(pid_file_written);
+	pid_file_written = NULL;
+	stop_all(&d);
+	snmp_shutdown(APP_NAME);
 	return 0;
 }

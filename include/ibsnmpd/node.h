@@ -120,6 +120,7 @@ struct node_area {
 	struct node_context **contexts; /* sorted by GUID */
 	size_t n_contexts, cap_contexts;
 	unsigned tick_alarm;
+	bool stopped; /* the sources may still publish (their last reads): ignored */
 };
 
 int node_area_start(struct node_area *a, struct pm_subnet *pm, struct fabric_area *fabric,

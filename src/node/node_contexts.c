@@ -72,7 +72,7 @@ static void refresh_dir(struct cache_group *g)
 	};
 	struct node_dir *d;
 
-	if (!in.fabric && !in.prev)
+	if (a->stopped || (!in.fabric && !in.prev))
 		return cache_refresh_done(g, NULL, NULL); /* nothing discovered yet */
 	d = node_dir_build(&in);
 	cache_refresh_done(g, d, d ? NULL : "out of memory");
@@ -311,6 +311,8 @@ static void dir_published(struct cache_group *g, const void *before, const void 
 
 	(void)g;
 	(void)before;
+	if (a->stopped)
+		return;
 	for (size_t k = 0; k < a->n_contexts; k++) {
 		struct node_context *c = a->contexts[k];
 		const struct node_entry *e = node_dir_find(d, c->guid);
@@ -416,6 +418,8 @@ void node_area_apply_config(struct node_area *a)
 
 void node_area_stop(struct node_area *a)
 {
+	/* it stays an observer of the sweeps, which end after it */
+	a->stopped = true;
 	if (a->tick_alarm)
 		snmp_alarm_unregister(a->tick_alarm);
 	a->tick_alarm = 0;
