@@ -64,6 +64,7 @@ static struct {
 
 	pthread_t rx_thread;
 	atomic_bool rx_stop;
+	bool rx_joined;
 	pthread_mutex_t rx_lock;
 	struct rx_item *rx_head, *rx_tail;
 	int pipe_r, pipe_w;
@@ -635,6 +636,7 @@ int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *ou
 	fcntl(eng.pipe_r, F_SETFD, FD_CLOEXEC);
 	fcntl(eng.pipe_w, F_SETFD, FD_CLOEXEC);
 	atomic_store(&eng.rx_stop, false);
+	eng.rx_joined = false;
 	if (pthread_create(&eng.rx_thread, NULL, rx_main, NULL)) {
 		snprintf(err, errlen, "cannot start the MAD receive thread");
 		return -1;
@@ -656,13 +658,21 @@ int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *ou
 	return 0;
 }
 
+void mad_engine_stop_receiving(void)
+{
+	if (!eng.open || eng.rx_joined)
+		return;
+	atomic_store(&eng.rx_stop, true);
+	pthread_join(eng.rx_thread, NULL);
+	eng.rx_joined = true;
+}
+
 void mad_engine_close(void)
 {
 	if (!eng.open)
 		return;
+	mad_engine_stop_receiving();
 	eng.open = false;
-	atomic_store(&eng.rx_stop, true);
-	pthread_join(eng.rx_thread, NULL);
 	unregister_readfd(eng.pipe_r);
 	if (eng.timer)
 		snmp_alarm_unregister(eng.timer);

@@ -475,6 +475,7 @@ static void start_traps(struct daemon *d)
 
 static void stop_all(struct daemon *d)
 {
+	mad_engine_stop_receiving();
 	if (d->sm_watch_alarm)
 		snmp_alarm_unregister(d->sm_watch_alarm);
 	trap_subscriber_stop();

@@ -33,6 +33,10 @@ typedef void (*mad_done_fn)(void *ctx, int result, const uint8_t *data, size_t d
  * message in err and an exit code in *exit_code. */
 int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *out,
 		    char *err, size_t errlen, int *exit_code);
+/* Stopping: the receive thread ends first, so that nothing reads the umad
+ * device while the areas are torn down (sends still go out; answers are
+ * no longer taken). */
+void mad_engine_stop_receiving(void);
 void mad_engine_close(void);
 void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding);
 
