@@ -350,7 +350,8 @@ static void dir_published(struct cache_group *g, const void *before, const void 
 		}
 	}
 	free(fresh);
-	qsort(a->contexts, a->n_contexts, sizeof(*a->contexts), context_cmp);
+	if (a->n_contexts > 1) /* none at all: no array (qsort wants one) */
+		qsort(a->contexts, a->n_contexts, sizeof(*a->contexts), context_cmp);
 	if (added)
 		default_context_first();
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -275,7 +275,8 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 			e->unreachable_since = in->now;
 		}
 	}
-	qsort(b.d->nodes, b.d->n, sizeof(*b.d->nodes), node_cmp);
+	if (b.d->n > 1)
+		qsort(b.d->nodes, b.d->n, sizeof(*b.d->nodes), node_cmp);
 	for (size_t k = 0; k < b.d->n; k++) {
 		struct node_entry *e = &b.d->nodes[k];
 
