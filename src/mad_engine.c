@@ -702,7 +702,11 @@ void mad_engine_close(void)
 	eng.rx_tail = NULL;
 	close(eng.pipe_r);
 	close(eng.pipe_w);
-	umad_close_port(eng.fd);
-	eng.fd = -1;
-	umad_done();
+	/* The umad port is left for exit() to close (this runs only when the
+	 * daemon exits): under libumad2sim a MAD that arrives after the port is
+	 * closed (a late answer, an SA Report) makes the simulator's own
+	 * receive thread lock a NULL fd's mutex (ibsim umad2sim.c, __receiver)
+	 * and the daemon dies with SIGSEGV while exiting; its exit handler
+	 * stops that thread first. The kernel closes the real device at exit
+	 * the same way. */
 }
