@@ -1,13 +1,14 @@
 /* bench-pipelined-pma: the reference bench/pm_sweep.py compares ibsnmpd's
  * counter sweep with; not part of the daemon.
  *
- * PerfMgtGet(PortCounters) to every "LID PORT" line of stdin, WINDOW of them
- * in flight, straight through libibumad (libibmad builds the packets): the
- * time the MADs themselves take on this fabric, with nothing else around
+ * PerfMgtGet(PortCounters) to every "LID PORT" line of stdin, and with
+ * "ext" PortCountersExtended too (the MADs of one ibsnmpd sweep), WINDOW of
+ * them in flight, straight through libibumad (libibmad builds the packets):
+ * the time the MADs themselves take on this fabric, with nothing else around
  * them. Prints "answers A of N in S s". Attach it like any diag tool
- * (scripts/simfabric run -- bench-pipelined-pma 16 < pairs).
+ * (scripts/simfabric run -- bench-pipelined-pma 256 ext < pairs).
  *
- * Usage: bench-pipelined-pma [WINDOW]   (default 16, madMaxOutstanding's) */
+ * Usage: bench-pipelined-pma [WINDOW [ext]]  (default 256, madMaxOutstanding's) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,8 @@ static double now(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static int send_get(int fd, int agent, unsigned lid, unsigned port, unsigned tid)
+static int send_get(int fd, int agent, unsigned lid, unsigned port, unsigned attr,
+		    unsigned tid)
 {
 	uint8_t umad[sizeof(struct ib_user_mad) + IB_MAD_SIZE] = {0};
 	uint8_t data[IB_PC_DATA_SZ] = {0};
@@ -39,7 +41,7 @@ static int send_get(int fd, int agent, unsigned lid, unsigned port, unsigned tid
 	to.qkey = IB_DEFAULT_QP1_QKEY;
 	rpc.mgtclass = IB_PERFORMANCE_CLASS;
 	rpc.method = IB_MAD_METHOD_GET;
-	rpc.attr.id = IB_GSI_PORT_COUNTERS;
+	rpc.attr.id = attr;
 	rpc.datasz = IB_PC_DATA_SZ;
 	rpc.dataoffs = IB_PC_DATA_OFFS;
 	rpc.trid = tid;
@@ -53,13 +55,19 @@ int main(int argc, char **argv)
 {
 	static unsigned lid[MAX_TARGETS], port[MAX_TARGETS];
 	uint8_t buf[sizeof(struct ib_user_mad) + IB_MAD_SIZE];
-	unsigned window = argc > 1 ? (unsigned)atoi(argv[1]) : 16;
+	unsigned window = argc > 1 ? (unsigned)atoi(argv[1]) : 256;
+	unsigned per_port = argc > 2 && !strcmp(argv[2], "ext") ? 2 : 1;
 	size_t n = 0, sent = 0, done = 0, answered = 0;
 	int fd, agent;
 	double started;
 
-	while (n < MAX_TARGETS && scanf("%u %u", &lid[n], &port[n]) == 2)
-		n++;
+	while (n + 1 < MAX_TARGETS && scanf("%u %u", &lid[n], &port[n]) == 2) {
+		if (per_port == 2) {
+			lid[n + 1] = lid[n];
+			port[n + 1] = port[n];
+		}
+		n += per_port;
+	}
 	if (!window || umad_init() < 0 || (fd = umad_open_port(NULL, 0)) < 0 ||
 	    (agent = umad_register(fd, IB_PERFORMANCE_CLASS, 1, 0, NULL)) < 0) {
 		fprintf(stderr, "bench-pipelined-pma: cannot open a umad port\n");
@@ -70,7 +78,10 @@ int main(int argc, char **argv)
 		int len = (int)sizeof(buf);
 
 		while (sent < n && sent - done < window) {
-			if (send_get(fd, agent, lid[sent], port[sent], (unsigned)sent + 1) < 0) {
+			unsigned attr = per_port == 2 && sent % 2 ? IB_GSI_PORT_COUNTERS_EXT
+							       : IB_GSI_PORT_COUNTERS;
+
+			if (send_get(fd, agent, lid[sent], port[sent], attr, (unsigned)sent + 1) < 0) {
 				fprintf(stderr, "bench-pipelined-pma: send failed\n");
 				return 1;
 			}

@@ -7,13 +7,15 @@ All in one run on tests/topologies/fattree-612.net (612 nodes, 1,872 ports):
 - `ibqueryerrors` over all ports, timed as a process, same fabric;
 - a loop of `perfquery LID PORT` processes over the first N ports;
 - bench-pipelined-pma (bench/pipelined_pma.c): a bare libibumad client
-  sending PortCounters to every port of the table, the same number in
-  flight, attached like a diag tool: what the MADs themselves take;
+  sending the sweep's MADs (PortCounters and PortCountersExtended of every
+  port of the table), the same number in flight, attached like a diag
+  tool: what the MADs themselves take;
 - then an snmpbulkwalk of ibsnmpdPmPortTable through snmpd: varbinds/s,
   MADs sent during the walk, ibsnmpd's resident memory.
 Prints the ratios; the aim is a sweep in at most half of ibqueryerrors' time.
 
-Usage: bench/pm_sweep.py [--sweeps 5] [--perfquery-ports 100] [--outstanding 16]
+Usage: bench/pm_sweep.py [--sweeps 5] [--perfquery-ports 100] [--outstanding 256]
+                         [--per-destination 4]
 """
 import argparse
 import os
@@ -41,10 +43,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sweeps", type=int, default=5)
     ap.add_argument("--perfquery-ports", type=int, default=100)
-    ap.add_argument("--outstanding", type=int, default=16)
+    ap.add_argument("--outstanding", type=int, default=256)
+    ap.add_argument("--per-destination", type=int, default=4)
     args = ap.parse_args()
 
-    conf = ["madMaxOutstanding %d" % args.outstanding, "cacheLifetime pmCounters 2"]
+    conf = ["madMaxOutstanding %d" % args.outstanding,
+            "madMaxPerDestination %d" % args.per_destination, "cacheLifetime pmCounters 2",
+            "nodeContextTypes none"]
     conf += ["cacheLifetime %s 3600" % g for g in SMA_GROUPS]
     with TestBed(TOPOLOGY, "h1-1", conf=conf) as bed:
         target = bed.target
@@ -82,7 +87,8 @@ def main():
                 pairs.append("%s %s\n" % (value.split()[-1], name.rsplit(".", 1)[1]))
         bare = []
         for _ in range(3):
-            res = subprocess.run(bed.run(BARE, str(args.outstanding)), input="".join(pairs),
+            res = subprocess.run(bed.run(BARE, str(args.outstanding), "ext"),
+                                 input="".join(pairs),
                                  capture_output=True, text=True, env=env())
             m = re.search(r"answers (\d+) of (\d+) in ([\d.]+) s", res.stdout)
             if not m:
@@ -124,15 +130,17 @@ def main():
     iq = statistics.median(iqe)
     print("fabric: %s; ports in ibsnmpd's table: %d; ibqueryerrors checked %d ports"
           % (TOPOLOGY, walk_rows, iqe_ports))
-    print("ibsnmpd sweep (PortCounters/Extended of every port, %d MADs in flight): "
-          "median %.3f s of %d sweeps (%s)" % (args.outstanding, sweep, len(sweeps),
+    print("ibsnmpd sweep (PortCounters/Extended of every port, %d MADs in flight, %d per "
+          "LID): median %.3f s of %d sweeps (%s)" % (args.outstanding, args.per_destination,
+                                                     sweep, len(sweeps),
                                                ", ".join("%.3f" % s for s in sweeps)))
     print("ibqueryerrors, all ports: median %.3f s of 3 runs" % iq)
     print("perfquery loop: %d ports in %.3f s = %.1f ms/port; extrapolated to %d ports: %.1f s"
           % (len(lids), pq, pq / max(len(lids), 1) * 1000, walk_rows,
              pq / max(len(lids), 1) * walk_rows))
     bare_t = statistics.median(b[0] for b in bare)
-    print("bare pipelined client (PortCounters only, %d in flight): %d of %d answered, "
+    print("bare pipelined client (PortCounters and PortCountersExtended, %d in flight): "
+          "%d of %d answered, "
           "median %.3f s of 3 runs" % (args.outstanding, bare[0][1], bare[0][2], bare_t))
     print("ratio ibsnmpd sweep / ibqueryerrors: %.2f (aim <= 0.5)" % (sweep / iq))
     print("ratio ibsnmpd sweep / bare pipelined client: %.2f (aim <= 1.5)" % (sweep / bare_t))

@@ -74,6 +74,11 @@ static void parse_mad_outstanding(const char *token, char *line)
 	parse_uint_token(token, line, 1, 1024, &ibsnmpd_cfg.mad_max_outstanding);
 }
 
+static void parse_mad_per_destination(const char *token, char *line)
+{
+	parse_uint_token(token, line, 1, 1024, &ibsnmpd_cfg.mad_max_per_destination);
+}
+
 static void parse_cache_lifetime(const char *token, char *line)
 {
 	enum cache_group_id g;
@@ -336,6 +341,8 @@ void config_register_tokens(void)
 	register_config_handler(NULL, "madTimeout", parse_mad_timeout, NULL, "MILLISECONDS");
 	register_config_handler(NULL, "madRetries", parse_mad_retries, NULL, "COUNT");
 	register_config_handler(NULL, "madMaxOutstanding", parse_mad_outstanding, NULL, "COUNT");
+	register_config_handler(NULL, "madMaxPerDestination", parse_mad_per_destination, NULL,
+				"COUNT");
 	register_config_handler(NULL, "cacheLifetime", parse_cache_lifetime, NULL,
 				"GROUP SECONDS");
 	register_config_handler(NULL, "exposeKeys", parse_expose_keys, NULL, "yes|no");

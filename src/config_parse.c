@@ -64,7 +64,10 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mad_timeout_ms = 1000; /* libibmad's and infiniband-diags' default */
 	cfg->mad_retries = 2;
-	cfg->mad_max_outstanding = 16;
+	/* OpenSM's PerfMgr keeps 500 queries in flight; a switch's agents
+	 * answer one MAD at a time, so a few queued each keep them busy */
+	cfg->mad_max_outstanding = 256;
+	cfg->mad_max_per_destination = 4;
 	for (int g = 0; g < CACHE_GROUP_COUNT; g++)
 		cfg->cache_lifetime_s[g] = cache_default_lifetime[g];
 	cfg->expose_keys = false;

@@ -27,8 +27,11 @@
 
 #define MAD_BLOCK 256
 
+struct mad_dest;
+
 struct mad_request {
-	struct mad_request *next;
+	struct mad_request *next; /* in its destination's queue, or its in-flight bucket */
+	struct mad_dest *dest;
 	ib_portid_t target;
 	int mgmt_class, method;
 	unsigned attr_id, attr_mod;
@@ -50,14 +53,34 @@ struct rx_item {
 	uint8_t mad[MAD_BLOCK];
 };
 
+/* A destination: one LID, whose agent (a switch's PMA or SMA) answers one
+ * MAD at a time on real hardware. Requests wait in their destination's
+ * queue; destinations that have requests and room take turns (the ready
+ * ring), so that a sweep keeps many nodes busy instead of queueing on one.
+ * Directed-route MADs (no LID) share one destination without the
+ * per-destination limit: they go to the local SMA, or to nodes not yet
+ * given a LID, a few at a time. */
+struct mad_dest {
+	struct mad_request *head, *tail; /* not yet sent */
+	struct mad_dest *next_ready;
+	unsigned in_flight;
+	bool ready;
+};
+
+#define MAD_UNICAST_LIDS 0xc000
+/* in-flight requests by TID (sequential, so the low bits spread them) */
+#define IN_FLIGHT_BUCKETS 1024
+
 static struct {
 	int fd;
 	int agent[256];
 	bool open;
-	unsigned timeout_ms, retries, max_outstanding;
+	unsigned timeout_ms, retries, max_outstanding, max_per_dest;
 	uint32_t next_tid;
-	struct mad_request *queue_head, *queue_tail; /* not yet sent */
-	struct mad_request *in_flight;               /* sent, waiting */
+	struct mad_dest *by_lid;                /* MAD_UNICAST_LIDS of them */
+	struct mad_dest directed;
+	struct mad_dest *ready_head, *ready_tail;
+	struct mad_request *in_flight[IN_FLIGHT_BUCKETS]; /* sent, waiting */
 	unsigned n_in_flight, n_queued;
 	unsigned timer;
 	struct mad_engine_stats stats;
@@ -67,6 +90,7 @@ static struct {
 	bool rx_joined;
 	pthread_mutex_t rx_lock;
 	struct rx_item *rx_head, *rx_tail;
+	bool rx_wake_pending; /* a byte is in the pipe or the main thread is draining */
 	int pipe_r, pipe_w;
 	mad_unsolicited_fn unsolicited;
 	void *unsolicited_ctx;
@@ -94,11 +118,13 @@ void mad_engine_set_unsolicited(mad_unsolicited_fn fn, void *ctx)
 	eng.unsolicited_ctx = ctx;
 }
 
-void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding)
+void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding,
+			   unsigned max_per_destination)
 {
 	eng.timeout_ms = timeout_ms ? timeout_ms : 1000;
 	eng.retries = retries;
 	eng.max_outstanding = max_outstanding ? max_outstanding : 1;
+	eng.max_per_dest = max_per_destination ? max_per_destination : 1;
 }
 
 void mad_engine_get_stats(struct mad_engine_stats *st)
@@ -208,6 +234,7 @@ static void *rx_main(void *arg)
 		uint8_t buf[sizeof(struct ib_user_mad) + MAD_BLOCK + 64];
 		int len = MAD_BLOCK;
 		struct rx_item *it;
+		bool wake;
 
 		/* A bounded wait so that mad_engine_close() can stop the thread. */
 		if (umad_recv(eng.fd, buf, &len, 200) < 0)
@@ -232,8 +259,12 @@ static void *rx_main(void *arg)
 		else
 			eng.rx_head = it;
 		eng.rx_tail = it;
+		/* One wake-up per batch: while the main thread drains, it also
+		 * takes what arrives meanwhile (on_pipe_readable). */
+		wake = !eng.rx_wake_pending;
+		eng.rx_wake_pending = true;
 		pthread_mutex_unlock(&eng.rx_lock);
-		if (write(eng.pipe_w, "", 1) < 0 && errno != EAGAIN)
+		if (wake && write(eng.pipe_w, "", 1) < 0 && errno != EAGAIN)
 			break;
 	}
 	return NULL;
@@ -302,39 +333,114 @@ static void finish(struct mad_request *r, int result, const uint8_t *data, size_
 	free(r);
 }
 
+static struct mad_dest *dest_of(const ib_portid_t *target)
+{
+	if (target->lid > 0 && target->lid < MAD_UNICAST_LIDS && eng.by_lid)
+		return &eng.by_lid[target->lid];
+	return &eng.directed;
+}
+
+static bool dest_has_room(const struct mad_dest *d)
+{
+	return d == &eng.directed || d->in_flight < eng.max_per_dest;
+}
+
+/* Puts d at the end of the ready ring if it has requests and room. */
+static void dest_make_ready(struct mad_dest *d)
+{
+	if (d->ready || !d->head || !dest_has_room(d))
+		return;
+	d->ready = true;
+	d->next_ready = NULL;
+	if (eng.ready_tail)
+		eng.ready_tail->next_ready = d;
+	else
+		eng.ready_head = d;
+	eng.ready_tail = d;
+}
+
+static void queue_request(struct mad_request *r, bool first)
+{
+	struct mad_dest *d = r->dest;
+
+	if (first) { /* a retry */
+		r->next = d->head;
+		d->head = r;
+		if (!d->tail)
+			d->tail = r;
+	} else {
+		r->next = NULL;
+		if (d->tail)
+			d->tail->next = r;
+		else
+			d->head = r;
+		d->tail = r;
+	}
+	eng.n_queued++;
+	dest_make_ready(d);
+}
+
+static void put_in_flight(struct mad_request *r)
+{
+	struct mad_request **b = &eng.in_flight[r->tid % IN_FLIGHT_BUCKETS];
+
+	r->next = *b;
+	*b = r;
+	eng.n_in_flight++;
+	r->dest->in_flight++;
+}
+
+static struct mad_request *find_in_flight(uint32_t tid)
+{
+	struct mad_request *r = eng.in_flight[tid % IN_FLIGHT_BUCKETS];
+
+	while (r && r->tid != tid)
+		r = r->next;
+	return r;
+}
+
+/* Removes r from flight; its destination may take another. */
+static void unlink_in_flight(struct mad_request *r)
+{
+	for (struct mad_request **pp = &eng.in_flight[r->tid % IN_FLIGHT_BUCKETS]; *pp;
+	     pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			r->next = NULL;
+			eng.n_in_flight--;
+			r->dest->in_flight--;
+			dest_make_ready(r->dest);
+			return;
+		}
+	}
+}
+
+/* Sends while the global window has room: one request of each ready
+ * destination in turn. */
 static void pump_queue(void)
 {
-	while (eng.queue_head && eng.n_in_flight < eng.max_outstanding) {
-		struct mad_request *r = eng.queue_head;
+	while (eng.ready_head && eng.n_in_flight < eng.max_outstanding) {
+		struct mad_dest *d = eng.ready_head;
+		struct mad_request *r = d->head;
 
-		eng.queue_head = r->next;
-		if (!eng.queue_head)
-			eng.queue_tail = NULL;
+		eng.ready_head = d->next_ready;
+		if (!eng.ready_head)
+			eng.ready_tail = NULL;
+		d->ready = false;
+		d->head = r->next;
+		if (!d->head)
+			d->tail = NULL;
 		eng.n_queued--;
 		if (send_one(r) < 0) {
 			snmp_log(LOG_ERR, "umad_send failed: %s\n", strerror(errno));
+			dest_make_ready(d);
 			finish(r, MAD_SEND_FAILED, NULL, 0);
 			continue;
 		}
-		r->next = eng.in_flight;
-		eng.in_flight = r;
-		eng.n_in_flight++;
+		put_in_flight(r);
+		dest_make_ready(d);
 	}
 	arm_timer();
-}
-
-/* Removes r from the in-flight list; returns it. */
-static struct mad_request *unlink_in_flight(struct mad_request *r)
-{
-	for (struct mad_request **pp = &eng.in_flight; *pp; pp = &(*pp)->next) {
-		if (*pp == r) {
-			*pp = r->next;
-			eng.n_in_flight--;
-			r->next = NULL;
-			return r;
-		}
-	}
-	return NULL;
 }
 
 /* A try failed (timeout): send again or give up. */
@@ -343,11 +449,7 @@ static void retry_or_fail(struct mad_request *r)
 	unlink_in_flight(r);
 	if (r->tries_left > 0) {
 		r->tries_left--;
-		r->next = eng.queue_head; /* retries go first */
-		eng.queue_head = r;
-		if (!eng.queue_tail)
-			eng.queue_tail = r;
-		eng.n_queued++;
+		queue_request(r, true); /* retries go first */
 		return;
 	}
 	finish(r, MAD_TIMEOUT, NULL, 0);
@@ -389,8 +491,7 @@ static void handle_rx(struct rx_item *it)
 		return;
 	}
 	tid = (uint32_t)mad_get_field64(it->mad, 0, IB_MAD_TRID_F);
-	for (r = eng.in_flight; r && r->tid != tid; r = r->next)
-		;
+	r = find_in_flight(tid);
 	if (!r) {
 		eng.stats.dropped++;
 		DEBUGMSGTL(("ibsnmpd:mad", "dropping MAD tid 0x%08x: no request waits for it\n", tid));
@@ -428,18 +529,27 @@ static void on_pipe_readable(int fd, void *arg)
 	(void)arg;
 	while (read(fd, drain, sizeof(drain)) > 0)
 		;
-	pthread_mutex_lock(&eng.rx_lock);
-	list = eng.rx_head;
-	eng.rx_head = eng.rx_tail = NULL;
-	pthread_mutex_unlock(&eng.rx_lock);
-	while (list) {
-		struct rx_item *next = list->next;
+	/* Answers that arrive while these are handled are taken in the same
+	 * wake-up; the receive thread writes to the pipe again only after the
+	 * list was found empty here. */
+	for (;;) {
+		pthread_mutex_lock(&eng.rx_lock);
+		list = eng.rx_head;
+		eng.rx_head = eng.rx_tail = NULL;
+		if (!list)
+			eng.rx_wake_pending = false;
+		pthread_mutex_unlock(&eng.rx_lock);
+		if (!list)
+			break;
+		while (list) {
+			struct rx_item *next = list->next;
 
-		handle_rx(list);
-		free(list);
-		list = next;
+			handle_rx(list);
+			free(list);
+			list = next;
+		}
+		pump_queue();
 	}
-	pump_queue();
 }
 
 static void on_timer(unsigned reg, void *arg)
@@ -451,11 +561,13 @@ static void on_timer(unsigned reg, void *arg)
 	(void)arg;
 	eng.timer = 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	for (r = eng.in_flight; r; r = next) {
-		next = r->next;
-		if (ts_passed(&r->deadline, &now)) {
-			DEBUGMSGTL(("ibsnmpd:mad", "tid 0x%08x timed out\n", r->tid));
-			retry_or_fail(r);
+	for (size_t b = 0; b < IN_FLIGHT_BUCKETS && eng.n_in_flight; b++) {
+		for (r = eng.in_flight[b]; r; r = next) {
+			next = r->next;
+			if (ts_passed(&r->deadline, &now)) {
+				DEBUGMSGTL(("ibsnmpd:mad", "tid 0x%08x timed out\n", r->tid));
+				retry_or_fail(r);
+			}
 		}
 	}
 	pump_queue();
@@ -500,12 +612,8 @@ int mad_engine_call(const ib_portid_t *target, const struct mad_call *call, mad_
 	r->tries_left = eng.retries;
 	r->done = done;
 	r->ctx = ctx;
-	if (eng.queue_tail)
-		eng.queue_tail->next = r;
-	else
-		eng.queue_head = r;
-	eng.queue_tail = r;
-	eng.n_queued++;
+	r->dest = dest_of(target);
+	queue_request(r, false);
 	pump_queue();
 	return 0;
 }
@@ -606,6 +714,14 @@ int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *ou
 		return -1;
 	}
 	memset(eng.agent, -1, sizeof(eng.agent));
+	/* 1.5 MB of address space; only the LIDs used are ever touched */
+	eng.by_lid = calloc(MAD_UNICAST_LIDS, sizeof(*eng.by_lid));
+	if (!eng.by_lid) {
+		snprintf(err, errlen, "out of memory");
+		umad_close_port(eng.fd);
+		eng.fd = -1;
+		return -1;
+	}
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
 		/* the SA agent also takes Reports (traps forwarded by the SM) */
 		long report_mask[16 / sizeof(long)] = {0};
@@ -679,19 +795,28 @@ void mad_engine_close(void)
 	eng.timer = 0;
 	/* Requests still pending are dropped without callbacks: their owners
 	 * are being torn down too. */
-	while (eng.in_flight) {
-		struct mad_request *r = eng.in_flight;
+	for (size_t b = 0; b < IN_FLIGHT_BUCKETS; b++) {
+		while (eng.in_flight[b]) {
+			struct mad_request *r = eng.in_flight[b];
 
-		eng.in_flight = r->next;
-		free(r);
+			eng.in_flight[b] = r->next;
+			free(r);
+		}
 	}
-	while (eng.queue_head) {
-		struct mad_request *r = eng.queue_head;
+	for (size_t lid = 0; lid <= MAD_UNICAST_LIDS; lid++) {
+		struct mad_dest *d = lid < MAD_UNICAST_LIDS ? (eng.by_lid ? &eng.by_lid[lid] : NULL)
+							    : &eng.directed;
 
-		eng.queue_head = r->next;
-		free(r);
+		while (d && d->head) {
+			struct mad_request *r = d->head;
+
+			d->head = r->next;
+			free(r);
+		}
 	}
-	eng.queue_tail = NULL;
+	eng.ready_head = eng.ready_tail = NULL;
+	free(eng.by_lid);
+	eng.by_lid = NULL;
 	eng.n_in_flight = eng.n_queued = 0;
 	while (eng.rx_head) {
 		struct rx_item *it = eng.rx_head;

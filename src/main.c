@@ -203,6 +203,8 @@ static void link_trap_seen(const struct notice *n, const char *via, void *arg)
 	struct daemon *d = arg;
 
 	(void)via;
+	if (n->is_generic && n->trap_number == 144 && d->pm_running)
+		pm_subnet_capabilities_changed(&d->pm, n->lid);
 	if (!n->is_generic || n->trap_number != 128 || !d->pm_running)
 		return;
 	if (d->fabric_running)
@@ -243,7 +245,7 @@ static void reload_config(struct daemon *d)
 		ibsnmpd_cfg.pm_enabled = before.pm_enabled;
 	}
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
-			      ibsnmpd_cfg.mad_max_outstanding);
+			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
 	notify_apply_config();
 	sma_node_apply_config(&d->node);
 	if (d->pm_running)
@@ -538,7 +540,7 @@ int main(int argc, char **argv)
 	write_pid_file(pid_file);
 
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
-			      ibsnmpd_cfg.mad_max_outstanding);
+			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
 	if (mad_engine_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &d.local, err, sizeof(err),
 			    &exit_code) < 0)
 		fatal(exit_code, err);

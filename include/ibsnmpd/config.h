@@ -39,6 +39,7 @@ struct ibsnmpd_config {
 	unsigned mad_timeout_ms;
 	unsigned mad_retries;
 	unsigned mad_max_outstanding;
+	unsigned mad_max_per_destination;
 	unsigned cache_lifetime_s[CACHE_GROUP_COUNT];
 	bool expose_keys;
 	bool pm_enabled;                   /* sweep the subnet's counters */

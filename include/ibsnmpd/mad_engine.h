@@ -38,7 +38,10 @@ int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *ou
  * no longer taken). */
 void mad_engine_stop_receiving(void);
 void mad_engine_close(void);
-void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding);
+/* max_outstanding: MADs in flight in all; max_per_destination: to one LID
+ * (directed-route MADs only count against the first). */
+void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding,
+			   unsigned max_per_destination);
 
 /* One request. data (may be NULL) is the attribute data of the request,
  * e.g. PortCounters' PortSelect. */

@@ -82,6 +82,11 @@ struct pm_subnet {
 	char helper[4096];
 	bool alone_noted;             /* a discovery saw only the local node: said */
 	uint64_t silent_print;        /* the nodes the last sweep found silent (a sum) */
+	/* ClassPortInfo is asked once per node and discovery; these LIDs' again
+	 * at the next sweep (a trap 144 said their capabilities changed) */
+	unsigned recheck_lid[32];
+	size_t n_recheck;
+	bool recheck_all;             /* more than recheck_lid holds */
 	/* sampling state of the watched nodes (pm_samples.c) */
 	struct cache_group samples;   /* snapshot: struct pm_samples_snapshot */
 	bool samples_again;           /* a sample started while reading: read again */
@@ -95,6 +100,10 @@ struct pm_subnet {
 	 * of PortSelect */
 	struct cache_group view;
 };
+
+/* A node's capabilities changed (trap 144 from lid): its PMA's ClassPortInfo
+ * is asked again at the next sweep. */
+void pm_subnet_capabilities_changed(struct pm_subnet *pm, unsigned lid);
 
 /* The port pmPortCountersTable shows for a node: what a manager set, else
  * first_port (the node's first). */

@@ -4,9 +4,11 @@
  * (discover_main.c, which says why); its output is read from a pipe watched
  * by the main loop and parsed by pm_fabric_parse().
  *
- * A sweep sends ClassPortInfo (once per node, to learn whether the node has
- * 64-bit counters) and PortCounters / PortCountersExtended for every port,
- * all through the MAD engine, which keeps madMaxOutstanding in flight. A node
+ * A sweep sends PortCounters / PortCountersExtended for every port, all
+ * through the MAD engine (madMaxOutstanding in flight, madMaxPerDestination
+ * to one LID). ClassPortInfo (whether a node has 64-bit counters, error
+ * details) is asked once per node after each discovery, again for a node
+ * that did not answer it, and after a trap 144 from the node. A node
  * that does not answer costs only its own timeouts; its ports are marked
  * stale and keep their last values. */
 #include <errno.h>
@@ -291,6 +293,9 @@ static void got_port(void *ctx, int result, const uint8_t *data, size_t len)
 	}
 	if (failed) {
 		st->stale = true;
+		if (result == MAD_TIMEOUT && job->step == STEP_COUNTERS)
+			/* the node is silent: said, and its ClassPortInfo asked again */
+			sw->node_capmask[st->node - sw->snap->fabric->nodes] &= ~PM_CAPMASK_KNOWN;
 		goto done;
 	}
 	if (job->step <= STEP_COUNTERS_EXT && !st->details_unsupported) {
@@ -343,13 +348,29 @@ static void send_port_counters(struct sweep *sw, size_t i)
 	send_port_step(sw, job);
 }
 
+/* The node's capabilities are known: its ports can be read. */
+static void send_node_ports(struct sweep *sw, size_t node, unsigned cap)
+{
+	bool ext = cap & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_WIDTH_NOIETF);
+
+	sw->node_capmask[node] = cap | PM_CAPMASK_KNOWN;
+	for (size_t i = sw->node_first[node]; i < sw->node_first[node + 1]; i++) {
+		struct pm_port_state *st = &sw->snap->ports[i];
+
+		if (st->extended != ext && st->have_raw)
+			st->discontinuity = sw->now;
+		st->extended = ext;
+		sw->pending++;
+		send_port_counters(sw, i);
+	}
+}
+
 /* ClassPortInfo of a node answered: its ports can now be read. */
 static void got_classportinfo(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct node_job *job = ctx;
 	struct sweep *sw = job->sw;
 	unsigned cap = 0;
-	bool ext;
 
 	if (result != MAD_OK || pm_classportinfo_capmask(data, len, &cap)) {
 		/* the node does not answer: its ports stay stale */
@@ -359,19 +380,33 @@ static void got_classportinfo(void *ctx, int result, const uint8_t *data, size_t
 		sweep_done_one(sw);
 		return;
 	}
-	sw->node_capmask[job->node] = cap | PM_CAPMASK_KNOWN;
-	ext = cap & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_WIDTH_NOIETF);
-	for (size_t i = sw->node_first[job->node]; i < sw->node_first[job->node + 1]; i++) {
-		struct pm_port_state *st = &sw->snap->ports[i];
-
-		if (st->extended != ext && st->have_raw)
-			st->discontinuity = sw->now;
-		st->extended = ext;
-		sw->pending++;
-		send_port_counters(sw, i);
-	}
+	send_node_ports(sw, job->node, cap);
 	free(job);
 	sweep_done_one(sw);
+}
+
+void pm_subnet_capabilities_changed(struct pm_subnet *pm, unsigned lid)
+{
+	if (pm->n_recheck < sizeof(pm->recheck_lid) / sizeof(pm->recheck_lid[0]))
+		pm->recheck_lid[pm->n_recheck++] = lid;
+	else
+		pm->recheck_all = true;
+}
+
+/* The node's ClassPortInfo as the previous sweep of the same discovery
+ * learned it; 0 where it must be asked. */
+static unsigned known_capmask(const struct pm_subnet *pm, const struct pm_snapshot *prev,
+			      const struct pm_fabric *f, size_t node)
+{
+	unsigned cap;
+
+	if (!prev || prev->fabric != f || !prev->node_capmask || pm->recheck_all)
+		return 0;
+	cap = prev->node_capmask[node];
+	for (size_t i = 0; i < pm->n_recheck; i++)
+		if (pm->recheck_lid[i] == f->nodes[node].lid)
+			return 0;
+	return cap & PM_CAPMASK_KNOWN ? cap : 0;
 }
 
 static int state_cmp(const void *a, const void *b)
@@ -498,6 +533,7 @@ static void sweep_start(struct cache_group *g)
 	sw->prev = cache_snapshot(g);
 	sw->now = time(NULL);
 	s->fabric = pm_fabric_get(f);
+
 	s->n = f->n_ports;
 	for (size_t i = 0; i < f->n_ports; i++) {
 		const struct pm_port_ref *r = &f->ports[i];
@@ -515,11 +551,18 @@ static void sweep_start(struct cache_group *g)
 	}
 	for (size_t k = 0; k < f->n_nodes; k++)
 		sw->node_first[k + 1] += sw->node_first[k];
-	/* one ClassPortInfo per node; each answer sends that node's ports */
+	/* nodes whose ClassPortInfo is known: their ports at once; the others
+	 * first that, and each answer sends the node's ports */
 	sw->pending = 1;
 	for (size_t k = 0; k < f->n_nodes; k++) {
-		struct node_job *job = calloc(1, sizeof(*job));
+		unsigned cap = f->nodes[k].lid ? known_capmask(pm, sw->prev, f, k) : 0;
+		struct node_job *job;
 
+		if (cap) {
+			send_node_ports(sw, k, cap & ~PM_CAPMASK_KNOWN);
+			continue;
+		}
+		job = calloc(1, sizeof(*job));
 		if (!job || !f->nodes[k].lid) {
 			free(job);
 			continue;
@@ -533,6 +576,8 @@ static void sweep_start(struct cache_group *g)
 			sw->pending--;
 		}
 	}
+	pm->n_recheck = 0; /* asked in this sweep */
+	pm->recheck_all = false;
 	sweep_done_one(sw);
 }
 
