@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SIMFABRIC = os.path.join(TOP, "scripts", "simfabric")
@@ -76,6 +77,33 @@ class TestBed:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1])
         return 0
+
+
+def walk(target, oid):
+    """snmpbulkwalk -Cr50: (varbinds, seconds)."""
+    started = time.perf_counter()
+    out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-Cr50", "-t", "20",
+                          target, oid], capture_output=True, text=True, env=env())
+    took = time.perf_counter() - started
+    if out.returncode != 0:
+        sys.exit("walk of %s at %s failed: %s" % (oid, target, out.stderr))
+    return out.stdout.count("\n"), took
+
+
+def spawn_subagent(bed, node, conf=()):
+    """Beside a direct-mode bed's ibsnmpd, a second one attached to `node` as
+    the bed's snmpd's AgentX subagent (the default mode; no node contexts:
+    the direct one has them)."""
+    path = os.path.join(bed.dir, "subagent.conf")
+    with open(path, "w") as f:
+        f.write("agentxPingInterval 2\nmadTimeout 500\nnodeContextTypes none\n"
+                "dcbxEnable no\nfabricStateFile %s/subagent-links.state\n%s\n"
+                % (bed.dir, "\n".join(conf)))
+    build = os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build"))
+    subprocess.run([SIMFABRIC, "spawn", "subagent", "--dir", bed.dir, "--node", node, "--",
+                    os.path.join(build, "ibsnmpd"), "-f", "-Lf",
+                    os.path.join(bed.dir, "subagent.log"), "-c", path, "-x",
+                    "unix:%s/agentx.sock" % bed.dir], check=True, env=env())
 
 
 def stop_on_sigterm(*files):

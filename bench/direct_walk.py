@@ -17,27 +17,15 @@ Usage: bench/direct_walk.py [--runs 5]
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 
-from benchlib import SIMFABRIC, TOP, TestBed, env, stop_on_sigterm
+from benchlib import TestBed, spawn_subagent, stop_on_sigterm, walk
 
 TOPOLOGY = "fattree-612.net"
 PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"
 EXTEND_LINES = ".1.3.6.1.4.1.8072.1.3.2.4.1.2"  # nsExtendOutLine
 NATIVE_ROWS = 10000
-BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build"))
-
-
-def walk(target, oid):
-    started = time.perf_counter()
-    out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-Cr50", "-t", "20",
-                          target, oid], capture_output=True, text=True, env=env())
-    took = time.perf_counter() - started
-    if out.returncode != 0:
-        sys.exit("walk of %s at %s failed: %s" % (oid, target, out.stderr))
-    return out.stdout.count("\n"), took
 
 
 def rate(target, oid, runs):
@@ -58,15 +46,7 @@ def main():
     with TestBed(TOPOLOGY, "h1-1", conf=slow, direct=True,
                  snmpd_conf=["extend benchrows /bin/cat %s" % rows_file]) as bed:
         direct = bed.env["SNMP_DIRECT_TARGET"]
-        sub_conf = os.path.join(bed.dir, "subagent.conf")
-        with open(sub_conf, "w") as f:
-            f.write("agentxPingInterval 2\nmadTimeout 500\nnodeContextTypes none\n"
-                    "dcbxEnable no\nfabricStateFile %s/subagent-links.state\n%s\n"
-                    % (bed.dir, "\n".join(slow)))
-        subprocess.run([SIMFABRIC, "spawn", "subagent", "--dir", bed.dir, "--node", "h1-2",
-                        "--", os.path.join(BUILD, "ibsnmpd"), "-f", "-Lf",
-                        os.path.join(bed.dir, "subagent.log"), "-c", sub_conf, "-x",
-                        "unix:%s/agentx.sock" % bed.dir], check=True, env=env())
+        spawn_subagent(bed, "h1-2", slow)
         for target in (direct, bed.target):
             for _ in range(240):
                 if walk(target, PM_TABLE)[0] > 40000:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark: one sweep of every port's counters, ibsnmpd against its peers.
 
-All in one run on tests/topologies/fattree-612.net (612 nodes, 1,872 ports):
+All in one run on tests/topologies/fattree-612.net (612 nodes, 1,872 ports;
+--topology FILE --node NODE for another, e.g. fattree3-2030.net h1-1-1):
 - ibsnmpd's sweep time (ibsnmpdCacheLastDuration of the pmCounters group,
   from the first MAD to the last answer), for several sweeps;
 - `ibqueryerrors` over all ports, timed as a process, same fabric;
@@ -15,7 +16,7 @@ All in one run on tests/topologies/fattree-612.net (612 nodes, 1,872 ports):
 Prints the ratios; the aim is a sweep in at most half of ibqueryerrors' time.
 
 Usage: bench/pm_sweep.py [--sweeps 5] [--perfquery-ports 100] [--outstanding 256]
-                         [--per-destination 4]
+                         [--per-destination 4] [--topology fattree-612.net --node h1-1]
 """
 import argparse
 import os
@@ -45,13 +46,15 @@ def main():
     ap.add_argument("--perfquery-ports", type=int, default=100)
     ap.add_argument("--outstanding", type=int, default=256)
     ap.add_argument("--per-destination", type=int, default=4)
+    ap.add_argument("--topology", default=TOPOLOGY)
+    ap.add_argument("--node", default="h1-1")
     args = ap.parse_args()
 
     conf = ["madMaxOutstanding %d" % args.outstanding,
             "madMaxPerDestination %d" % args.per_destination, "cacheLifetime pmCounters 2",
             "nodeContextTypes none"]
     conf += ["cacheLifetime %s 3600" % g for g in SMA_GROUPS]
-    with TestBed(TOPOLOGY, "h1-1", conf=conf) as bed:
+    with TestBed(args.topology, args.node, conf=conf) as bed:
         target = bed.target
         duration = "%s.6.1.7.%d" % (STATS, PM_GROUP_INDEX)
         refreshes = "%s.6.1.5.%d" % (STATS, PM_GROUP_INDEX)
@@ -129,7 +132,7 @@ def main():
     sweep = statistics.median(sweeps)
     iq = statistics.median(iqe)
     print("fabric: %s; ports in ibsnmpd's table: %d; ibqueryerrors checked %d ports"
-          % (TOPOLOGY, walk_rows, iqe_ports))
+          % (args.topology, walk_rows, iqe_ports))
     print("ibsnmpd sweep (PortCounters/Extended of every port, %d MADs in flight, %d per "
           "LID): median %.3f s of %d sweeps (%s)" % (args.outstanding, args.per_destination,
                                                      sweep, len(sweeps),
