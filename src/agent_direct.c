@@ -86,6 +86,11 @@ void agent_direct_init_modules(void)
 	static char no_smux[] = "-smux";
 
 	add_to_init_list(no_smux);
+	/* net-snmp logs every request's "Connection from" where it has TCP
+	 * wrappers; a daemon polled every few seconds does not want that in its
+	 * log (dontLogTCPWrappersConnects no turns it back on) */
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
+			       NETSNMP_DS_AGENT_DONT_LOG_TCPWRAPPERS_CONNECTS, 1);
 	/* access control and SNMPv3 users, the engine, and the default
 	 * context's system group and sysORTable, as snmpd has them */
 	init_vacm_vars();

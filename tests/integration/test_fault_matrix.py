@@ -58,6 +58,7 @@ def test_every_fault_ends_and_loses_no_trap_after_it(tmp_path, group):
 
 def test_the_groups_cover_every_fault_of_the_bench():
     sys.path.insert(0, os.path.join(TOP, "bench"))
+    sys.dont_write_bytecode = True  # nothing left in the checkout
     import faults  # noqa: E402 (bench/ is not a package)
 
     names = [f[0] for f in faults.faults(6, 10)]
