@@ -53,7 +53,7 @@ def main():
     conf = ["madMaxOutstanding %d" % args.outstanding,
             "madMaxPerDestination %d" % args.per_destination, "cacheLifetime pmCounters 2",
             "nodeContextTypes none"]
-    conf += ["cacheLifetime %s 3600" % g for g in SMA_GROUPS]
+    conf += ["cacheLifetime %s 3600" % g for g in SMA_GROUPS + ("fabricPorts",)]
     with TestBed(args.topology, args.node, conf=conf) as bed:
         target = bed.target
         duration = "%s.6.1.7.%d" % (STATS, PM_GROUP_INDEX)
