@@ -228,3 +228,37 @@ def test_trap_statistics(bed):
     got = bed.walk(TRAPS[:-1])
     assert int(got[TRAPS + "1.0"][1]) >= int(got[TRAPS + "2.0"][1]) > 0
     assert int(got[TRAPS + "6.0"][1]) == 10  # every SMA-MIB trap subscribed
+
+
+def test_class_port_info_is_asked_once_per_discovery_and_again_after_trap_144():
+    """A sweep reads PortCounters of every port; each node's PMA ClassPortInfo
+    (64-bit counters or not) is asked once after the discovery, not at every
+    sweep, and again for a node whose trap 144 says its capabilities changed."""
+    b = start_testbed(node="hca1", preload=tool_path("sim_issm_shim.so", "SIM_ISSM_SHIM"),
+                      debug="ibsnmpd:mad,ibsnmpd:pm",
+                      extra_conf=["saKey 0x1", "cacheLifetime pmCounters 1"])
+    try:
+        assert wait_for(lambda: "subscribed to trap 144" in b.log("ibsnmpd.log"), seconds=60)
+
+        def sweeps():
+            return b.log("ibsnmpd.log").count("ports done")
+
+        def asked():  # PerfMgt (class 0x04) ClassPortInfo (attr 0x0001)
+            return b.log("ibsnmpd.log").count("sent class 0x04 attr 0x0001 ")
+
+        def after_sweeps(n):
+            start = sweeps()
+            assert wait_for(lambda: sweeps() >= start + n, seconds=60)
+
+        after_sweeps(2)
+        first = asked()
+        assert first == 4  # sw1 and hca1-3: once each
+        after_sweeps(3)
+        assert asked() == first
+        hca3_lid = node_guids(b)["hca3"][1]
+        inject(b, "144", "lid=%d" % hca3_lid, "capmask=0x%08x" % int(time.time()))
+        assert wait_for(lambda: asked() == first + 1, seconds=30)
+        after_sweeps(3)
+        assert asked() == first + 1  # that node only, once
+    finally:
+        stop_testbed(b)
