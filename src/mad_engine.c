@@ -316,9 +316,9 @@ static int send_one(struct mad_request *r)
 	if (umad_send(eng.fd, agent, umad, MAD_BLOCK, (int)eng.timeout_ms, 0) < 0)
 		return -1;
 	eng.stats.sent++;
-	DEBUGMSGTL(("ibsnmpd:mad", "sent class 0x%02x attr 0x%04x mod 0x%x tid 0x%08x to %s\n",
-		    r->mgmt_class, r->attr_id, r->attr_mod, r->tid,
-		    r->target.lid ? "lid" : "directed route"));
+	DEBUGMSGTL(("ibsnmpd:mad", "sent class 0x%02x attr 0x%04x mod 0x%x tid 0x%08x to lid %d%s\n",
+		    r->mgmt_class, r->attr_id, r->attr_mod, r->tid, r->target.lid,
+		    r->target.lid ? "" : " (directed route)"));
 	/* The simulator ignores the timeout: keep a deadline of our own, a little
 	 * later than the kernel's so that on hardware the kernel's report wins. */
 	ts_add_ms(&r->deadline, eng.timeout_ms + eng.timeout_ms / 4 + 10);
@@ -517,6 +517,7 @@ static void handle_rx(struct rx_item *it)
 	}
 	unlink_in_flight(r);
 	eng.stats.answered++;
+	DEBUGMSGTL(("ibsnmpd:mad", "answer to tid 0x%08x\n", tid));
 	finish(r, st, it->mad + mad_class_data_offset(r->mgmt_class),
 	       mad_class_data_size(r->mgmt_class));
 }

@@ -347,3 +347,39 @@ def test_error_details_match_perfquery(bed):
     assert ours()[10] == 2  # not stale
     clean = bed.get(*("%s.%d.%s" % (DETAIL, c, idx[:-1] + "5") for c in range(1, 11)))
     assert [v[1] for v in clean.values()] == ["0"] * 10
+
+
+def max_in_flight_per_lid(log):
+    """From the MAD debug lines: the most requests in flight at once to each
+    LID (sent, until answered or timed out)."""
+    lid_of, now, most = {}, {}, {}
+    for line in log.splitlines():
+        m = re.search(r"sent class \S+ attr \S+ mod \S+ tid (0x[0-9a-f]+) to lid (\d+)", line)
+        if m:
+            lid_of[m.group(1)] = lid = int(m.group(2))
+            now[lid] = now.get(lid, 0) + 1
+            most[lid] = max(most.get(lid, 0), now[lid])
+            continue
+        m = re.search(r"(?:answer to tid|tid) (0x[0-9a-f]+)(?: timed out|$)", line)
+        if m and m.group(1) in lid_of:
+            now[lid_of.pop(m.group(1))] -= 1
+    return most
+
+
+def test_a_destination_gets_no_more_than_its_share_of_the_window():
+    """madMaxPerDestination 2: however many of a switch's ports a sweep reads,
+    at most two MADs are in flight to its LID, and two are (the window is
+    used); the sweep reads every port all the same."""
+    b = start_testbed(node="hca2", debug="ibsnmpd:mad",
+                      extra_conf=QUICK + ["madMaxPerDestination 2", "madMaxOutstanding 64",
+                                          "nodeContextTypes none"])
+    try:
+        sw_lid = node_guids(b)["sw1"][1]
+        # sw1's ports 1..8 and the three CAs' ports, all fresh
+        assert wait_for(lambda: len(pm_table(b)) == 11 and
+                        all(r[25] == "2" for r in pm_table(b).values()), seconds=60)
+        most = max_in_flight_per_lid(b.log("ibsnmpd.log"))
+        assert most[sw_lid] == 2, most
+        assert all(n <= 2 for lid, n in most.items() if lid), most
+    finally:
+        stop_testbed(b)
