@@ -33,8 +33,9 @@ class TestBed:
     def __init__(self, topology, node, conf=(), snmpd_conf=(), preload=None, direct=False):
         """conf lines may name the bed's directory as {dir}."""
         self.dir = tempfile.mkdtemp(prefix="ibsnmpd-bench.")
+        # --minimal: each bench configures what it measures
         cmd = [SIMFABRIC, "up", "--dir", self.dir, "--topology",
-               os.path.join(TOPOLOGIES, topology), "--node", node]
+               os.path.join(TOPOLOGIES, topology), "--node", node, "--minimal"]
         if preload:
             cmd += ["--ibsnmpd-preload", preload]
         for line in conf:

@@ -124,6 +124,22 @@ def parse_varbinds(text):
 TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0"  # snmpTrapOID.0
 
 
+def guid_index(guid):
+    """A GUID as the 8 sub-identifiers of a table index."""
+    return ".".join(str(b) for b in guid.to_bytes(8, "big"))
+
+
+def port_pkeys(bed, lid, port=1):
+    """{P_Key base: full?} of a port, from smpquery pkeys."""
+    out = bed.run_on_node("smpquery", "pkeys", str(lid), str(port))
+    res = {}
+    for v in re.findall(r"0x([0-9a-f]{4})", out):
+        v = int(v, 16)
+        if v & 0x7fff:
+            res[v & 0x7fff] = bool(v & 0x8000)
+    return res
+
+
 def notifications(bed):
     """[{oid: value}] of every notification in snmptrapd's log (one line each,
     varbinds tab-separated), oldest first; string values without quotes."""
@@ -151,10 +167,12 @@ def wait_for(predicate, seconds=60, step=0.5):
 
 
 def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=None, debug=None,
-                  snmpd_extra=(), direct=False):
+                  snmpd_extra=(), direct=False, minimal=True):
     """extra_conf lines may name the bed's directory as {dir}; debug: ibsnmpd's
     -D tokens (its log then has the debug lines); snmpd_extra: lines added to
-    the bed's snmpd.conf; direct: ibsnmpd as its own agent (SNMP_DIRECT_TARGET)."""
+    the bed's snmpd.conf; direct: ibsnmpd as its own agent (SNMP_DIRECT_TARGET);
+    minimal: none of the bed's trap and partition settings (each test
+    configures what it tests; test_simfabric.py tests the bed as it comes)."""
     directory = tempfile.mkdtemp(prefix="ibsnmpd-it.")
     args = [SIMFABRIC, "up", "--dir", directory, "--topology",
             os.path.join(TOPOLOGIES, topology), "--ibsnmpd", ibsnmpd_bin()]
@@ -166,6 +184,8 @@ def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=N
         args += ["--ibsnmpd-debug", debug]
     if direct:
         args += ["--direct"]
+    if minimal:
+        args += ["--minimal"]
     for line in extra_conf:
         args += ["--conf-extra", line.replace("{dir}", directory)]
     for line in snmpd_extra:

@@ -2,13 +2,13 @@
 opensm on ibsim: SETs change opensm's partition file, opensm re-reads it
 (SIGHUP), and the ports' P_Key tables (smpquery pkeys) show the result."""
 import os
-import re
 import signal
 import subprocess
 
 import pytest
 
-from conftest import node_guids, start_testbed, stop_testbed, wait_for
+from conftest import guid_index as idx
+from conftest import node_guids, port_pkeys, start_testbed, stop_testbed, wait_for
 
 PM = ".1.3.6.1.4.1.8072.9999.9999.117.3"
 PART = PM + ".1.1.1"
@@ -28,10 +28,6 @@ def bed():
     stop_testbed(b)
 
 
-def idx(guid):
-    return ".".join(str(b) for b in guid.to_bytes(8, "big"))
-
-
 def snmpset(bed, *args):
     return bed.snmp("snmpset", *args, community=bed.env["SNMP_RW_COMMUNITY"])
 
@@ -39,17 +35,6 @@ def snmpset(bed, *args):
 def pfile(bed):
     with open(os.path.join(bed.dir, "partitions.conf"), "rb") as f:
         return f.read()
-
-
-def port_pkeys(bed, lid, port=1):
-    """{P_Key base: full?} of a port, from smpquery pkeys."""
-    out = bed.run_on_node("smpquery", "pkeys", str(lid), str(port))
-    res = {}
-    for v in re.findall(r"0x([0-9a-f]{4})", out):
-        v = int(v, 16)
-        if v & 0x7fff:
-            res[v & 0x7fff] = bool(v & 0x8000)
-    return res
 
 
 def value(bed, oid):

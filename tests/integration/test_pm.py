@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import fields, node_guids, start_testbed, stop_testbed, wait_for
+from conftest import guid_index, fields, node_guids, start_testbed, stop_testbed, wait_for
 
 PM = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1"
 QUICK = ["cacheLifetime pmCounters 2"]
@@ -184,10 +184,6 @@ def test_fat_tree_every_port_against_ibqueryerrors():
 
 DRAFT_COUNTERS = ".1.3.6.1.3.117.1.4.1"
 DRAFT_CPI = ".1.3.6.1.3.117.1.1.1"
-
-
-def guid_index(guid):
-    return ".".join(str(b) for b in guid.to_bytes(8, "big"))
 
 
 def snmpset(bed, *args):

@@ -11,6 +11,7 @@ import signal
 
 import pytest
 
+from conftest import guid_index as idx
 from conftest import fields, node_guids, start_testbed, stop_testbed, tool_path, wait_for
 
 CTL = ".1.3.6.1.3.117.1.2.1"
@@ -35,10 +36,6 @@ def bed():
 def node(bed, name):
     """(node GUID, LID), from ibnetdiscover on the same fabric."""
     return node_guids(bed)[name]
-
-
-def idx(guid):
-    return ".".join(str(b) for b in guid.to_bytes(8, "big"))
 
 
 def snmpset(bed, *args):
