@@ -167,7 +167,7 @@ def wait_for(predicate, seconds=60, step=0.5):
 
 
 def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=None, debug=None,
-                  snmpd_extra=(), direct=False, minimal=True):
+                  snmpd_extra=(), direct=False, minimal=True, ibsnmpd=None):
     """extra_conf lines may name the bed's directory as {dir}; debug: ibsnmpd's
     -D tokens (its log then has the debug lines); snmpd_extra: lines added to
     the bed's snmpd.conf; direct: ibsnmpd as its own agent (SNMP_DIRECT_TARGET);
@@ -175,7 +175,7 @@ def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=N
     configures what it tests; test_simfabric.py tests the bed as it comes)."""
     directory = tempfile.mkdtemp(prefix="ibsnmpd-it.")
     args = [SIMFABRIC, "up", "--dir", directory, "--topology",
-            os.path.join(TOPOLOGIES, topology), "--ibsnmpd", ibsnmpd_bin()]
+            os.path.join(TOPOLOGIES, topology), "--ibsnmpd", ibsnmpd or ibsnmpd_bin()]
     if node:
         args += ["--node", node]
     if preload:
