@@ -1,5 +1,6 @@
 """The simulated fabric as it comes (scripts/simfabric up with no option, what
-scripts/demo and a new user start): IB traps reach snmptrapd, and a partition
+scripts/demo and a new user start): IB traps 128-131, 144, 145 and 256-259
+reach snmptrapd, and a partition
 created over SNMP is applied by the bed's opensm, checked with smpquery on the
 ports. The other integration tests start their beds with --minimal and
 configure what they test."""
@@ -7,6 +8,7 @@ import pytest
 
 from conftest import (TRAP_OID, guid_index, node_guids, notifications, port_pkeys, start_testbed,
                       stop_testbed, wait_for)
+from test_traps import CASES, inject
 
 PART = ".1.3.6.1.4.1.8072.9999.9999.117.3.1.1.1"
 MEMBER = ".1.3.6.1.4.1.8072.9999.9999.117.3.1.2.1"
@@ -42,6 +44,19 @@ def test_a_link_taken_down_gives_a_trap_in_snmptrapd(bed):
                                     for n in notifications(bed)[before:]), seconds=60)
     finally:
         bed.simfabric("sim", 'ReLink "hca3"[1]')
+
+
+@pytest.mark.parametrize("trap,args,number", [c[:3] for c in CASES],
+                         ids=[str(c[0]) for c in CASES])
+def test_every_trap_reaches_snmptrapd(bed, trap, args, number):
+    """Traps 129-131, 144, 145 and 256-259 from a node of the fabric (the
+    injector on hca3, through opensm) arrive as their SMA-MIB notification."""
+    assert wait_for(lambda: "subscribed to trap 259" in bed.log("ibsnmpd.log"), seconds=60)
+    before = len(notifications(bed))
+    inject(bed, str(trap), *args)
+    oid = ".1.3.6.1.3.117.3.2.%d" % number
+    assert wait_for(lambda: any(n.get(TRAP_OID) == oid for n in notifications(bed)[before:]),
+                    seconds=60)
 
 
 def test_a_partition_created_over_snmp_is_applied_on_the_ports(bed):
