@@ -124,6 +124,18 @@ def parse_varbinds(text):
 TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0"  # snmpTrapOID.0
 
 
+def notified_on_unlink(bed, port, oid):
+    """Unlink port ('"hca3"[1]') in the simulator, wait for a notification
+    oid in snmptrapd's log, ReLink the port: whether it arrived."""
+    before = len(notifications(bed))
+    bed.simfabric("sim", "Unlink %s" % port)
+    try:
+        return wait_for(lambda: any(n.get(TRAP_OID) == oid for n in notifications(bed)[before:]),
+                        seconds=60)
+    finally:
+        bed.simfabric("sim", "ReLink %s" % port)
+
+
 def guid_index(guid):
     """A GUID as the 8 sub-identifiers of a table index."""
     return ".".join(str(b) for b in guid.to_bytes(8, "big"))

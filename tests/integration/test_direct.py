@@ -2,14 +2,12 @@
 subagent. The bed's ibsnmpd.conf has the same communities, SNMPv3 user and
 trap sink as its snmpd (scripts/simfabric up --direct); values are checked
 against smpquery, perfquery and ibnetdiscover on the same fabric."""
-import os
 import subprocess
-import time
 
 import pytest
 
-from conftest import (fields, ibsnmpd_bin, node_guids, notifications, parse_varbinds,
-                      snmp_env, start_testbed, stop_testbed, wait_for, TRAP_OID)
+from conftest import (fields, ibsnmpd_bin, node_guids, notified_on_unlink, parse_varbinds,
+                      snmp_env, start_testbed, stop_testbed, wait_for)
 
 NODE_TYPE = ".1.3.6.1.3.117.3.1.1.4.0"
 NODE_GUID = ".1.3.6.1.3.117.3.1.1.7.0"
@@ -88,13 +86,7 @@ def test_a_bulk_walk_equals_the_walk_through_getnext(bed):
 
 
 def test_notifications_go_to_its_own_trap_sink(bed):
-    before = len(notifications(bed))
-    bed.simfabric("sim", 'Unlink "sw1"[3]')
-    try:
-        assert wait_for(lambda: any(n.get(TRAP_OID) == LINK_DOWN
-                                    for n in notifications(bed)[before:]), seconds=60)
-    finally:
-        bed.simfabric("sim", 'ReLink "sw1"[3]')
+    assert notified_on_unlink(bed, '"sw1"[3]', LINK_DOWN)
 
 
 def run_alone(tmp_path, conf, *args):

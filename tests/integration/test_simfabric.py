@@ -6,8 +6,8 @@ ports. The other integration tests start their beds with --minimal and
 configure what they test."""
 import pytest
 
-from conftest import (TRAP_OID, guid_index, node_guids, notifications, port_pkeys, start_testbed,
-                      stop_testbed, wait_for)
+from conftest import (TRAP_OID, guid_index, node_guids, notified_on_unlink, notifications,
+                      port_pkeys, start_testbed, stop_testbed, wait_for)
 from test_traps import CASES, inject
 
 PART = ".1.3.6.1.4.1.8072.9999.9999.117.3.1.1.1"
@@ -37,13 +37,7 @@ def test_the_bed_sets_traps_and_partitions_up(bed):
 
 def test_a_link_taken_down_gives_a_trap_in_snmptrapd(bed):
     assert wait_for(lambda: "subscribed to trap 128" in bed.log("ibsnmpd.log"), seconds=60)
-    before = len(notifications(bed))
-    bed.simfabric("sim", 'Unlink "hca3"[1]')
-    try:
-        assert wait_for(lambda: any(n.get(TRAP_OID) == LINK_STATE_CHANGE
-                                    for n in notifications(bed)[before:]), seconds=60)
-    finally:
-        bed.simfabric("sim", 'ReLink "hca3"[1]')
+    assert notified_on_unlink(bed, '"hca3"[1]', LINK_STATE_CHANGE)
 
 
 @pytest.mark.parametrize("trap,args,number", [c[:3] for c in CASES],
