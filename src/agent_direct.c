@@ -16,7 +16,6 @@
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/file_io.h"
 
-#define APP_NAME "ibsnmpd"
 #define CONFIG_FILE_MAX (1024 * 1024)
 
 /* net-snmp MIB modules (libnetsnmpmibs) a master agent needs; Debian's

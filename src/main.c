@@ -30,7 +30,6 @@
 #define IBSNMPD_VERSION "0.1.0"
 #endif
 
-#define APP_NAME "ibsnmpd"
 #define DEFAULT_PING_INTERVAL 5 /* seconds between reconnect attempts */
 
 static volatile sig_atomic_t stop_requested;

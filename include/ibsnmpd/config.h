@@ -2,6 +2,10 @@
 #ifndef IBSNMPD_CONFIG_H
 #define IBSNMPD_CONFIG_H
 
+/* The name net-snmp knows the daemon by: its configuration files are
+ * APP_NAME.conf and APP_NAME.local.conf. */
+#define APP_NAME "ibsnmpd"
+
 #include <stdbool.h>
 
 #include <stddef.h>
