@@ -211,6 +211,37 @@ def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=N
     return TestBed(directory, env)
 
 
+def bed_state(bed, lines=12):
+    """Which of the bed's services run, and the end of their logs: shown with
+    a failed test, since the bed's directory is gone after it."""
+    out = []
+    try:
+        with open(os.path.join(bed.dir, "pids")) as f:
+            for name, pid in (line.split() for line in f if line.strip()):
+                alive = os.path.exists("/proc/%s" % pid)
+                out.append("%s %s %s" % (name, pid, "running" if alive else "exited"))
+    except (OSError, ValueError):
+        pass
+    for name in ("ibsnmpd.log", "ibsnmpd.out", "snmpd.log", "snmptrapd.out"):
+        try:
+            tail = [line for line in bed.log(name).splitlines()
+                    if not line.startswith("Connection from")][-lines:]
+        except OSError:
+            continue
+        out.append("--- %s" % name)
+        out.extend(tail)
+    return "\n".join(out)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    if report.failed:
+        for value in getattr(item, "funcargs", {}).values():
+            if isinstance(value, TestBed):
+                report.sections.append(("test bed %s" % value.dir, bed_state(value)))
+
+
 def sanitizer_reports(bed):
     try:
         text = bed.log("ibsnmpd.out")
