@@ -63,6 +63,12 @@ struct sma_node {
 	void (*on_sm_change)(void *arg, unsigned old_lid, unsigned new_lid);
 	void *on_sm_change_arg;
 	bool remote; /* a node of the subnet, not the local one: its link is not ours */
+	/* PortInfo of a port another sweep reads already (a remote node's ports
+	 * 1..N: the fabric sweep's SubnGet(PortInfo)): fills *pi and returns
+	 * true, and the port group sends no SMP for that port. NULL: every port
+	 * is read here. Set after sma_node_init(). */
+	bool (*port_known)(void *arg, unsigned port, struct sma_portinfo *pi);
+	void *port_known_arg;
 };
 
 void sma_node_init(struct sma_node *node, const ib_portid_t *path);

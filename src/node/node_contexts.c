@@ -7,10 +7,11 @@
  * A context's system group and IF-MIB come from the subnet-wide sweeps and
  * are there at once. Its SMA-MIB groups (forwarding tables, SL-to-VL and VL
  * arbitration of every port: too heavy to sweep for every switch) are read
- * when SMA-MIB is first asked in the context, then kept fresh per
- * cacheLifetime while it is asked at least every nodeContextIdle seconds;
- * then they stop and are dropped. A request never waits for them: until
- * they are read they have no instances.
+ * when SMA-MIB is first asked in the context (PortInfo of ports 1..N comes
+ * from the fabric sweep), then kept fresh per cacheLifetime while it is
+ * asked at least every nodeContextIdle seconds; then they stop and are
+ * dropped. A request never waits for them: until they are read they have
+ * no instances.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,21 @@ static void sma_stage_done(struct cache_group *g, const void *before, const void
 		c->sma_started = sma_node_start_step(&c->sma);
 }
 
+/* A remote node's ports 1..N as the fabric sweep last read them: the same
+ * SubnGet(PortInfo), so the context's SMA-MIB sends no second one (its
+ * switch port 0, and a port the sweep could not read, it reads itself). */
+static bool port_from_fabric_sweep(void *arg, unsigned port, struct sma_portinfo *pi)
+{
+	const struct node_context *c = arg;
+	const struct fabric_snapshot *s = cache_snapshot(&c->area->fabric->group);
+	const struct fabric_port *fp = s && port ? fabric_find(s, c->guid, port) : NULL;
+
+	if (!fp || !fp->have_info || fp->stale || fp->gone)
+		return false;
+	*pi = fp->pi;
+	return true;
+}
+
 static void sma_start(struct node_context *c)
 {
 	const struct pm_fabric *f = c->area->pm->fabric;
@@ -113,6 +129,8 @@ static void sma_start(struct node_context *c)
 			return;
 		sma_node_init(&c->sma, &path);
 		c->sma.remote = true;
+		c->sma.port_known = port_from_fabric_sweep;
+		c->sma.port_known_arg = c;
 		for (int i = 0; i < CACHE_SMA_COUNT; i++) {
 			snprintf(c->group_name[i], sizeof(c->group_name[i]), "%s: %s", c->name,
 				 c->sma.group[i].name);

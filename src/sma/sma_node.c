@@ -241,27 +241,49 @@ static void port_snapshot_free(void *p)
 	free(s);
 }
 
+static bool port_known(const struct sma_node *n, unsigned port, struct sma_portinfo *pi)
+{
+	return n->port_known && n->port_known(n->port_known_arg, port, pi);
+}
+
+/* The batch holds the ports read here, in port order; the others of the
+ * node's range are taken where port_known() has them (one it no longer has
+ * by now is missing until the next refresh). */
 static void build_port_info(struct smp_batch *b)
 {
 	struct sma_port_snapshot *s = calloc(1, sizeof(*s));
 	struct sma_node *n = (struct sma_node *)b->arg;
+	const struct sma_nodeinfo *ni = node_info(n);
+	unsigned first = is_switch(n) ? 0 : 1, last = ni ? ni->num_ports : 0;
+	unsigned lo = first, hi = last;
+	size_t cap = b->count + (last >= first ? last - first + 1 : 0), next = 0;
 
-	if (!s || !(s->ports = calloc(b->count, sizeof(*s->ports))) ||
-	    !(s->data_ports.rows = calloc(b->count, sizeof(struct mib_row))) ||
-	    !(s->all_ports.rows = calloc(b->count, sizeof(struct mib_row)))) {
+	if (!s || !(s->ports = calloc(cap, sizeof(*s->ports))) ||
+	    !(s->data_ports.rows = calloc(cap, sizeof(struct mib_row))) ||
+	    !(s->all_ports.rows = calloc(cap, sizeof(struct mib_row)))) {
 		port_snapshot_free(s);
 		cache_refresh_done(b->group, NULL, "out of memory");
 		free(b);
 		return;
 	}
 	s->mgmt_port = is_switch(n) ? 0 : local_port(n);
-	for (size_t i = 0; i < b->count; i++) {
+	if (b->count && b->items[0].attr_mod < lo)
+		lo = b->items[0].attr_mod;
+	if (b->count && b->items[b->count - 1].attr_mod > hi)
+		hi = b->items[b->count - 1].attr_mod;
+	for (unsigned p = lo; p <= hi; p++) {
 		struct sma_port_entry *e = &s->ports[s->count];
 
-		if (b->items[i].result != MAD_OK ||
-		    sma_portinfo_decode(b->items[i].data, IB_SMP_DATA_SIZE, &e->pi))
+		if (next < b->count && b->items[next].attr_mod == p) {
+			const struct smp_item *it = &b->items[next++];
+
+			if (it->result != MAD_OK ||
+			    sma_portinfo_decode(it->data, IB_SMP_DATA_SIZE, &e->pi))
+				continue;
+		} else if (p < first || p > last || !port_known(n, p, &e->pi)) {
 			continue;
-		e->num = b->items[i].attr_mod;
+		}
+		e->num = p;
 		s->count++;
 	}
 	for (size_t i = 0; i < s->count; i++) {
@@ -318,20 +340,30 @@ static void refresh_port_info(struct cache_group *g)
 {
 	struct sma_node *n = node_of(g);
 	const struct sma_nodeinfo *ni = node_info(n);
-	unsigned first, last;
+	unsigned first, last, known = 0;
+	bool elsewhere[256] = {false}; /* NumPorts is 8 bits */
+	struct sma_portinfo scratch;
 	struct smp_batch *b;
+	size_t i = 0;
 
 	if (!ni)
 		return fail_refresh(g, "NodeInfo not read yet");
 	first = is_switch(n) ? 0 : 1;
 	last = ni->num_ports;
-	b = smp_batch_new(g, last - first + 1, build_port_info);
+	for (unsigned p = first; p <= last && p < 256; p++)
+		known += elsewhere[p] = port_known(n, p, &scratch);
+	if (n->port_known) /* a node's context (node_contexts.c): its debug token */
+		DEBUGMSGTL(("ibsnmpd:nodes", "%s: PortInfo of %u ports, %u of them read "
+			    "elsewhere\n", g->name, last - first + 1, known));
+	b = smp_batch_new(g, last - first + 1 - known, build_port_info);
 	if (!b)
 		return fail_refresh(g, "out of memory");
 	b->arg = n;
 	for (unsigned p = first; p <= last; p++) {
-		b->items[p - first].attr_id = IB_ATTR_PORT_INFO;
-		b->items[p - first].attr_mod = p;
+		if (p < 256 && elsewhere[p])
+			continue;
+		b->items[i].attr_id = IB_ATTR_PORT_INFO;
+		b->items[i++].attr_mod = p;
 	}
 	smp_batch_run(b, &n->path);
 }

@@ -19,6 +19,9 @@ IF_ENTRY = ".1.3.6.1.2.1.2.2.1."
 IFX_ENTRY = ".1.3.6.1.2.1.31.1.1.1."
 SMA_NODE_TYPE = ".1.3.6.1.3.117.3.1.1.4.0"
 LFT_PORT = ".1.3.6.1.3.117.3.1.9.1.1.2"  # ibSmaLinForwEgressPort
+SMA_PORT_ENTRY = ".1.3.6.1.3.117.3.1.5.1.1."  # ibSmaPortInfoEntry
+SMA_STATE = {"Down": 2, "Initialize": 3, "Armed": 4, "Active": 5}
+SMA_PHYS = {"Sleep": 2, "Polling": 3, "Disabled": 4, "LinkUp": 6}
 OPER = {"Active": 1, "ActDefer": 1, "Initialize": 5, "Init": 5, "Armed": 5, "Down": 2}
 LANES = {"1X": 1, "4X": 4, "8X": 8, "12X": 12, "2X": 2}
 LANE_MBPS = {"2.5": 2500, "5.0": 5000, "10.0": 10000}
@@ -169,6 +172,27 @@ def test_lft_in_the_switch_context_equals_ibroute(bed):
     got = {k: v for k, v in lft().items() if v != 255}
     assert got == expect and len(expect) > 600
     assert v3_get(bed, ctx(guid), SMA_NODE_TYPE)[SMA_NODE_TYPE] == "2"  # switch(2)
+
+
+def test_switch_context_port_info_is_the_fabric_sweeps(bed):
+    """SMA-MIB's port table in a switch's context equals smpquery portinfo; its
+    ports 1..36 are the fabric sweep's PortInfo (no second SMP), port 0 alone
+    is read for it."""
+    guids = node_guids(bed)
+    guid, lid = guids["spine5"]
+    bed.v3("snmpget", ctx(guid), SMA_NODE_TYPE)  # a cold context: starts its reads
+    said = "%s: SMA port info: PortInfo of 37 ports, 36 of them read elsewhere" % ctx(guid)
+    assert wait_for(lambda: said in bed.log("ibsnmpd.log"), seconds=60)
+
+    def rows():
+        walked = bed.v3_walk(ctx(guid), SMA_PORT_ENTRY[:-1])
+        return {c: column(walked, SMA_PORT_ENTRY, c) for c in (6, 7)}
+    assert wait_for(lambda: len(rows()[6]) == 36, seconds=30)
+    got = rows()
+    for port in range(1, 37):
+        theirs = portinfo(bed, lid, port)
+        assert int(got[6][port]) == SMA_STATE[theirs["LinkState"]], port
+        assert int(got[7][port]) == SMA_PHYS[theirs["PhysLinkState"]], port
 
 
 def test_interface_gets_send_no_smp_and_sma_mib_is_read_while_asked(bed):
