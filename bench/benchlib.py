@@ -30,8 +30,10 @@ def snmpget(target, oid):
 class TestBed:
     """scripts/simfabric up ... down, as a context manager."""
 
-    def __init__(self, topology, node, conf=(), snmpd_conf=(), preload=None, direct=False):
-        """conf lines may name the bed's directory as {dir}."""
+    def __init__(self, topology, node, conf=(), snmpd_conf=(), preload=None, direct=False,
+                 debug=None, binary=None):
+        """conf lines may name the bed's directory as {dir}; debug: ibsnmpd's -D
+        tokens; binary: another ibsnmpd than the tree's build."""
         self.dir = tempfile.mkdtemp(prefix="ibsnmpd-bench.")
         # --minimal: each bench configures what it measures
         cmd = [SIMFABRIC, "up", "--dir", self.dir, "--topology",
@@ -44,10 +46,13 @@ class TestBed:
             cmd += ["--snmpd-extra", line]
         if direct:
             cmd += ["--direct"]
+        if debug:
+            cmd += ["--ibsnmpd-debug", debug]
         self.cmd = cmd
+        self.up_env = dict(env(), IBSNMPD_BIN=binary) if binary else env()
 
     def __enter__(self):
-        up = subprocess.run(self.cmd, capture_output=True, text=True, env=env())
+        up = subprocess.run(self.cmd, capture_output=True, text=True, env=self.up_env)
         if up.returncode != 0:
             subprocess.run([SIMFABRIC, "down", "--dir", self.dir], capture_output=True)
             sys.exit("simfabric up failed:\n" + up.stdout + up.stderr)
@@ -56,16 +61,17 @@ class TestBed:
         self.target = self.env["SNMP_TARGET"]
         with open(os.path.join(self.dir, "ibsnmpd.pid")) as f:
             self.pid = int(f.read())
-        TestBed.current = self
+        TestBed.up.append(self)
         return self
 
     def __exit__(self, *exc):
-        TestBed.current = None
+        if self in TestBed.up:
+            TestBed.up.remove(self)
         subprocess.run([SIMFABRIC, "down", "--dir", self.dir], capture_output=True)
         if not os.environ.get("IBSNMPD_KEEP_TESTBED"):
             shutil.rmtree(self.dir, ignore_errors=True)
 
-    current = None  # the bed up now, for stop_on_sigterm
+    up = []  # the beds up now, for stop_on_sigterm
 
     def run(self, *cmd, node=None):
         """A command attached to the fabric (infiniband-diags)."""
@@ -108,11 +114,11 @@ def spawn_subagent(bed, node, conf=()):
 
 
 def stop_on_sigterm(*files):
-    """A benchmark stopped with SIGTERM takes its bed down (and removes files)
+    """A benchmark stopped with SIGTERM takes its beds down (and removes files)
     before it exits."""
     def stop(*_):
-        if TestBed.current:
-            TestBed.current.__exit__()
+        for bed in list(TestBed.up):
+            bed.__exit__()
         for f in files:
             if os.path.exists(f):
                 os.unlink(f)
