@@ -108,7 +108,7 @@ static bool port_from_fabric_sweep(void *arg, unsigned port, struct sma_portinfo
 {
 	const struct node_context *c = arg;
 	const struct fabric_snapshot *s = cache_snapshot(&c->area->fabric->group);
-	const struct fabric_port *fp = s && port ? fabric_find(s, c->guid, port) : NULL;
+	const struct fabric_port *fp = s ? fabric_find(s, c->guid, port) : NULL;
 
 	if (!fp || !fp->have_info || fp->stale || fp->gone)
 		return false;

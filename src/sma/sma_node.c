@@ -255,7 +255,6 @@ static void build_port_info(struct smp_batch *b)
 	struct sma_node *n = (struct sma_node *)b->arg;
 	const struct sma_nodeinfo *ni = node_info(n);
 	unsigned first = is_switch(n) ? 0 : 1, last = ni ? ni->num_ports : 0;
-	unsigned lo = first, hi = last;
 	size_t cap = b->count + (last >= first ? last - first + 1 : 0), next = 0;
 
 	if (!s || !(s->ports = calloc(cap, sizeof(*s->ports))) ||
@@ -267,11 +266,7 @@ static void build_port_info(struct smp_batch *b)
 		return;
 	}
 	s->mgmt_port = is_switch(n) ? 0 : local_port(n);
-	if (b->count && b->items[0].attr_mod < lo)
-		lo = b->items[0].attr_mod;
-	if (b->count && b->items[b->count - 1].attr_mod > hi)
-		hi = b->items[b->count - 1].attr_mod;
-	for (unsigned p = lo; p <= hi; p++) {
+	for (unsigned p = 0; p < 256; p++) { /* port numbers are 8 bits */
 		struct sma_port_entry *e = &s->ports[s->count];
 
 		if (next < b->count && b->items[next].attr_mod == p) {
