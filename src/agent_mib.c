@@ -1,33 +1,30 @@
 /* IBSNMPD-MIB ibsnmpdStats: counters that let an operator (and the tests)
  * see what the agent costs the fabric, e.g. that a walk answered from the
- * caches sent no MAD. */
+ * caches sent no MAD; and ibsnmpdCacheTable, a row for every cache group
+ * the running areas declare (area.h). */
 #include <time.h>
 
 #include "ibsnmpd/agent_mib.h"
-#include "ibsnmpd/config.h"
+#include "ibsnmpd/area.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
-#include "ibsnmpd/notify.h"
-#include "ibsnmpd/trap.h"
 
 #include <net-snmp/agent/agent_sysORTable.h>
 
 static oid ibsnmpd_mib_oid[] = {OID_IBSNMPD_MIB};
 static const oid stats_oid[] = {OID_IBSNMPD_STATS};
 static const oid cache_table_oid[] = {OID_IBSNMPD_CACHE_TABLE};
-static const oid traps_oid[] = {OID_IBSNMPD_TRAPS};
-
 struct cache_entry {
-	enum cache_group_id id;
+	const struct cache_decl *decl;
 	const struct cache_group *group;
 };
 
 static struct {
 	unsigned count;
 	struct mib_rows rows;
-	struct mib_row row[CACHE_GROUP_COUNT];
-	struct cache_entry entry[CACHE_GROUP_COUNT];
+	struct mib_row row[CACHE_INDEX_MAX];
+	struct cache_entry entry[CACHE_INDEX_MAX];
 } stats;
 
 static int stats_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
@@ -46,27 +43,6 @@ static int stats_value(unsigned column, netsnmp_variable_list *vb, const void *s
 	}
 }
 
-static int traps_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
-{
-	struct trap_stats st;
-	struct notify_stats ns;
-
-	(void)snap;
-	trap_get_stats(&st);
-	notify_get_stats(NOTIFY_IB_TRAP, &ns); /* SMA-MIB's notifications */
-	switch (column) {
-	case SCALAR_IBSNMPD_TRAPS_RECEIVED: mib_set_unsigned(vb, ASN_COUNTER, st.received); return 0;
-	case SCALAR_IBSNMPD_NOTIFICATIONS_SENT: mib_set_unsigned(vb, ASN_COUNTER, ns.sent); return 0;
-	case SCALAR_IBSNMPD_NOTIFICATIONS_SUPPRESSED:
-		mib_set_unsigned(vb, ASN_COUNTER, ns.suppressed);
-		return 0;
-	case SCALAR_IBSNMPD_REPORTS_REPEATED: mib_set_unsigned(vb, ASN_COUNTER, st.repeated); return 0;
-	case SCALAR_IBSNMPD_REPORTS_MALFORMED: mib_set_unsigned(vb, ASN_COUNTER, st.malformed); return 0;
-	case SCALAR_IBSNMPD_TRAP_SUBSCRIPTIONS: mib_set_unsigned(vb, ASN_GAUGE, st.subscriptions); return 0;
-	default: return -1;
-	}
-}
-
 static const void *stats_snapshot(const void *ctx)
 {
 	return ctx; /* always present */
@@ -81,12 +57,7 @@ static int cache_value(const void *row, unsigned column, netsnmp_variable_list *
 
 	(void)snap;
 	switch (column) {
-	case COLUMN_IBSNMPD_CACHE_NAME: {
-		const char *name = cache_group_name(e->id);
-
-		mib_set_octets(vb, name, strlen(name));
-		return 0;
-	}
+	case COLUMN_IBSNMPD_CACHE_NAME: mib_set_octets(vb, e->decl->name, strlen(e->decl->name)); return 0;
 	case COLUMN_IBSNMPD_CACHE_LIFETIME: mib_set_unsigned(vb, ASN_UNSIGNED, g->lifetime_s); return 0;
 	case COLUMN_IBSNMPD_CACHE_AGE:
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -116,13 +87,6 @@ static struct mib_scalars stats_scalars = {
 	.ctx = &stats, .one_by_one = true, /* ibsnmpdCacheTable is inside the group */
 };
 
-static struct mib_scalars trap_scalars = {
-	.name = "ibsnmpdTraps", .group_oid = traps_oid, .group_oid_len = OID_LENGTH(traps_oid),
-	.first = SCALAR_IBSNMPD_TRAPS_RECEIVED, .last = SCALAR_IBSNMPD_TRAP_SUBSCRIPTIONS,
-	.snapshot = stats_snapshot, .value = traps_value,
-	.ctx = &stats,
-};
-
 static struct mib_table cache_table = {
 	.name = "ibsnmpdCacheTable", .table_oid = cache_table_oid,
 	.table_oid_len = OID_LENGTH(cache_table_oid), .first_column = COLUMN_IBSNMPD_CACHE_NAME,
@@ -130,23 +94,26 @@ static struct mib_table cache_table = {
 	.rows = cache_rows, .value = cache_value,
 };
 
-int agent_mib_register(struct cache_group *const *groups, unsigned count)
+static void add_row(const struct cache_decl *decl, struct cache_group *g, void *arg)
+{
+	(void)arg;
+	if (stats.count == CACHE_INDEX_MAX)
+		return;
+	stats.entry[stats.count].decl = decl;
+	stats.entry[stats.count].group = g;
+	stats.row[stats.count].index[0] = decl->index;
+	stats.row[stats.count].index_len = 1;
+	stats.row[stats.count].data = &stats.entry[stats.count];
+	stats.count++;
+}
+
+int agent_mib_register(void)
 {
 	stats.count = 0;
-	for (unsigned i = 0; i < count && i < CACHE_GROUP_COUNT; i++) {
-		if (!groups[i])
-			continue;
-		stats.entry[stats.count].id = (enum cache_group_id)i;
-		stats.entry[stats.count].group = groups[i];
-		stats.row[stats.count].index[0] = i + 1;
-		stats.row[stats.count].index_len = 1;
-		stats.row[stats.count].data = &stats.entry[stats.count];
-		stats.count++;
-	}
+	areas_for_each_cache(add_row, NULL);
 	stats.rows.rows = stats.row;
 	stats.rows.count = stats.count;
-	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table) ||
-	    mib_scalars_register(&trap_scalars))
+	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table))
 		return -1;
 	register_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid),
 			    "IBSNMPD-MIB: ibsnmpd statistics and InfiniBand MIB extensions");
@@ -157,6 +124,5 @@ void agent_mib_unregister(void)
 {
 	mib_scalars_unregister(&stats_scalars);
 	mib_table_unregister(&cache_table);
-	mib_scalars_unregister(&trap_scalars);
 	unregister_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid));
 }

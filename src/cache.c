@@ -67,14 +67,28 @@ void cache_group_set_lifetime(struct cache_group *g, unsigned lifetime_s)
 	}
 }
 
-int cache_group_observe(struct cache_group *g, cache_published_fn fn, void *arg)
+void cache_group_observe(struct cache_group *g, struct cache_observer *o, cache_published_fn fn,
+			 void *arg)
 {
-	if (g->n_observers == CACHE_OBSERVERS_MAX)
-		return -1;
-	g->observer[g->n_observers].fn = fn;
-	g->observer[g->n_observers].arg = arg;
-	g->n_observers++;
-	return 0;
+	struct cache_observer **pp = &g->observers;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	o->fn = fn;
+	o->arg = arg;
+	o->next = NULL;
+	*pp = o;
+}
+
+void cache_group_unobserve(struct cache_group *g, struct cache_observer *o)
+{
+	for (struct cache_observer **pp = &g->observers; *pp; pp = &(*pp)->next) {
+		if (*pp == o) {
+			*pp = o->next;
+			o->next = NULL;
+			return;
+		}
+	}
 }
 
 static void source_published(struct cache_group *source, const void *before, const void *after,
@@ -86,23 +100,38 @@ static void source_published(struct cache_group *source, const void *before, con
 	cache_group_refresh_now(derived);
 }
 
-int cache_group_follow(struct cache_group *derived, struct cache_group *source)
+void cache_group_follow(struct cache_group *derived, struct cache_group *source,
+			struct cache_observer *o)
 {
-	return cache_group_observe(source, source_published, derived);
+	cache_group_observe(source, o, source_published, derived);
 }
 
-void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
+static void refresh_ended(struct cache_group *g)
 {
 	g->refreshing = false;
 	g->attempts++;
 	g->last_duration = now_frac() - g->started_at;
+}
+
+void cache_refresh_kept(struct cache_group *g)
+{
+	refresh_ended(g);
+	DEBUGMSGTL(("ibsnmpd:cache", "%s kept\n", g->name));
+}
+
+void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
+{
+	refresh_ended(g);
 	if (fresh) {
 		void *old = g->snapshot;
 
 		g->snapshot = fresh;
 		g->filled_at = now_s();
-		for (unsigned i = 0; i < g->n_observers; i++)
-			g->observer[i].fn(g, old, fresh, g->observer[i].arg);
+		/* an observer may stop observing (its owner goes) while called */
+		for (struct cache_observer *o = g->observers, *next; o; o = next) {
+			next = o->next;
+			o->fn(g, old, fresh, o->arg);
+		}
 		if (old && g->free_snapshot)
 			g->free_snapshot(old);
 		if (g->last_failed)

@@ -11,54 +11,6 @@
 
 struct ibsnmpd_config ibsnmpd_cfg;
 
-static const char *const cache_group_names[CACHE_GROUP_COUNT] = {
-	[CACHE_NODE_INFO] = "nodeInfo",
-	[CACHE_SWITCH_INFO] = "switchInfo",
-	[CACHE_PORT_INFO] = "portInfo",
-	[CACHE_GUID_INFO] = "guidInfo",
-	[CACHE_PKEY] = "pKeyTable",
-	[CACHE_SL2VL] = "slToVlTable",
-	[CACHE_VLARB] = "vlArbTable",
-	[CACHE_LFT] = "linearForwarding",
-	[CACHE_MFT] = "multicastForwarding",
-	[CACHE_RFT] = "randomForwarding",
-	[CACHE_SM_INFO] = "smInfo",
-	[CACHE_VENDOR_DIAG] = "vendorDiag",
-	[CACHE_LED_INFO] = "ledInfo",
-	[CACHE_PM_COUNTERS] = "pmCounters",
-	[CACHE_PM_SAMPLES] = "pmSamples",
-	[CACHE_PARTITION_STATUS] = "partitionStatus",
-	[CACHE_DCBX] = "dcbx",
-	[CACHE_FABRIC_PORTS] = "fabricPorts",
-};
-
-/* Defaults: what changes often (port state, SM state) is read more often. */
-static const unsigned cache_default_lifetime[CACHE_GROUP_COUNT] = {
-	[CACHE_NODE_INFO] = 60,
-	[CACHE_SWITCH_INFO] = 60,
-	[CACHE_PORT_INFO] = 15,
-	[CACHE_GUID_INFO] = 300,
-	[CACHE_PKEY] = 60,
-	[CACHE_SL2VL] = 300,
-	[CACHE_VLARB] = 300,
-	[CACHE_LFT] = 60,
-	[CACHE_MFT] = 60,
-	[CACHE_RFT] = 300,
-	[CACHE_SM_INFO] = 30,
-	[CACHE_VENDOR_DIAG] = 300,
-	[CACHE_LED_INFO] = 300,
-	[CACHE_PM_COUNTERS] = 15,
-	[CACHE_PM_SAMPLES] = 5,
-	[CACHE_PARTITION_STATUS] = 60,
-	[CACHE_DCBX] = 10,
-	[CACHE_FABRIC_PORTS] = 15,
-};
-
-const char *cache_group_name(enum cache_group_id id)
-{
-	return id < CACHE_GROUP_COUNT ? cache_group_names[id] : "?";
-}
-
 void config_set_defaults(struct ibsnmpd_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -68,23 +20,10 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	 * answer one MAD at a time, so a few queued each keep them busy */
 	cfg->mad_max_outstanding = 256;
 	cfg->mad_max_per_destination = 4;
-	for (int g = 0; g < CACHE_GROUP_COUNT; g++)
-		cfg->cache_lifetime_s[g] = cache_default_lifetime[g];
 	cfg->expose_keys = false;
-	cfg->pm_enabled = true;
-	cfg->pm_discovery_interval_s = 300;
-	cfg->trap_subscribe = true;
-	cfg->trap_resubscribe_s = 60;
 	cfg->notify_limit_count = 10;
 	cfg->notify_limit_window_s = 60;
-	cfg->traps_from_counters = true;
-	snprintf(cfg->partition_file, sizeof(cfg->partition_file), "/etc/opensm/partitions.conf");
-	cfg->partition_verify_delay_s = 5;
-	cfg->dcbx_enabled = true;
-	cfg->fabric_enabled = true;
 	cfg->node_context_types = 1u << 1 | 1u << 2 | 1u << 3;
-	cfg->node_context_hold_s = 3600;
-	cfg->node_context_idle_s = 300;
 }
 
 int config_parse_node_types(const char *text, unsigned *mask, const char **why)
@@ -191,8 +130,9 @@ int config_parse_guid(const char *text, uint64_t *out, const char **why)
 	return 0;
 }
 
-int config_parse_cache_lifetime(const char *line, enum cache_group_id *group,
-				unsigned *seconds, const char **why)
+int config_parse_cache_lifetime(const char *line, const struct cache_decl *const *decls,
+				size_t n_decls, size_t *which, unsigned *seconds,
+				const char **why)
 {
 	char name[32], value[32], extra[2];
 	int n = line ? sscanf(line, "%31s %31s %1s", name, value, extra) : 0;
@@ -201,14 +141,45 @@ int config_parse_cache_lifetime(const char *line, enum cache_group_id *group,
 		*why = "expected: cacheLifetime GROUP SECONDS";
 		return -1;
 	}
-	for (int g = 0; g < CACHE_GROUP_COUNT; g++) {
-		if (!strcasecmp(name, cache_group_names[g])) {
-			*group = (enum cache_group_id)g;
+	for (size_t g = 0; g < n_decls; g++) {
+		if (!strcasecmp(name, decls[g]->name)) {
+			*which = g;
 			return config_parse_uint(value, 1, 86400, seconds, why);
 		}
 	}
 	*why = "unknown cache group";
 	return -1;
+}
+
+int config_parse_path(const char *text, char *out, size_t size, const char **why)
+{
+	const char *p = text, *end;
+	size_t n;
+
+	while (p && (*p == ' ' || *p == '\t'))
+		p++;
+	if (!p || *p != '/') {
+		*why = "expected one absolute path";
+		return -1;
+	}
+	end = p + strcspn(p, " \t\r\n");
+	n = (size_t)(end - p);
+	end += strspn(end, " \t\r\n");
+	if (*end) {
+		*why = "expected one absolute path";
+		return -1;
+	}
+	if (n >= size) {
+		static char too_long[64];
+
+		snprintf(too_long, sizeof(too_long), "expected one absolute path (at most %zu "
+			 "characters)", size - 1);
+		*why = too_long;
+		return -1;
+	}
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return 0;
 }
 
 bool config_text_has_token(const char *text, size_t len, const char *token)

@@ -14,17 +14,12 @@
 
 #include "ibsnmpd/agent_direct.h"
 #include "ibsnmpd/agent_mib.h"
+#include "ibsnmpd/area.h"
 #include "ibsnmpd/child.h"
 #include "ibsnmpd/config.h"
-#include "ibsnmpd/dcbx.h"
-#include "ibsnmpd/fabric.h"
-#include "ibsnmpd/node.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/netsnmp_compat.h"
 #include "ibsnmpd/notify.h"
-#include "ibsnmpd/pkey.h"
-#include "ibsnmpd/pm.h"
-#include "ibsnmpd/sma.h"
-#include "ibsnmpd/trap.h"
 
 #ifndef IBSNMPD_VERSION
 #define IBSNMPD_VERSION "0.1.0"
@@ -39,6 +34,11 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
+}
+
+static bool stopping(void)
+{
+	return stop_requested;
 }
 
 static void on_hup(int sig)
@@ -155,77 +155,12 @@ static void write_pid_file(const char *path)
 	pid_file_written = path;
 }
 
-/* What the daemon runs: the local node's SMA, the subnet's counters (if
- * pmEnable), the partition policy, DCBX (if dcbxEnable and the kernel
- * answers), and the trap sources. */
-struct daemon {
-	struct mad_local_port local;
-	struct sma_node node;
-	struct pm_subnet pm;
-	bool pm_running;
-	struct fabric_area fabric;
-	bool fabric_running;
-	struct node_area nodes;
-	bool nodes_running;
-	struct pkey_policy *partitions;
-	bool dcbx_running;
-	unsigned rediscover_alarm;
-	unsigned sm_watch_alarm;
-};
-
-/* A new master SM: rediscover, the SM may have changed LIDs and routes;
- * subscribe to traps with its SA. */
-static void sm_changed(void *arg, unsigned old_lid, unsigned new_lid)
-{
-	struct daemon *d = arg;
-
-	snmp_log(LOG_NOTICE, "master SM moved from LID %u to LID %u%s\n", old_lid, new_lid,
-		 d->pm_running ? ": rediscovering the subnet" : "");
-	if (d->pm_running)
-		pm_subnet_rediscover(&d->pm);
-	trap_subscriber_sm_changed(new_lid);
-}
-
-/* A link changed state somewhere (trap 128): the switch's ports are read
- * again at once; the subnet is rediscovered once a burst of them is over. */
-static void rediscover_now(unsigned reg, void *arg)
-{
-	struct daemon *d = arg;
-
-	(void)reg;
-	d->rediscover_alarm = 0;
-	pm_subnet_rediscover(&d->pm);
-}
-
-static void link_trap_seen(const struct notice *n, const char *via, void *arg)
-{
-	struct daemon *d = arg;
-
-	(void)via;
-	if (n->is_generic && n->trap_number == 144 && d->pm_running)
-		pm_subnet_capabilities_changed(&d->pm, n->lid);
-	if (!n->is_generic || n->trap_number != 128 || !d->pm_running)
-		return;
-	if (d->fabric_running)
-		fabric_link_trap(&d->fabric, n->lid);
-	if (d->rediscover_alarm)
-		snmp_alarm_unregister(d->rediscover_alarm);
-	d->rediscover_alarm = snmp_alarm_register(2, 0, rediscover_now, d);
-}
-
-/* The master SM's LID as the local port last read it, else as umad said. */
-static unsigned node_sm_lid(const struct sma_node *node, unsigned fallback)
-{
-	const struct sma_port_snapshot *s = cache_snapshot(&node->group[CACHE_PORT_INFO]);
-
-	return s && s->mgmt && s->mgmt->pi.sm_lid ? s->mgmt->pi.sm_lid : fallback;
-}
-
-static void reload_config(struct daemon *d)
+static void reload_config(void)
 {
 	char ca[IBSNMPD_CA_NAME_MAX];
 	int port = ibsnmpd_cfg.port_num;
 	struct ibsnmpd_config before = ibsnmpd_cfg;
+	void *areas_before = areas_config_save();
 
 	snprintf(ca, sizeof(ca), "%s", ibsnmpd_cfg.ca_name);
 	snmp_log(LOG_INFO, "SIGHUP: re-reading the configuration\n");
@@ -235,26 +170,17 @@ static void reload_config(struct daemon *d)
 		snmp_log(LOG_ERR, "configuration has %u error(s); keeping the previous settings\n",
 			 config_error_count());
 		ibsnmpd_cfg = before;
+		areas_config_restore(areas_before);
+		free(areas_before);
 		return;
 	}
+	free(areas_before);
 	if (strcmp(ca, ibsnmpd_cfg.ca_name) || port != ibsnmpd_cfg.port_num)
 		snmp_log(LOG_WARNING, "a change of 'ca' or 'port' takes effect at the next start\n");
-	if (before.pm_enabled != ibsnmpd_cfg.pm_enabled) {
-		snmp_log(LOG_WARNING, "a change of 'pmEnable' takes effect at the next start\n");
-		ibsnmpd_cfg.pm_enabled = before.pm_enabled;
-	}
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
 	notify_apply_config();
-	sma_node_apply_config(&d->node);
-	if (d->pm_running)
-		pm_subnet_apply_config(&d->pm);
-	if (d->nodes_running)
-		node_area_apply_config(&d->nodes);
-	if (d->fabric_running)
-		fabric_apply_config(&d->fabric);
-	trap_subscriber_apply_config();
-	dcbx_apply_config();
+	areas_reload();
 }
 
 /* The command line; returns -1 to go on, else the exit status. */
@@ -320,29 +246,6 @@ static int parse_command_line(int argc, char **argv, bool *foreground, bool *log
 	return -1;
 }
 
-/* AgentX's ping, open and registrations are synchronous: with net-snmp's
- * default (1 s, 5 retries) a hung snmpd would hold the main loop, and with it
- * the MAD sweeps and the trap intake, for 6 s at every ping. Give up on a
- * silent master quickly instead (as keepalived does): the session is closed
- * and opened again when snmpd answers. AgentX sessions carry the version
- * AGENTX_VERSION_1 (192|1; agent/mibgroup/agentx/protocol.h, not installed). */
-#define AGENTX_SESSION_VERSION (192 | 1)
-#define AGENTX_SESSION_TIMEOUT_US 500000L
-
-static int agentx_session_init(int major, int minor, void *serverarg, void *clientarg)
-{
-	netsnmp_session *s = serverarg;
-
-	(void)major;
-	(void)minor;
-	(void)clientarg;
-	if (s && s->version == AGENTX_SESSION_VERSION) {
-		s->timeout = AGENTX_SESSION_TIMEOUT_US;
-		s->retries = 0;
-	}
-	return 0;
-}
-
 /* net-snmp as an AgentX subagent that reconnects by itself when snmpd goes
  * away, or (direct) as the master agent on agentaddress; reads ibsnmpd.conf. */
 static void start_agent(bool direct)
@@ -355,12 +258,12 @@ static void start_agent(bool direct)
 			   DEFAULT_PING_INTERVAL);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
-	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_SESSION_INIT,
-			       agentx_session_init, NULL);
+	compat_agentx_quick_sessions();
 	init_agent(APP_NAME);
 	if (direct)
 		agent_direct_init_modules();
 	config_register_tokens();
+	areas_configure(ibsnmpd_areas);
 	init_snmp(APP_NAME); /* reads ibsnmpd.conf, connects to the master */
 	/* A first failed connection has been logged (by net-snmp); the retries
 	 * every agentxPingInterval are not: an outage of snmpd is one line when
@@ -375,134 +278,28 @@ static void start_agent(bool direct)
 	notify_apply_config();
 }
 
-/* The local node first, filled before anything is registered: a manager
- * never sees an empty group just because the daemon has only started. */
-static void start_local_node(struct daemon *d)
+/* The areas (areas.c), their MIBs and then the core's statistics (whose
+ * cache table lists the areas' groups). The first, the local node, is
+ * filled before anything is registered. */
+static void start_areas(const struct mad_local_port *local)
 {
-	ib_portid_t self;
+	struct area_env env = {.local = local, .stopping = stopping};
 
-	mad_portid_local(&self);
-	sma_node_init(&d->node, &self);
-	d->node.on_sm_change = sm_changed;
-	d->node.on_sm_change_arg = d;
-	sma_node_start(&d->node);
-	while (!stop_requested && !sma_node_start_step(&d->node))
-		agent_check_and_process(1);
+	if (areas_start(ibsnmpd_areas, &env))
+		fatal(3, "cannot start (see the lines above)");
 	if (stop_requested)
 		fatal(0, "stopped during start-up");
-	if (!cache_snapshot(&d->node.group[CACHE_NODE_INFO]))
-		snmp_log(LOG_WARNING, "the first read of the local node failed; serving nothing "
-			 "until a refresh succeeds\n");
-}
-
-/* The areas that run in the background, and their MIBs. */
-static void start_areas(struct daemon *d)
-{
-	struct cache_group *groups[CACHE_GROUP_COUNT] = {0};
-
-	/* the subnet's counters: discovery and sweeps run in the background;
-	 * their tables fill when the first sweep is done */
-	memset(&d->pm, 0, sizeof(d->pm));
-	if (ibsnmpd_cfg.pm_enabled) {
-		if (pm_subnet_start(&d->pm, d->local.ca_name, d->local.port_num))
-			fatal(3, "cannot start the subnet's performance sweeps");
-		d->pm_running = true;
-		groups[CACHE_PM_COUNTERS] = &d->pm.sweep;
-		groups[CACHE_PM_SAMPLES] = &d->pm.samples;
-	}
-	/* every link of the subnet: swept after each discovery */
-	if (d->pm_running && ibsnmpd_cfg.fabric_enabled) {
-		if (fabric_start(&d->fabric, &d->pm))
-			fatal(3, "cannot start the fabric link sweeps");
-		d->fabric_running = true;
-		groups[CACHE_FABRIC_PORTS] = &d->fabric.group;
-	}
-	/* every node as an SNMP device: a context each, from the sweeps above */
-	if (d->pm_running) {
-		if (node_area_start(&d->nodes, &d->pm, &d->fabric, &d->node))
-			fatal(3, "cannot start the node contexts");
-		d->nodes_running = true;
-	}
-	for (int i = 0; i < CACHE_SMA_COUNT; i++)
-		groups[i] = &d->node.group[i];
-	/* the partition policy: its member ports are found through the PM
-	 * subsystem's discovery */
-	d->partitions = pkey_policy_start(d->pm_running ? &d->pm : NULL);
-	if (!d->partitions)
-		fatal(3, "cannot start the partition policy: out of memory");
-	groups[CACHE_PARTITION_STATUS] = pkey_policy_status_group(d->partitions);
-	/* DCBX of the host's Ethernet ports: kernel dcbnl, independent of the fabric */
-	d->dcbx_running = ibsnmpd_cfg.dcbx_enabled && !dcbx_start();
-	if (d->dcbx_running)
-		groups[CACHE_DCBX] = dcbx_cache_group();
-	if (sma_mib_register(&d->node) || agent_mib_register(groups, CACHE_GROUP_COUNT) ||
-	    (d->pm_running && pm_mib_register(&d->pm)) ||
-	    (d->fabric_running && fabric_mib_register(&d->fabric)) ||
-	    (d->nodes_running && node_mib_register(&d->nodes)) ||
-	    pkey_mib_register(d->partitions) ||
-	    (d->dcbx_running && dcbx_mib_register()))
+	if (areas_register_mib() || agent_mib_register())
 		fatal(3, "cannot register the MIB handlers");
+	areas_started();
 }
 
-/* Traps: every source feeds the observers; after registering, since
- * notifications need the AgentX session. */
-/* Every 2 s the SM that traps come from is asked whether it is master (one
- * SMInfo SMP); while it is gone or not master (it died, a standby takes
- * over, it restarts) the local PortInfo is read as often, whose MasterSMLID
- * names a new master on another node (sm_changed). Traps sent after a new
- * SM is master are then lost for seconds, not for a PortInfo lifetime or a
- * trapResubscribeInterval. */
-#define SM_WATCH_INTERVAL_S 2
-
-static void watch_master_sm(unsigned reg, void *arg)
-{
-	struct daemon *d = arg;
-	struct cache_group *port_info = &d->node.group[CACHE_PORT_INFO];
-
-	(void)reg;
-	trap_subscriber_probe_now();
-	if (!trap_subscriber_has_master() && !port_info->refreshing)
-		cache_group_refresh_now(port_info);
-}
-
-static void start_traps(struct daemon *d)
-{
-	if (trap_observe(link_trap_seen, d) || trap_observe(sma_notify_trap, NULL) ||
-	    (d->pm_running && trap_watch_counters(&d->pm.sweep)))
-		fatal(3, "cannot watch for traps");
-	trap_subscriber_start(node_sm_lid(&d->node, (unsigned)d->local.sm_lid));
-	d->sm_watch_alarm = snmp_alarm_register(SM_WATCH_INTERVAL_S, SA_REPEAT, watch_master_sm, d);
-}
-
-static void stop_all(struct daemon *d)
+static void stop_all(void)
 {
 	mad_engine_stop_receiving();
-	if (d->sm_watch_alarm)
-		snmp_alarm_unregister(d->sm_watch_alarm);
-	trap_subscriber_stop();
-	if (d->dcbx_running) {
-		dcbx_mib_unregister();
-		dcbx_stop();
-	}
-	pkey_mib_unregister();
-	pkey_policy_stop(d->partitions);
-	if (d->rediscover_alarm)
-		snmp_alarm_unregister(d->rediscover_alarm);
 	agent_mib_unregister();
-	if (d->nodes_running) {
-		node_mib_unregister();
-		node_area_stop(&d->nodes);
-	}
-	if (d->fabric_running) {
-		fabric_mib_unregister();
-		fabric_stop(&d->fabric);
-	}
-	if (d->pm_running) {
-		pm_mib_unregister();
-		pm_subnet_stop(&d->pm);
-	}
-	sma_mib_unregister();
-	sma_node_stop(&d->node);
+	areas_unregister_mib();
+	areas_stop();
 	notify_stop();
 	child_stop_all();
 	mad_engine_close();
@@ -515,7 +312,7 @@ int main(int argc, char **argv)
 	bool direct;
 	char err[768];
 	int exit_code;
-	static struct daemon d; /* large; lives as long as the process */
+	static struct mad_local_port local;
 
 	exit_code = parse_command_line(argc, argv, &foreground, &log_set, &pid_file, &address);
 	if (exit_code >= 0)
@@ -540,20 +337,18 @@ int main(int argc, char **argv)
 
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
-	if (mad_engine_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &d.local, err, sizeof(err),
+	if (mad_engine_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &local, err, sizeof(err),
 			    &exit_code) < 0)
 		fatal(exit_code, err);
 	snmp_log(LOG_INFO, APP_NAME " %s: using %s port %d (LID %d, SM LID %d)\n",
-		 IBSNMPD_VERSION, d.local.ca_name, d.local.port_num, d.local.lid, d.local.sm_lid);
+		 IBSNMPD_VERSION, local.ca_name, local.port_num, local.lid, local.sm_lid);
 
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	signal(SIGHUP, on_hup);
 	signal(SIGPIPE, SIG_IGN);
 
-	start_local_node(&d);
-	start_areas(&d);
-	start_traps(&d);
+	start_areas(&local);
 
 	snmp_log(LOG_INFO, APP_NAME " started\n");
 	report_ready(0);
@@ -562,7 +357,7 @@ int main(int argc, char **argv)
 		agent_check_and_process(1);
 		if (reload_requested) {
 			reload_requested = 0;
-			reload_config(&d);
+			reload_config();
 		}
 	}
 
@@ -571,7 +366,7 @@ int main(int argc, char **argv)
 	if (pid_file_written)
 		unlink(pid_file_written);
 	pid_file_written = NULL;
-	stop_all(&d);
+	stop_all();
 	snmp_shutdown(APP_NAME);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibsnmpd/config.h"
 #include "ibsnmpd/mib_set.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/octets.h"
@@ -374,6 +375,19 @@ int mib_index_get_guid(const oid *index, uint64_t *guid)
 		*guid = *guid << 8 | index[k];
 	}
 	return 0;
+}
+
+void mib_node_context(uint64_t guid, char *out, size_t len)
+{
+	snprintf(out, len, MIB_NODE_CONTEXT_PREFIX "%016llx", (unsigned long long)guid);
+}
+
+bool mib_node_context_name(uint64_t guid, unsigned node_type, char *out, size_t len)
+{
+	if (node_type >= 32 || !(ibsnmpd_cfg.node_context_types >> node_type & 1))
+		return false;
+	mib_node_context(guid, out, len);
+	return true;
 }
 
 netsnmp_variable_list *mib_notification_new(const oid *trap, size_t trap_len)

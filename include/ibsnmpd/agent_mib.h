@@ -1,12 +1,10 @@
 /* IBSNMPD-MIB's statistics group: the MAD engine's counters and the state
- * of every cache group. */
+ * of every cache group the running areas declare. */
 #ifndef IBSNMPD_AGENT_MIB_H
 #define IBSNMPD_AGENT_MIB_H
 
-#include "ibsnmpd/cache.h"
-
-/* groups[i] is the cache group named cache_group_name(i); NULL if absent. */
-int agent_mib_register(struct cache_group *const *groups, unsigned count);
+/* After the areas have started (their groups are the table's rows). */
+int agent_mib_register(void);
 void agent_mib_unregister(void);
 
 #endif

@@ -18,7 +18,13 @@ typedef void (*cache_free_fn)(void *snapshot);
 typedef void (*cache_published_fn)(struct cache_group *g, const void *before,
 				   const void *after, void *arg);
 
-#define CACHE_OBSERVERS_MAX 4
+/* One observer of a group; its storage is the observer's (no limit, no
+ * allocation: observing cannot fail). */
+struct cache_observer {
+	cache_published_fn fn;
+	void *arg;
+	struct cache_observer *next;
+};
 
 struct cache_group {
 	const char *name;
@@ -36,11 +42,7 @@ struct cache_group {
 	bool noted;           /* likewise for a note on a published snapshot */
 	double started_at;    /* monotonic seconds when the running refresh began */
 	double last_duration; /* seconds the last finished refresh took */
-	struct {
-		cache_published_fn fn;
-		void *arg;
-	} observer[CACHE_OBSERVERS_MAX];
-	unsigned n_observers;
+	struct cache_observer *observers; /* in the order they came */
 };
 
 void cache_group_start(struct cache_group *g);
@@ -48,18 +50,25 @@ void cache_group_stop(struct cache_group *g);
 /* Refreshes now (if no refresh is running), besides the periodic ones. */
 void cache_group_refresh_now(struct cache_group *g);
 void cache_group_set_lifetime(struct cache_group *g, unsigned lifetime_s);
-/* fn(g, before, after, arg) after every publication; -1 if g has no room. */
-int cache_group_observe(struct cache_group *g, cache_published_fn fn, void *arg);
+/* fn(g, before, after, arg) after every publication, through o (the
+ * observer's storage, until cache_group_unobserve or the group's end). */
+void cache_group_observe(struct cache_group *g, struct cache_observer *o, cache_published_fn fn,
+			 void *arg);
+void cache_group_unobserve(struct cache_group *g, struct cache_observer *o);
 /* A derived group (a view built from other groups' snapshots, no lifetime
  * of its own): refreshed at once after every publication of source. Its
  * refresh must end before it returns. */
-int cache_group_follow(struct cache_group *derived, struct cache_group *source);
+void cache_group_follow(struct cache_group *derived, struct cache_group *source,
+			struct cache_observer *o);
 /* Ends a refresh: fresh (may be NULL on failure) replaces the snapshot when
  * not NULL, then the observers are called; on failure the previous snapshot
  * stays. With both fresh and a message, fresh is published and the message
  * logged once (e.g. "the node does not support this attribute: served
  * empty"). */
 void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure);
+/* Ends a refresh that brought nothing new (its owner said why, or nothing
+ * changed): the snapshot stays, nothing is logged, no observer is called. */
+void cache_refresh_kept(struct cache_group *g);
 static inline const void *cache_snapshot(const struct cache_group *g)
 {
 	return g->snapshot;

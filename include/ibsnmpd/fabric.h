@@ -1,13 +1,16 @@
-/* Every link of the subnet: PortInfo of every port of every discovered
- * node, the baseline of the links once seen, and the link notifications.
+/* Every link of the subnet (the fabric area, src/fabric/): PortInfo of
+ * every port of every node the topology's discovery found, the baseline of
+ * the links once seen, and the link notifications.
  *
+ *   fabric_area.c      the area: tokens, cache group, what it observes
  *   fabric_sweep.c     the cache group: PortInfo SMPs through the MAD
  *                      engine (all nodes, or the switch a trap 128 names),
- *                      the state file, the observer that notifies
+ *                      the state file
  *   fabric_link.c      pure: the snapshot built from the readings, the
  *                      discovery and the previous snapshot; link rules
  *   fabric_baseline.c  pure: the state file's text, both ways
- *   fabric_mib.c       IBSNMPD-MIB::ibsnmpdFabric, the notifications
+ *   fabric_mib.c       IBSNMPD-MIB::ibsnmpdFabric
+ *   fabric_notify.c    an observer of the group: the link notifications
  */
 #ifndef IBSNMPD_FABRIC_H
 #define IBSNMPD_FABRIC_H
@@ -18,9 +21,11 @@
 #include <time.h>
 
 #include "ibsnmpd/cache.h"
+#include "ibsnmpd/mib_set.h"
 #include "ibsnmpd/mib_table.h"
-#include "ibsnmpd/pm_attr.h"
 #include "ibsnmpd/sma_attr.h"
+#include "ibsnmpd/topology.h"
+#include "ibsnmpd/trap.h"
 
 /* What the notifications have said of a link, and what it is now. */
 enum fabric_link_cond {
@@ -91,7 +96,7 @@ struct fabric_reading {
 };
 
 struct fabric_build {
-	const struct pm_fabric *fabric;         /* the discovery; NULL: none yet */
+	const struct topology *fabric;          /* the discovery; NULL: none yet */
 	const struct fabric_reading *readings;  /* sorted by (GUID, port) */
 	size_t n_readings;
 	const struct fabric_snapshot *prev;     /* the last snapshot, or the baseline loaded */
@@ -125,14 +130,32 @@ char *fabric_baseline_format(const struct fabric_snapshot *s, size_t *len);
 struct fabric_snapshot *fabric_baseline_parse(const char *text, size_t len, char *err,
 					      size_t errlen);
 
-/* ---- the area (fabric_sweep.c) ---- */
+/* ---- the area ---- */
 
-struct pm_subnet;
+struct fabric_area;
+
+/* IBSNMPD-MIB::ibsnmpdFabric of one area, in a context (NULL: the default
+ * one) (fabric_mib.c). */
+struct fabric_mib {
+	struct fabric_area *area;
+	struct mib_table port_table;
+	struct mib_scalars baseline;
+	struct mib_set_domain domain;     /* a SET of ibsnmpdFabricBaselineReset */
+	struct mib_set_table baseline_set;
+};
+int fabric_mib_register(struct fabric_mib *m, struct fabric_area *a, const char *context);
+void fabric_mib_unregister(struct fabric_mib *m);
+/* A column of ibsnmpdFabricPortTable of row p: 0, or -1 if it has no value
+ * there (the notifications carry the same values as the table). */
+int fabric_mib_column(const struct fabric_port *p, unsigned column, netsnmp_variable_list *vb);
 
 struct fabric_area {
 	struct cache_group group;     /* snapshot: struct fabric_snapshot */
-	struct pm_subnet *pm;         /* its discovery */
-	struct pm_fabric *swept_fabric; /* the discovery the last sweep used (held) */
+	struct cache_group *topology; /* the discovery's group */
+	struct cache_observer discovered, state_saved, notified;
+	struct trap_area *traps;      /* NULL: none */
+	struct trap_observer trap_seen;
+	const struct topology *swept_fabric; /* the discovery the last sweep used (held) */
 	struct fabric_snapshot *loaded; /* the state file's baseline, until the first sweep */
 	bool reset_pending;
 	bool again;                   /* a full sweep is wanted after the running one */
@@ -142,19 +165,28 @@ struct fabric_area {
 	unsigned trap_alarm;
 	char state_file[4096];
 	bool state_failed;            /* a write failed: said once */
+	struct fabric_mib mib;
 };
 
-int fabric_start(struct fabric_area *a, struct pm_subnet *pm);
-void fabric_stop(struct fabric_area *a);
-void fabric_apply_config(struct fabric_area *a);
+struct area_def;
+extern const struct area_def fabric_area_def;
+
+/* The sweeps (fabric_sweep.c), started by the area: state_file "" names
+ * net-snmp's persistent directory; reset: forget the saved baseline. */
+void fabric_sweep_init(struct fabric_area *a, unsigned lifetime_s, const char *state_file,
+		       bool reset);
+void fabric_sweep_stop(struct fabric_area *a);
+void fabric_sweep_apply_config(struct fabric_area *a, unsigned lifetime_s,
+			       const char *state_file, bool reset);
+/* A discovery was published: a new node list is swept now. */
+void fabric_sweep_discovered(struct fabric_area *a);
 /* A trap 128 from the switch at lid: its ports are read again shortly. */
 void fabric_link_trap(struct fabric_area *a, unsigned lid);
 /* Forgets the baseline; the next sweep records it again. */
 void fabric_reset_baseline(struct fabric_area *a);
-
-int fabric_mib_register(struct fabric_area *a);
-void fabric_mib_unregister(void);
-/* Sends the notifications the rows of a published snapshot ask for. */
-void fabric_notify(const struct fabric_snapshot *s);
+/* An observer of the group: the notifications the rows of a published
+ * snapshot ask for (fabric_notify.c). */
+void fabric_notify_published(struct cache_group *g, const void *before, const void *after,
+			     void *arg);
 
 #endif

@@ -109,6 +109,15 @@ void mib_index_put_guid(oid *index, uint64_t guid);
 /* -1 if an arc is not an octet. */
 int mib_index_get_guid(const oid *index, uint64_t *guid);
 
+/* The SNMP context a node of the subnet is served in as a device: "ib-"
+ * and its node GUID in 16 lower-case hex digits. */
+#define MIB_NODE_CONTEXT_PREFIX "ib-"
+#define MIB_NODE_CONTEXT_MAX 24 /* the prefix, 16 hex digits, NUL; rounded */
+void mib_node_context(uint64_t guid, char *out, size_t len);
+/* Whether nodes of that type (1 CA, 2 switch, 3 router) get a context
+ * (nodeContextTypes); if so, out is the context of guid. */
+bool mib_node_context_name(uint64_t guid, unsigned node_type, char *out, size_t len);
+
 /* A notification's varbind list, begun with snmpTrapOID.0 = trap; the
  * caller adds the NOTIFICATION-TYPE's objects, sends it (send_v2trap) and
  * frees it (snmp_free_varbind). NULL on out of memory. */

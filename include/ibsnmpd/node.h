@@ -1,16 +1,18 @@
-/* Every node of the subnet as an SNMP device: one SNMP context per node
- * (ib-<node GUID>), serving the system group, IF-MIB's ifNumber, ifTable
- * and ifXTable, and SMA-MIB of that node; IBSNMPD-MIB::ibsnmpdNodeTable
- * lists them in the default context.
+/* Every node of the subnet as an SNMP device (the node area, src/node/):
+ * one SNMP context per node (ib-<node GUID>, mib_node_context()), serving
+ * the system group, IF-MIB's ifNumber, ifTable and ifXTable, and SMA-MIB of
+ * that node; IBSNMPD-MIB::ibsnmpdNodeTable lists them in the default
+ * context.
  *
+ *   node_area.c      the area: tokens, what it follows
  *   node_dir.c       pure: the directory snapshot (nodes, their interfaces)
  *                    built from the discovery, the fabric's PortInfo sweep,
  *                    the PM sweep's counters and the previous directory
+ *   node_contexts.c  the directory's cache group, the contexts registered
+ *                    and unregistered as nodes come and go, each context's
+ *                    SMA-MIB read while it is being asked
  *   node_mib.c       the handlers: ibsnmpdNodeTable; a context's system
  *                    group, ifNumber, ifTable, ifXTable
- *   node_contexts.c  the area: the directory's cache group, the contexts
- *                    registered and unregistered as nodes come and go,
- *                    each context's SMA-MIB read while it is being asked
  */
 #ifndef IBSNMPD_NODE_H
 #define IBSNMPD_NODE_H
@@ -24,8 +26,6 @@
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/sma.h"
 
-#define NODE_CONTEXT_PREFIX "ib-"
-#define NODE_CONTEXT_MAX 24 /* "ib-" + 16 hex digits + NUL, rounded */
 
 /* A port's counters from the PM sweep, as IF-MIB counts (octets). */
 struct node_if_counters {
@@ -61,7 +61,7 @@ struct node_entry {
 	unsigned vendor_id, device_id, revision;
 	bool reachable;           /* the last discovery reached it */
 	time_t unreachable_since; /* wall clock, when !reachable */
-	char context[NODE_CONTEXT_MAX]; /* "" if its type gets no context */
+	char context[MIB_NODE_CONTEXT_MAX]; /* "" if its type gets no context */
 	size_t first_if, n_if;    /* its interfaces: ifs[first_if ..] */
 	struct mib_rows if_rows;  /* ifTable / ifXTable; index: port */
 };
@@ -77,15 +77,13 @@ struct node_dir {
 
 void node_dir_free(void *p);
 const struct node_entry *node_dir_find(const struct node_dir *d, uint64_t guid);
-/* "ib-" and the GUID in 16 lower-case hex digits. */
-void node_context_name(uint64_t guid, char *out, size_t len);
 
-struct pm_fabric;
+struct topology;
 struct fabric_snapshot;
 struct pm_snapshot;
 
 struct node_dir_build {
-	const struct pm_fabric *fabric;         /* the discovery; NULL: none yet */
+	const struct topology *fabric;         /* the discovery; NULL: none yet */
 	const struct fabric_snapshot *ports;    /* PortInfo of every port; NULL: none yet */
 	const struct pm_snapshot *counters;     /* the PM sweep; NULL: none yet */
 	const struct node_dir *prev;
@@ -106,43 +104,51 @@ unsigned node_if_oper_status(const struct node_if *i, bool reachable);
 /* ifHighSpeed: active lanes x nominal lane rate, Mb/s. */
 unsigned node_if_high_speed(const struct node_if *i);
 
-/* ---- the area (node_contexts.c) ---- */
+/* ---- the handlers (node_mib.c) ---- */
 
-struct pm_subnet;
-struct fabric_area;
+/* ibsnmpdNodeTable, in the default context. */
+struct node_table_mib {
+	struct mib_table table;
+};
+int node_table_register(struct node_table_mib *m, struct cache_group *dir);
+void node_table_unregister(struct node_table_mib *m);
+
+/* One node's context: its system group and IF-MIB tables, answered from
+ * the node's entry in the current directory. */
+struct node_context_regs {
+	struct cache_group *dir;
+	uint64_t guid;
+	struct mib_scalars system, if_number;
+	struct mib_table if_table, ifx_table;
+};
+int node_mib_register_context(struct node_context_regs *r, struct cache_group *dir,
+			      uint64_t guid, const char *name, struct mib_asked asked);
+void node_mib_unregister_context(struct node_context_regs *r);
+
+/* ---- the area ---- */
+
 struct node_context;
 
 struct node_area {
 	struct cache_group dir;       /* snapshot: struct node_dir */
-	struct pm_subnet *pm;
-	struct fabric_area *fabric;
-	struct sma_node *local;       /* served in the default context already */
+	struct cache_group *topology; /* the discovery's group */
+	struct cache_group *ports;    /* the fabric area's sweep; NULL: not running */
+	struct cache_group *counters; /* the PM area's sweep; NULL: not running */
+	struct cache_observer follows[3], registers;
+	struct sma_collector *local;  /* served in the default context already */
 	struct node_context **contexts; /* sorted by GUID */
 	size_t n_contexts, cap_contexts;
 	unsigned tick_alarm;
-	bool stopped; /* the sources may still publish (their last reads): ignored */
+	unsigned hold_s, idle_s;      /* nodeContextHold, nodeContextIdle */
+	struct node_table_mib mib;
 };
 
-int node_area_start(struct node_area *a, struct pm_subnet *pm, struct fabric_area *fabric,
-		    struct sma_node *local);
-void node_area_stop(struct node_area *a);
-void node_area_apply_config(struct node_area *a);
+struct area_def;
+extern const struct area_def node_area_def;
 
-/* node_mib.c: ibsnmpdNodeTable (default context), and one context's
- * system group and IF-MIB tables. */
-int node_mib_register(struct node_area *a);
-void node_mib_unregister(void);
-
-struct node_context_regs {
-	struct mib_scalars system, if_number;
-	struct mib_table if_table, ifx_table;
-};
-/* ctx: the node_context (node_contexts.c) whose directory entry the
- * handlers look up with node_context_entry(). */
-int node_mib_register_context(struct node_context_regs *r, const void *ctx, const char *name,
-			      struct mib_asked asked);
-void node_mib_unregister_context(struct node_context_regs *r);
-/* The context's node in the current directory, and the directory. */
-const struct node_entry *node_context_entry(const void *ctx, const struct node_dir **dir);
+/* The contexts (node_contexts.c), started and stopped by the area. */
+void node_contexts_start(struct node_area *a);
+void node_contexts_stop(struct node_area *a);
+void node_contexts_apply_config(struct node_area *a);
 
 #endif

@@ -1,6 +1,13 @@
-/* Performance management for the whole subnet: discovery (libibnetdisc, in
- * a helper process), pipelined PerfMgt sweeps, and the counters they
- * produce. The attributes' codecs: pm_attr.h. */
+/* Performance management for the whole subnet (the PM area, src/pm/):
+ * pipelined PerfMgt sweeps of every port the topology's discovery found,
+ * and the counters they produce. The attributes' codecs: pm_attr.h.
+ *
+ *   pm_area.c          the area: tokens, cache groups, what it observes
+ *   pm_sweep.c         the counter sweeps, actions on a node (SETs)
+ *   pm_samples.c       port sampling of the watched nodes
+ *   pm_view.c          IB-PM-MIB's per-node view, built from the others
+ *   pm_counter_traps.c pure: traps 129/130 from two sweeps
+ *   pm_mib.c           the handlers */
 #ifndef IBSNMPD_PM_H
 #define IBSNMPD_PM_H
 
@@ -13,13 +20,15 @@
 #include <infiniband/mad.h>
 
 #include "ibsnmpd/cache.h"
+#include "ibsnmpd/mib_set.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/pm_attr.h"
+#include "ibsnmpd/trap.h"
 
 /* Snapshot of the pm group (one sweep): the fabric and every port's state,
  * sorted by node GUID and port, and what each node's ClassPortInfo said. */
 struct pm_snapshot {
-	struct pm_fabric *fabric;
+	const struct topology *fabric;
 	size_t n;
 	struct pm_port_state *ports;
 	struct mib_rows rows;   /* ibsnmpdPmPortTable; index: node GUID (8 octets), port */
@@ -39,7 +48,7 @@ void pm_snapshot_free(void *p);
  * last sweep, the last read of the sampling state and the managers'
  * PortSelect choices, whenever one of them changes. */
 struct pm_node_view {
-	const struct pm_node *node;      /* in the view's fabric */
+	const struct topo_node *node;      /* in the view's fabric */
 	unsigned capmask;                /* ClassPortInfo CapabilityMask */
 	bool capmask_known;
 	unsigned port_select;            /* pmPortCountersPortSelect */
@@ -52,7 +61,7 @@ struct pm_node_view {
 };
 
 struct pm_view {
-	struct pm_fabric *fabric;        /* held */
+	const struct topology *fabric;  /* held */
 	size_t n;
 	struct pm_node_view *nodes;
 	struct mib_rows rows;            /* index: node GUID (8 octets) */
@@ -63,24 +72,25 @@ static inline bool pm_node_has_port(const struct pm_node_view *v, unsigned port)
 	return port < 256 && (v->ports[port / 8] >> (port % 8) & 1);
 }
 
-/* The subsystem, on the main loop: discovery (the helper process
- * ibsnmpd-discover, read through a pipe) and the counter sweeps. */
-struct pm_subnet {
+/* IB-PM-MIB's tables and ibsnmpdPmPortTable, ibsnmpdPmErrorDetailTable of
+ * one area (pm_mib.c). */
+struct pm_area;
+#define PM_MIB_TABLES 6
+struct pm_mib {
+	struct pm_area *pm;
+	struct mib_table tables[PM_MIB_TABLES];
+	struct mib_set_domain domain; /* a SET of any of them */
+	struct mib_set_table counters_set, sample_set;
+};
+
+/* The area, on the main loop. */
+struct pm_area {
 	struct cache_group sweep;     /* snapshot: struct pm_snapshot */
-	struct pm_fabric *fabric;     /* latest discovery */
-	char ca_name[64];
-	int port_num;
-	unsigned discovery_interval_s;
-	unsigned discovery_alarm;
-	/* the running discovery: helper process, its stdout, what it said so far */
-	pid_t discover_pid;
-	int discover_fd;
-	bool discover_output_done, discover_exited; /* both: the discovery is over */
-	int discover_status;          /* waitpid's; -1: killed at its deadline */
-	char *discover_out;
-	size_t discover_len, discover_cap;
-	char helper[4096];
-	bool alone_noted;             /* a discovery saw only the local node: said */
+	struct cache_group *topology; /* the discovery's group (its snapshot: struct topology) */
+	struct cache_observer topology_seen;
+	struct trap_area *traps;      /* NULL: none (counter traps, trap 144) */
+	struct trap_observer trap_seen;
+	struct cache_observer counters_seen;
 	uint64_t silent_print;        /* the nodes the last sweep found silent (a sum) */
 	/* ClassPortInfo is asked once per node and discovery; these LIDs' again
 	 * at the next sweep (a trap 144 said their capabilities changed) */
@@ -96,19 +106,30 @@ struct pm_subnet {
 	struct pm_port_select { uint64_t guid; unsigned port; } *select;
 	size_t n_select, cap_select;
 	/* what IB-PM-MIB's handlers read: snapshot struct pm_view, rebuilt
-	 * after the sweep or the sampling read is published, and after a SET
-	 * of PortSelect */
+	 * after the discovery, the sweep or the sampling read is published, and
+	 * after a SET of PortSelect */
 	struct cache_group view;
+	struct cache_observer view_follows[2];
+	struct pm_mib mib;
 };
+
+struct area_def;
+extern const struct area_def pm_area_def;
+
+/* The discovery the area works from (NULL: none yet). */
+static inline const struct topology *pm_topology(const struct pm_area *pm)
+{
+	return pm->topology ? cache_snapshot(pm->topology) : NULL;
+}
 
 /* A node's capabilities changed (trap 144 from lid): its PMA's ClassPortInfo
  * is asked again at the next sweep. */
-void pm_subnet_capabilities_changed(struct pm_subnet *pm, unsigned lid);
+void pm_sweep_capabilities_changed(struct pm_area *pm, unsigned lid);
 
 /* The port pmPortCountersTable shows for a node: what a manager set, else
  * first_port (the node's first). */
-unsigned pm_port_select_get(const struct pm_subnet *pm, uint64_t guid, unsigned first_port);
-int pm_port_select_set(struct pm_subnet *pm, uint64_t guid, unsigned port);
+unsigned pm_port_select_get(const struct pm_area *pm, uint64_t guid, unsigned first_port);
+int pm_port_select_set(struct pm_area *pm, uint64_t guid, unsigned port);
 
 /* An action on a node is over: MAD_OK or the failure. */
 typedef void (*pm_done_fn)(void *ctx, int mad_result);
@@ -116,12 +137,12 @@ typedef void (*pm_done_fn)(void *ctx, int mad_result);
 /* PerfMgtSet(PortCounters) to lid: clears the counters counter_select names
  * (PortCounters' CounterSelect bits) of port; after it worked a sweep shows
  * the zeros soon. -1: not sent. */
-int pm_clear_counters(struct pm_subnet *pm, unsigned lid, unsigned port,
+int pm_clear_counters(struct pm_area *pm, unsigned lid, unsigned port,
 		      unsigned counter_select, pm_done_fn done, void *ctx);
 
 /* Rebuilds the view now (after a change of PortSelect). */
-void pm_view_refresh(struct pm_subnet *pm);
-void pm_view_init(struct pm_subnet *pm);
+void pm_view_refresh(struct pm_area *pm);
+void pm_view_init(struct pm_area *pm);
 
 /* ---- sampling (pm_samples.c) ---- */
 
@@ -147,29 +168,29 @@ struct pm_samples_snapshot {
 #define PM_SAMPLE_SET_TAG (1u << 4)
 #define PM_SAMPLE_SET_SELECT(i) (1u << (5 + (i)))
 
-void pm_samples_init(struct pm_subnet *pm);
-void pm_samples_stop(struct pm_subnet *pm);
-void pm_samples_apply_config(struct pm_subnet *pm);
-int pm_samples_watch(struct pm_subnet *pm, uint64_t guid);
+void pm_samples_init(struct pm_area *pm, unsigned lifetime_s);
+void pm_samples_stop(struct pm_area *pm);
+/* pmSampleNode's nodes are watched from now on. */
+void pm_samples_watch_all(struct pm_area *pm, const uint64_t *guids, size_t n);
+int pm_samples_watch(struct pm_area *pm, uint64_t guid);
 const struct pm_sample_state *pm_samples_find(const struct pm_samples_snapshot *s,
 					      uint64_t guid);
 /* PerfMgtGet PortSamplesControl, then PerfMgtSet with the named fields
  * changed: this starts a sample. done() gets MAD_OK or the failure. */
-int pm_samples_start(struct pm_subnet *pm, uint64_t guid, unsigned lid,
+int pm_samples_start(struct pm_area *pm, uint64_t guid, unsigned lid,
 		     const struct pm_sample_ctl *want, uint32_t fields, pm_done_fn done,
 		     void *ctx);
 
-/* Where SMPs to the node go: its LID, or (no LID yet: no SM) the directed
- * route the discovery took; -1 if neither is known. */
-int pm_node_portid(const struct pm_node *nd, ib_portid_t *to);
+/* Registers m for pm in a context (NULL: the default one). */
+int pm_mib_register(struct pm_mib *m, struct pm_area *pm, const char *context);
+void pm_mib_unregister(struct pm_mib *m);
 
-int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num);
-void pm_subnet_stop(struct pm_subnet *pm);
-void pm_subnet_apply_config(struct pm_subnet *pm);
-/* Asks for a new discovery now (e.g. after a link-state trap or SM change). */
-void pm_subnet_rediscover(struct pm_subnet *pm);
+/* The area's parts (pm_area.c starts them in this order). */
+void pm_sweep_init(struct pm_area *pm, unsigned lifetime_s);
+void pm_sweep_stop(struct pm_area *pm);
+/* A new discovery: sweep it now (the first one starts the periodic sweeps). */
+void pm_sweep_discovered(struct pm_area *pm);
 
-int pm_mib_register(struct pm_subnet *pm);
-void pm_mib_unregister(void);
+
 
 #endif

@@ -1,7 +1,6 @@
 /* PerfMgt attributes (pure: no net-snmp, no I/O): decoders and encoders,
- * the subnet as the discovery helper describes it, and the bookkeeping that
- * turns successive readings of a port into 64-bit totals. The unit tests
- * and the fuzz targets link these alone. */
+ * and the bookkeeping that turns successive readings of a port into 64-bit
+ * totals. The unit tests and the fuzz targets link these alone. */
 #ifndef IBSNMPD_PM_ATTR_H
 #define IBSNMPD_PM_ATTR_H
 
@@ -9,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+
+#include "ibsnmpd/topology.h"
 
 /* ClassPortInfo CapabilityMask bits (IBA 16.1.3.5, PMA) */
 #define PM_CAP_ALL_PORT_SELECT (1u << 8)
@@ -77,61 +78,12 @@ int pm_sample_result_decode(const uint8_t *data, size_t len, struct pm_sample_re
 /* Bits of SampleStart, SampleInterval and the result counters (CounterWidth). */
 unsigned pm_sample_width_bits(unsigned counter_width);
 
-/* ---- the fabric as discovered ---- */
-
-struct pm_node {
-	uint64_t guid;
-	unsigned type;        /* 1 CA, 2 switch, 3 router */
-	unsigned lid;         /* where its PMA answers: a switch's port 0, a CA port's LID */
-	unsigned num_ports;
-	char desc[65];
-	/* the directed route the discovery reached it by (out ports from the
-	 * local node), for a node without a LID yet; hops 0: the local node */
-	bool has_route;
-	unsigned route_hops;
-	uint8_t route[63];
-	/* NodeInfo's identity ("ident" line) */
-	bool has_ident;
-	unsigned vendor_id, device_id, revision;
-};
-
-struct pm_port_ref {
-	size_t node;          /* index into nodes */
-	unsigned port;
-	unsigned lid;         /* LID to send PerfMgt MADs to for this port */
-	uint64_t port_guid;   /* 0 if the discovery did not say */
-	uint64_t peer_guid;   /* the node at the other end of the link; 0 unknown */
-	unsigned peer_port;
-};
-
-struct pm_fabric {
-	unsigned refs;
-	size_t n_nodes, n_ports;
-	struct pm_node *nodes;
-	struct pm_port_ref *ports; /* sorted by (node GUID, port) */
-	double seconds;            /* how long the discovery took */
-};
-
-void pm_fabric_free(struct pm_fabric *f);
-/* Parses ibsnmpd-discover's output; NULL (reason in err) if it is not whole
- * and well-formed. Pure; unit-tested. */
-struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_t errlen);
-/* References: the latest discovery and every snapshot built from it hold
- * one; the last put frees it. */
-struct pm_fabric *pm_fabric_get(struct pm_fabric *f);
-void pm_fabric_put(struct pm_fabric *f);
-/* A node of the fabric by GUID (nodes are sorted by GUID); NULL if none. */
-const struct pm_node *pm_fabric_node(const struct pm_fabric *f, uint64_t guid);
-/* The discovery's line of port `port` of nodes[node] (its LID, its remote
- * end), or NULL; a binary search (ports are sorted by node GUID, port). */
-const struct pm_port_ref *pm_fabric_port(const struct pm_fabric *f, size_t node, unsigned port);
-
 /* ---- counters of one port, kept across sweeps ---- */
 
 struct pm_port_state {
 	uint64_t guid;
 	unsigned port, lid;
-	const struct pm_node *node;   /* in the snapshot's fabric */
+	const struct topo_node *node;   /* in the snapshot's fabric */
 	bool extended;                /* 64-bit counters read from the node */
 	bool stale;                   /* the last sweep got no answer */
 	bool have_raw;

@@ -1,5 +1,8 @@
-/* SMA-MIB (seed 000): the node whose SMA is served, its snapshots (one per
- * cache group) and the MIB glue. The attributes' decoders: sma_attr.h. */
+/* SMA-MIB: a node's Subnet Management Agent read into snapshots, one per
+ * cache group (sma_collector.c), and the MIB glue (sma_mib.c). The local
+ * node is the SMA area's (sma_area.c), served in the default context; a
+ * node context (node.h) has a collector of its own. The attributes'
+ * decoders: sma_attr.h. */
 #ifndef IBSNMPD_SMA_H
 #define IBSNMPD_SMA_H
 
@@ -12,6 +15,27 @@
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/sma_attr.h"
+
+/* SMA-MIB's groups, one cache group each; IBSNMPD-MIB's ibsnmpdCacheIndex
+ * is this + 1. */
+enum sma_group {
+	SMA_NODE_INFO,
+	SMA_SWITCH_INFO,
+	SMA_PORT_INFO,
+	SMA_GUID_INFO,
+	SMA_PKEY,
+	SMA_SL2VL,
+	SMA_VLARB,
+	SMA_LFT,
+	SMA_MFT,
+	SMA_RFT,
+	SMA_SM_INFO,
+	SMA_VENDOR_DIAG,
+	SMA_LED_INFO,
+	SMA_GROUPS
+};
+/* Their names (cacheLifetime) and default lifetimes. */
+extern const struct cache_decl sma_cache_decls[SMA_GROUPS];
 
 /* ---- snapshots (one per cache group) ---------------------------------- */
 
@@ -52,56 +76,59 @@ struct sma_sminfo_entry { unsigned port; struct sma_sminfo sm; };
 struct sma_vdiag_entry { unsigned port; struct sma_vendordiag d; unsigned diag_code; };
 struct sma_led_entry { unsigned index, on; };
 
-/* ---- the node whose SMA ibsnmpd serves: a path and its cache groups ---- */
+/* ---- a collector: one node's SMA, reached by a path, in cache groups ---- */
 
-struct sma_node {
+struct sma_collector {
 	ib_portid_t path;
-	struct cache_group group[CACHE_SMA_COUNT];
-	/* called after a PortInfo snapshot is published whose management port
-	 * has another MasterSMLID (a new master SM): the subnet may have changed
-	 * under it */
-	void (*on_sm_change)(void *arg, unsigned old_lid, unsigned new_lid);
-	void *on_sm_change_arg;
+	struct cache_group group[SMA_GROUPS];
+	struct cache_observer local_link; /* the local node: its link's state, logged */
 	bool remote; /* a node of the subnet, not the local one: its link is not ours */
 	/* PortInfo of a port another sweep reads already (a remote node's ports
 	 * 1..N: the fabric sweep's SubnGet(PortInfo)): fills *pi and returns
 	 * true, and the port group sends no SMP for that port. NULL: every port
-	 * is read here. Set after sma_node_init(). */
+	 * is read here. Set after sma_collector_init(). */
 	bool (*port_known)(void *arg, unsigned port, struct sma_portinfo *pi);
 	void *port_known_arg;
 };
 
-void sma_node_init(struct sma_node *node, const ib_portid_t *path);
-/* Starts node info; sma_node_start_step() starts the rest. */
-void sma_node_start(struct sma_node *node);
-void sma_node_stop(struct sma_node *node);
-void sma_node_apply_config(struct sma_node *node);
+/* remote: a node of the subnet (not the local one, whose link is ours). */
+void sma_collector_init(struct sma_collector *node, const ib_portid_t *path, bool remote);
+/* Starts node info; sma_collector_start_step() starts the rest. */
+void sma_collector_start(struct sma_collector *node);
+void sma_collector_stop(struct sma_collector *node);
+void sma_collector_apply_config(struct sma_collector *node);
 /* Start-up: starts the next stage of groups once the previous stage has had
  * its first refresh; true once every group has (successfully or not). Called
  * from the main loop until it returns true. */
-bool sma_node_start_step(struct sma_node *node);
+bool sma_collector_start_step(struct sma_collector *node);
 
-/* ---- SMA-MIB notifications (sma_notify.c) ---- */
+static inline struct cache_group *sma_group(struct sma_collector *c, enum sma_group g)
+{
+	return &c->group[g];
+}
 
-struct notice;
-/* A trap observer (trap_observe): the trap's notification, sent through
- * the notification path. */
-void sma_notify_trap(const struct notice *n, const char *via, void *arg);
+/* Whether two successive PortInfo snapshots (struct sma_port_snapshot, of
+ * an observer) name another master SM on the management port: the old
+ * and the new MasterSMLID. */
+bool sma_sm_moved(const void *before, const void *after, unsigned *from, unsigned *to);
 
-/* Registers SMA-MIB's groups (of the local node, in the default context)
- * and its sysORTable entry. */
-int sma_mib_register(struct sma_node *node);
-void sma_mib_unregister(void);
+/* ---- the area: the local node (sma_area.c) ---- */
 
-/* SMA-MIB's groups of one node in one SNMP context (a node of the subnet
- * served as a device of its own); asked is called before each answer. */
+struct sma_area;
+struct area_def;
+extern const struct area_def sma_area_def;
+/* The local node's collector (read all the time). */
+struct sma_collector *sma_local(struct sma_area *a);
+
+/* SMA-MIB's groups of one node in one SNMP context (NULL: the default one);
+ * asked (may be empty) is called before each answer. */
 #define SMA_MIB_SCALAR_GROUPS 3
 #define SMA_MIB_TABLES 13
 struct sma_mib_regs {
 	struct mib_scalars scalars[SMA_MIB_SCALAR_GROUPS];
 	struct mib_table tables[SMA_MIB_TABLES];
 };
-int sma_mib_register_in(struct sma_mib_regs *r, struct sma_node *node, const char *context,
+int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *node, const char *context,
 			struct mib_asked asked);
 void sma_mib_unregister_in(struct sma_mib_regs *r);
 

@@ -1,11 +1,14 @@
-/* InfiniBand traps in: where they come from, and who is told.
+/* InfiniBand traps in: where they come from, and who is told (the trap
+ * area, src/trap/).
  *
  *   SA Report(Notice) (InformInfo subscription) --> notice_decode ------\
  *   opensm's log line (traps 129-131) -----------> osm_log_line_parse --> trap_deliver
- *   PM sweep published: LLI/EBO counters rose ----> counter_traps -----/   -> observers
+ *   the PM area's sweeps: LLI/EBO counters rose --> trap_from_counters -/   -> observers
  *
- * The observers (the daemon wires them: SMA-MIB's notifications, a
- * rediscovery after trap 128) see every trap, whatever its source. */
+ * The observers see every trap, whatever its source: SMA-MIB's
+ * notifications (trap_notify.c), and any area that acts on one (the
+ * topology rediscovers after trap 128, the link sweep reads the switch,
+ * the PM sweep asks ClassPortInfo again after trap 144). */
 #ifndef IBSNMPD_TRAP_H
 #define IBSNMPD_TRAP_H
 
@@ -13,7 +16,9 @@
 
 #include "ibsnmpd/notice.h"
 
-struct cache_group;
+struct trap_area;
+struct area_def;
+extern const struct area_def trap_area_def;
 
 /* ---- counters (IBSNMPD-MIB ibsnmpdTraps) ---- */
 
@@ -23,30 +28,27 @@ struct trap_stats {
 	unsigned long malformed;    /* Reports dropped */
 	unsigned subscriptions;     /* trap numbers the SA accepted */
 };
-void trap_get_stats(struct trap_stats *st);
+void trap_get_stats(const struct trap_area *t, struct trap_stats *st);
 
 /* ---- who is told ---- */
 
 /* via names the source for the logs ("SA report", "opensm log", "counters"). */
 typedef void (*trap_observer_fn)(const struct notice *n, const char *via, void *arg);
-/* -1 if there is no room (a handful are allowed). */
-int trap_observe(trap_observer_fn fn, void *arg);
+/* One observer; its storage is the observer's (no limit). */
+struct trap_observer {
+	trap_observer_fn fn;
+	void *arg;
+	struct trap_observer *next;
+};
+void trap_observe(struct trap_area *t, struct trap_observer *o, trap_observer_fn fn, void *arg);
+void trap_unobserve(struct trap_area *t, struct trap_observer *o);
 
-/* ---- sources (trap_subscriber.c) ---- */
+/* ---- a source in another area: the counters ---- */
 
-/* Subscribes with the SA at sm_lid and listens for Reports; reads opensm's
- * log if osmLogFile says where. */
-int trap_subscriber_start(unsigned sm_lid);
-/* The master SM moved: subscribe there. */
-void trap_subscriber_sm_changed(unsigned sm_lid);
-/* Whether the SM at the known LID answered as master (subscriptions sent).
- * probe_now asks it (an SMInfo SMP); subscriptions follow its answer. */
-bool trap_subscriber_has_master(void);
-void trap_subscriber_probe_now(void);
-void trap_subscriber_apply_config(void);
-void trap_subscriber_stop(void);
-/* Traps 129/130 from the counters of every sweep the PM group publishes
- * (trapsFromCounters; not while opensm's log is read: it has them). */
-int trap_watch_counters(struct cache_group *pm_sweep);
+/* Whether traps 129/130 are taken from the counters (trapsFromCounters, and
+ * opensm's log is not read: it has them). */
+bool trap_wants_counters(const struct trap_area *t);
+/* One trap the counters tell (counter_traps, in the PM area). */
+void trap_from_counters(struct trap_area *t, const struct notice *n);
 
 #endif

@@ -47,9 +47,10 @@ static const oid app_table_oid[] = {OID_LLDP_XDCBX_FEAT_APP_PROTO_TABLE};
 static const oid app_prio_table_oid[] = {OID_LLDP_XDCBX_FEAT_APP_PROTO_PRIO_TABLE};
 static oid dcbx_mib_oid[] = {OID_LLDP_XDCBX_MIB};
 
-static const struct mib_rows *rows_of(int t, const void **snap)
+/* ctx: the backend's group */
+static const struct mib_rows *rows_of(const void *ctx, int t, const void **snap)
 {
-	const struct dcbx_snapshot *s = cache_snapshot(dcbx_cache_group());
+	const struct dcbx_snapshot *s = cache_snapshot(ctx);
 
 	*snap = s;
 	return s ? &s->rows[t] : NULL;
@@ -58,8 +59,7 @@ static const struct mib_rows *rows_of(int t, const void **snap)
 #define ROWS_FN(name, t)                                                    \
 	static const struct mib_rows *name(const void *ctx, const void **snap) \
 	{                                                                   \
-		(void)ctx;                                                  \
-		return rows_of(t, snap);                                    \
+		return rows_of(ctx, t, snap);                               \
 	}
 ROWS_FN(port_rows, DCBX_T_PORT)
 ROWS_FN(feat_rows, DCBX_T_FEAT)
@@ -251,18 +251,20 @@ static int app_prio_value(const void *row, unsigned column, netsnmp_variable_lis
 #define DCBX_TX_PORTS 32
 
 struct dcbx_tx {
+	struct dcbx_mib *m;
 	size_t n;
 	struct dcbx_change change[DCBX_TX_PORTS], before[DCBX_TX_PORTS];
 	bool sent;
 	unsigned accepted; /* set commands the kernel took before refusing one */
 };
 
-static struct mib_set_domain dcbx_domain;
-
 static void *tx_begin(void *area)
 {
-	(void)area;
-	return calloc(1, sizeof(struct dcbx_tx));
+	struct dcbx_tx *tx = calloc(1, sizeof(struct dcbx_tx));
+
+	if (tx)
+		tx->m = area;
+	return tx;
 }
 
 static void tx_end(void *tx)
@@ -396,7 +398,7 @@ static int stage_app_priority(void *tx, const struct mib_set_request *req)
 static int tx_consistent(void *p)
 {
 	const struct dcbx_tx *tx = p;
-	const struct dcbx_snapshot *s = cache_snapshot(dcbx_cache_group());
+	const struct dcbx_snapshot *s = cache_snapshot(&tx->m->backend->group);
 
 	for (size_t i = 0; i < tx->n; i++) {
 		const struct dcbx_change *c = &tx->change[i];
@@ -441,16 +443,23 @@ static int snmp_error_of(int error)
 	}
 }
 
+/* Which transaction an answer of the kernel is for. */
+struct set_ctx {
+	struct dcbx_mib *m;
+	unsigned token;
+};
+
 static void set_done(void *ctx, int error, unsigned accepted)
 {
-	unsigned token = (unsigned)(uintptr_t)ctx;
-	struct dcbx_tx *tx = mib_set_tx(&dcbx_domain, token);
+	struct set_ctx *c = ctx;
+	struct dcbx_tx *tx = mib_set_tx(&c->m->domain, c->token);
 
 	if (error)
 		snmp_log(LOG_WARNING, "dcbx: the kernel refused a SET: %s\n", strerror(error));
 	if (tx)
 		tx->accepted = accepted; /* UNDO sends back only what it took */
-	mib_set_action_done(&dcbx_domain, token, snmp_error_of(error));
+	mib_set_action_done(&c->m->domain, c->token, snmp_error_of(error));
+	free(c);
 }
 
 /* ACTION: the set commands and SET_ALL, per port (the answer may come at
@@ -458,9 +467,16 @@ static void set_done(void *ctx, int error, unsigned accepted)
 static int tx_action(void *p, unsigned token)
 {
 	struct dcbx_tx *tx = p;
+	struct set_ctx *c = malloc(sizeof(*c));
 
-	if (dcbx_apply(tx->change, tx->n, set_done, (void *)(uintptr_t)token))
+	if (!c)
+		return SNMP_ERR_RESOURCEUNAVAILABLE;
+	c->m = tx->m;
+	c->token = token;
+	if (dcbx_apply(tx->m->backend, tx->change, tx->n, set_done, c)) {
+		free(c);
 		return SNMP_ERR_RESOURCEUNAVAILABLE; /* not queued: no socket, no memory */
+	}
 	tx->sent = true;
 	return MIB_SET_PENDING;
 }
@@ -491,19 +507,15 @@ static int tx_undo(void *p)
 		back[i].set_pfc = tx->change[i].set_pfc;
 		back[i].n_set_apps = 0; /* apps: the snapshot still has the old priorities */
 	}
-	if (dcbx_apply(back, tx->n, undo_done, NULL))
+	if (dcbx_apply(tx->m->backend, back, tx->n, undo_done, NULL))
 		snmp_log(LOG_WARNING, "dcbx: cannot undo a failed SET\n");
 	return 0;
 }
 
-static struct mib_set_domain dcbx_domain = {
+static const struct mib_set_domain domain_template = {
 	.name = "LLDP-EXT-DCBX-MIB", .begin = tx_begin, .consistent = tx_consistent,
 	.action = tx_action, .undo = tx_undo, .end = tx_end,
 };
-
-#define SET_TABLE(var, cols)                                                               \
-	static const struct mib_set_table var = {.domain = &dcbx_domain, .columns = cols,  \
-						 .n_columns = sizeof(cols) / sizeof(cols[0])}
 
 static const struct mib_column_set port_columns[] = {
 	{COLUMN_LLDP_XDCBX_PORT_ENABLE, MIB_VALUE_TRUTH, 0, 0, stage_port_enable},
@@ -527,59 +539,60 @@ static const struct mib_column_set app_prio_columns[] = {
 	{COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_DESIRED, MIB_VALUE_TRUTH, 0, 0,
 	 stage_app_priority},
 };
-SET_TABLE(port_set, port_columns);
-SET_TABLE(feat_set, feat_columns);
-SET_TABLE(prio_set, prio_columns);
-SET_TABLE(bw_set, bw_columns);
-SET_TABLE(pfc_set, pfc_columns);
-SET_TABLE(app_prio_set, app_prio_columns);
-/* the app entries' selector, OUI and id: not writable (dcbnl sets priorities) */
-static const struct mib_set_table app_set = {.domain = &dcbx_domain};
+/* Each table's writable columns (the app entries' selector, OUI and id are
+ * not: dcbnl sets priorities), by table. */
+static const struct {
+	const struct mib_column_set *columns;
+	size_t n;
+} set_columns[DCBX_MIB_TABLES] = {
+#define COLUMNS(t, cols) [t] = {cols, sizeof(cols) / sizeof(cols[0])}
+	COLUMNS(DCBX_T_PORT, port_columns),
+	COLUMNS(DCBX_T_FEAT, feat_columns),
+	COLUMNS(DCBX_T_PRIO, prio_columns),
+	COLUMNS(DCBX_T_BW, bw_columns),
+	COLUMNS(DCBX_T_PFC, pfc_columns),
+	COLUMNS(DCBX_T_APP_PRIO, app_prio_columns),
+#undef COLUMNS
+};
 
-#define TABLE(var, tname, toid, first, last, rowsfn, valuefn, setp, idx)                  \
-	static struct mib_table var = {                                                  \
+#define TABLE(t, tname, toid, first, last, rowsfn, valuefn)                               \
+	[t] = {                                                                           \
 		.name = tname, .table_oid = toid, .table_oid_len = OID_LENGTH(toid),      \
 		.first_column = first, .last_column = last, .rows = rowsfn,               \
-		.value = valuefn, .set = setp, .ctx = (const void *)(intptr_t)idx,        \
+		.value = valuefn,                                                         \
 	}
-TABLE(port_table, "lldpXdcbxPortTable", port_table_oid, COLUMN_LLDP_XDCBX_PORT_ENABLE,
-      COLUMN_LLDP_XDCBX_PORT_ACK_NO, port_rows, port_value, &port_set, DCBX_T_PORT);
-TABLE(feat_table, "lldpXdcbxFeatTable", feat_table_oid, COLUMN_LLDP_XDCBX_FEAT_VERSION_OPER,
-      COLUMN_LLDP_XDCBX_FEAT_PEER_TC, feat_rows, feat_value, &feat_set, DCBX_T_FEAT);
-TABLE(prio_table, "lldpXdcbxFeatPgPrioAllocTable", prio_table_oid,
-      COLUMN_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_PG_ID_DESIRED,
-      COLUMN_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_PG_ID_PEER, prio_rows, prio_value, &prio_set,
-      DCBX_T_PRIO);
-TABLE(bw_table, "lldpXdcbxFeatPgBwAllocTable", bw_table_oid,
-      COLUMN_LLDP_XDCBX_FEAT_PG_BW_ALLOC_BW_DESIRED, COLUMN_LLDP_XDCBX_FEAT_PG_BW_ALLOC_BW_PEER,
-      bw_rows, bw_value, &bw_set, DCBX_T_BW);
-TABLE(pfc_table, "lldpXdcbxFeatPfcTable", pfc_table_oid,
-      COLUMN_LLDP_XDCBX_FEAT_PFC_ENABLE_DESIRED, COLUMN_LLDP_XDCBX_FEAT_PFC_ENABLE_PEER,
-      pfc_rows, pfc_value, &pfc_set, DCBX_T_PFC);
-TABLE(app_table, "lldpXdcbxFeatAppProtoTable", app_table_oid, COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_SF,
-      COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ID, app_rows, app_value, &app_set, DCBX_T_APP);
-TABLE(app_prio_table, "lldpXdcbxFeatAppProtoPrioTable", app_prio_table_oid,
-      COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_DESIRED,
-      COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_PEER, app_prio_rows, app_prio_value,
-      &app_prio_set, DCBX_T_APP_PRIO);
-
-static struct mib_table *const tables[] = {&port_table, &feat_table, &prio_table, &bw_table,
-					   &pfc_table, &app_table, &app_prio_table};
+static const struct mib_table table_template[DCBX_MIB_TABLES] = {
+	TABLE(DCBX_T_PORT, "lldpXdcbxPortTable", port_table_oid, COLUMN_LLDP_XDCBX_PORT_ENABLE,
+	      COLUMN_LLDP_XDCBX_PORT_ACK_NO, port_rows, port_value),
+	TABLE(DCBX_T_FEAT, "lldpXdcbxFeatTable", feat_table_oid,
+	      COLUMN_LLDP_XDCBX_FEAT_VERSION_OPER, COLUMN_LLDP_XDCBX_FEAT_PEER_TC, feat_rows,
+	      feat_value),
+	TABLE(DCBX_T_PRIO, "lldpXdcbxFeatPgPrioAllocTable", prio_table_oid,
+	      COLUMN_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_PG_ID_DESIRED,
+	      COLUMN_LLDP_XDCBX_FEAT_PG_PRIO_ALLOC_PG_ID_PEER, prio_rows, prio_value),
+	TABLE(DCBX_T_BW, "lldpXdcbxFeatPgBwAllocTable", bw_table_oid,
+	      COLUMN_LLDP_XDCBX_FEAT_PG_BW_ALLOC_BW_DESIRED,
+	      COLUMN_LLDP_XDCBX_FEAT_PG_BW_ALLOC_BW_PEER, bw_rows, bw_value),
+	TABLE(DCBX_T_PFC, "lldpXdcbxFeatPfcTable", pfc_table_oid,
+	      COLUMN_LLDP_XDCBX_FEAT_PFC_ENABLE_DESIRED, COLUMN_LLDP_XDCBX_FEAT_PFC_ENABLE_PEER,
+	      pfc_rows, pfc_value),
+	TABLE(DCBX_T_APP, "lldpXdcbxFeatAppProtoTable", app_table_oid,
+	      COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_SF, COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ID, app_rows,
+	      app_value),
+	TABLE(DCBX_T_APP_PRIO, "lldpXdcbxFeatAppProtoPrioTable", app_prio_table_oid,
+	      COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_DESIRED,
+	      COLUMN_LLDP_XDCBX_FEAT_APP_PROTO_ENABLE_PEER, app_prio_rows, app_prio_value),
+};
+#undef TABLE
 
 /* ---- the two scalars: the smallest TC counts of the ports ---- */
 
-static int numtcs_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
-			  netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+static int numtcs_value(bool pfc, netsnmp_variable_list *vb, const struct dcbx_snapshot *s)
 {
-	const struct dcbx_snapshot *s = cache_snapshot(dcbx_cache_group());
-	bool pfc = handler->myvoid != NULL;
 	unsigned best = 0;
 	bool any = false;
 
-	(void)reg;
-	if (reqinfo->mode != MODE_GET)
-		return SNMP_ERR_NOERROR;
-	for (size_t i = 0; s && i < s->n; i++) {
+	for (size_t i = 0; i < s->n; i++) {
 		const struct dcbx_port *p = &s->ports[i];
 		unsigned v = pfc ? p->numtcs_pfc : p->numtcs_pg;
 
@@ -588,53 +601,83 @@ static int numtcs_handler(netsnmp_mib_handler *handler, netsnmp_handler_registra
 			any = true;
 		}
 	}
-	for (netsnmp_request_info *r = requests; r; r = r->next) {
-		if (!any || (pfc && best < 1)) {
-			netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHINSTANCE);
-			continue;
-		}
-		/* the draft's ranges: PG 0..7 (8 TCs served as 7), PFC 1..8 */
-		mib_set_int(r->requestvb, pfc ? (best > 8 ? 8 : best) : (best > 7 ? 7 : best));
-	}
-	return SNMP_ERR_NOERROR;
-}
-
-static netsnmp_handler_registration *numtcs_reg[2];
-
-static int register_numtcs(int i, const oid *o, size_t len, const char *name)
-{
-	numtcs_reg[i] = netsnmp_create_handler_registration(name, numtcs_handler, o, len,
-							    HANDLER_CAN_RONLY);
-	if (numtcs_reg[i])
-		numtcs_reg[i]->handler->myvoid = i ? (void *)numtcs_reg : NULL; /* PFC's */
-	return numtcs_reg[i] && netsnmp_register_scalar(numtcs_reg[i]) == MIB_REGISTERED_OK
-		       ? 0 : -1;
-}
-
-int dcbx_mib_register(void)
-{
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		if (mib_table_register(tables[i]))
-			return -1;
-	if (register_numtcs(0, pg_numtcs_oid, OID_LENGTH(pg_numtcs_oid),
-			    "lldpXdcbxFeatPgNumTCsSupported") ||
-	    register_numtcs(1, pfc_numtcs_oid, OID_LENGTH(pfc_numtcs_oid),
-			    "lldpXdcbxFeatPfcNumTCPFCSupported"))
+	if (!any || (pfc && best < 1))
 		return -1;
-	if (dcbx_notify_watch())
-		return -1;
-	register_sysORTable(dcbx_mib_oid, OID_LENGTH(dcbx_mib_oid),
-			    "LLDP-EXT-DCBX-MIB: DCBX of the host's Ethernet ports, from dcbnl");
+	/* the draft's ranges: PG 0..7 (8 TCs served as 7), PFC 1..8 */
+	mib_set_int(vb, pfc ? (best > 8 ? 8 : best) : (best > 7 ? 7 : best));
 	return 0;
 }
 
-void dcbx_mib_unregister(void)
+static int pg_numtcs_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
 {
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		mib_table_unregister(tables[i]);
+	(void)column;
+	return numtcs_value(false, vb, snap);
+}
+
+static int pfc_numtcs_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
+{
+	(void)column;
+	return numtcs_value(true, vb, snap);
+}
+
+static const void *numtcs_snapshot(const void *ctx)
+{
+	return cache_snapshot(ctx);
+}
+
+/* One scalar of its own group (one_by_one: the parent holds tables too). */
+static struct mib_scalars numtcs_scalar(const char *name, const oid *o, size_t len,
+					mib_scalar_fn value)
+{
+	return (struct mib_scalars){
+		.name = name, .group_oid = o, .group_oid_len = len - 1, .first = (unsigned)o[len - 1],
+		.last = (unsigned)o[len - 1], .snapshot = numtcs_snapshot, .value = value,
+		.one_by_one = true,
+	};
+}
+
+int dcbx_mib_register(struct dcbx_mib *m, struct dcbx_backend *b, const char *context)
+{
+	memset(m, 0, sizeof(*m));
+	m->backend = b;
+	m->domain = domain_template;
+	m->domain.area = m;
+	for (int t = 0; t < DCBX_MIB_TABLES; t++) {
+		m->sets[t] = (struct mib_set_table){.domain = &m->domain,
+						    .columns = set_columns[t].columns,
+						    .n_columns = set_columns[t].n};
+		m->tables[t] = table_template[t];
+		m->tables[t].ctx = &b->group;
+		m->tables[t].context = context;
+		m->tables[t].set = &m->sets[t];
+		if (mib_table_register(&m->tables[t]))
+			return -1;
+	}
+	m->numtcs[0] = numtcs_scalar("lldpXdcbxFeatPgNumTCsSupported", pg_numtcs_oid,
+				     OID_LENGTH(pg_numtcs_oid), pg_numtcs_value);
+	m->numtcs[1] = numtcs_scalar("lldpXdcbxFeatPfcNumTCPFCSupported", pfc_numtcs_oid,
+				     OID_LENGTH(pfc_numtcs_oid), pfc_numtcs_value);
+	for (int i = 0; i < 2; i++) {
+		m->numtcs[i].ctx = &b->group;
+		m->numtcs[i].context = context;
+		if (mib_scalars_register(&m->numtcs[i]))
+			return -1;
+	}
+	if (!context)
+		register_sysORTable(dcbx_mib_oid, OID_LENGTH(dcbx_mib_oid),
+				    "LLDP-EXT-DCBX-MIB: DCBX of the host's Ethernet ports, from dcbnl");
+	return 0;
+}
+
+void dcbx_mib_unregister(struct dcbx_mib *m)
+{
+	bool default_context = m->tables[0].reg && !m->tables[0].context;
+
+	for (int t = 0; t < DCBX_MIB_TABLES; t++)
+		mib_table_unregister(&m->tables[t]);
 	for (int i = 0; i < 2; i++)
-		if (numtcs_reg[i])
-			netsnmp_unregister_handler(numtcs_reg[i]);
-	unregister_sysORTable(dcbx_mib_oid, OID_LENGTH(dcbx_mib_oid));
-	mib_set_domain_free(&dcbx_domain);
+		mib_scalars_unregister(&m->numtcs[i]);
+	if (default_context)
+		unregister_sysORTable(dcbx_mib_oid, OID_LENGTH(dcbx_mib_oid));
+	mib_set_domain_free(&m->domain);
 }

@@ -48,7 +48,8 @@ static netsnmp_variable_list *notification_of(const struct dcbx_event *e)
 	return vl;
 }
 
-static void published(struct cache_group *g, const void *before, const void *after, void *arg)
+void dcbx_notify_published(struct cache_group *g, const void *before, const void *after,
+			   void *arg)
 {
 	const struct dcbx_snapshot *old = before, *now = after;
 	struct dcbx_event ev[64];
@@ -59,9 +60,4 @@ static void published(struct cache_group *g, const void *before, const void *aft
 	(void)arg;
 	for (size_t i = 0; i < n; i++)
 		notify_send(NOTIFY_DCBX, ev[i].what, ev[i].ifindex, notification_of(&ev[i]));
-}
-
-int dcbx_notify_watch(void)
-{
-	return cache_group_observe(dcbx_cache_group(), published, NULL);
 }

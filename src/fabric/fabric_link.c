@@ -132,11 +132,11 @@ void fabric_snapshot_free(void *p)
 static void discovered_row(struct fabric_port *row, const struct fabric_build *in, size_t node,
 			   unsigned port)
 {
-	const struct pm_fabric *f = in->fabric;
-	const struct pm_node *nd = &f->nodes[node];
+	const struct topology *f = in->fabric;
+	const struct topo_node *nd = &f->nodes[node];
 	const struct fabric_port *prev = fabric_find(in->prev, nd->guid, port);
 	const struct fabric_reading *rd = find_reading(in, nd->guid, port);
-	const struct pm_port_ref *ref = pm_fabric_port(f, node, port);
+	const struct topo_port *ref = topology_port(f, node, port);
 	struct sma_portinfo pi;
 
 	if (prev)
@@ -161,7 +161,7 @@ static void discovered_row(struct fabric_port *row, const struct fabric_build *i
 	/* a switch is read at its LID (port 0); a CA port has its own */
 	row->lid = nd->type == 2 ? nd->lid : row->have_info ? row->pi.lid : ref ? ref->lid : 0;
 	if (ref && ref->peer_guid) {
-		const struct pm_node *peer = pm_fabric_node(f, ref->peer_guid);
+		const struct topo_node *peer = topology_node(f, ref->peer_guid);
 
 		row->remote_guid = ref->peer_guid;
 		row->remote_port = ref->peer_port;
@@ -264,7 +264,7 @@ static bool link_changed(const struct fabric_port *p, const struct fabric_port *
 struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 {
 	struct fabric_snapshot *s = calloc(1, sizeof(*s));
-	const struct pm_fabric *f = in->fabric;
+	const struct topology *f = in->fabric;
 	size_t cap = 0, n = 0;
 
 	if (!s)
@@ -282,7 +282,7 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 	for (size_t i = 0; in->prev && i < in->prev->n; i++) {
 		const struct fabric_port *old = &in->prev->ports[i];
 
-		if (!old->base_linked || in->reset_baseline || (f && pm_fabric_node(f, old->guid)))
+		if (!old->base_linked || in->reset_baseline || (f && topology_node(f, old->guid)))
 			continue;
 		s->ports[n] = *old;
 		s->ports[n].events = 0;

@@ -3,31 +3,24 @@
  *                                         snapshot (fabric_sweep.c)
  *   IBSNMPD-MIB::ibsnmpdFabric.2-5        the baseline: its reset (SET), its
  *                                         counts
- *   IBSNMPD-MIB::ibsnmpdLinkDown, ...Up, ...Degraded, ...Restored
  * Each column is a PortInfo field of the row (struct fabric_port's pi) or a
- * value fabric_link.c derived from them. */
+ * value fabric_link.c derived from them; the notifications (fabric_notify.c)
+ * carry the same. */
+#include <stdlib.h>
 #include <string.h>
 
-#include "ibsnmpd/config.h"
 #include "ibsnmpd/fabric.h"
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_set.h"
-#include "ibsnmpd/node.h"
-#include "ibsnmpd/notify.h"
 
 static const oid port_table_oid[] = {OID_IBSNMPD_FABRIC_PORT_TABLE};
 static const oid fabric_oid[] = {OID_IBSNMPD_FABRIC};
 
-static struct fabric_area *served;
-
-static int port_value(const void *row, unsigned column, netsnmp_variable_list *vb,
-		      const void *snap)
+int fabric_mib_column(const struct fabric_port *p, unsigned column, netsnmp_variable_list *vb)
 {
-	const struct fabric_port *p = row;
 	const struct sma_portinfo *pi = &p->pi;
 	bool info = p->have_info;
 
-	(void)snap;
 	switch (column) {
 	case COLUMN_IBSNMPD_FABRIC_PORT_NODE_DESCRIPTION:
 		mib_set_octets(vb, p->node_desc, strlen(p->node_desc));
@@ -132,6 +125,13 @@ static int port_value(const void *row, unsigned column, netsnmp_variable_list *v
 	}
 }
 
+static int port_value(const void *row, unsigned column, netsnmp_variable_list *vb,
+		      const void *snap)
+{
+	(void)snap;
+	return fabric_mib_column(row, column, vb);
+}
+
 static const struct mib_rows *port_rows(const void *ctx, const void **snap)
 {
 	const struct fabric_snapshot *s = cache_snapshot(ctx);
@@ -140,7 +140,7 @@ static const struct mib_rows *port_rows(const void *ctx, const void **snap)
 	return s ? &s->rows : NULL;
 }
 
-static struct mib_table port_table = {
+static const struct mib_table port_table_template = {
 	.name = "ibsnmpdFabricPortTable",
 	.table_oid = port_table_oid,
 	.table_oid_len = OID_LENGTH(port_table_oid),
@@ -178,16 +178,17 @@ static const void *baseline_snapshot(const void *ctx)
 
 /* A SET of ibsnmpdFabricBaselineReset: true(1) resets, false(2) does nothing. */
 struct reset_tx {
+	struct fabric_area *area;
 	bool reset;
 };
 
-static struct reset_tx the_tx;
-
 static void *reset_begin(void *area)
 {
-	(void)area;
-	the_tx.reset = false;
-	return &the_tx;
+	struct reset_tx *tx = calloc(1, sizeof(*tx));
+
+	if (tx)
+		tx->area = area;
+	return tx;
 }
 
 static int stage_reset(void *tx, const struct mib_set_request *req)
@@ -205,18 +206,20 @@ static int reset_action(void *tx, unsigned token)
 
 /* COMMIT: forgetting the baseline cannot be undone, so it happens only
  * when the whole PDU has worked */
-static void reset_commit(void *tx)
+static void reset_commit(void *p)
 {
-	if (((struct reset_tx *)tx)->reset)
-		fabric_reset_baseline(served);
+	struct reset_tx *tx = p;
+
+	if (tx->reset)
+		fabric_reset_baseline(tx->area);
 }
 
 static void reset_end(void *tx)
 {
-	(void)tx;
+	free(tx);
 }
 
-static struct mib_set_domain baseline_domain = {
+static const struct mib_set_domain domain_template = {
 	.name = "ibsnmpdFabric", .begin = reset_begin, .action = reset_action,
 	.commit = reset_commit, .end = reset_end,
 };
@@ -225,123 +228,38 @@ static const struct mib_column_set baseline_columns[] = {
 	{SCALAR_IBSNMPD_FABRIC_BASELINE_RESET, MIB_VALUE_TRUTH, 0, 0, stage_reset},
 };
 
-static const struct mib_set_table baseline_set = {
-	.domain = &baseline_domain, .columns = baseline_columns,
-	.n_columns = sizeof(baseline_columns) / sizeof(baseline_columns[0]),
-};
-
 /* Beside the table in ibsnmpdFabric: registered one by one (mib_table.h) */
-static struct mib_scalars baseline_scalars = {
+static const struct mib_scalars baseline_template = {
 	.name = "ibsnmpdFabric", .group_oid = fabric_oid, .group_oid_len = OID_LENGTH(fabric_oid),
 	.first = SCALAR_IBSNMPD_FABRIC_BASELINE_RESET, .last = SCALAR_IBSNMPD_FABRIC_PORTS_DEGRADED,
-	.snapshot = baseline_snapshot, .value = baseline_value, .set = &baseline_set,
-	.one_by_one = true,
+	.snapshot = baseline_snapshot, .value = baseline_value, .one_by_one = true,
 };
 
-/* ---- notifications ---- */
-
-static const unsigned link_objects[] = {
-	COLUMN_IBSNMPD_FABRIC_PORT_NODE_DESCRIPTION, COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_NODE_GUID,
-	COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_NODE_DESCRIPTION, COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_PORT,
-	COLUMN_IBSNMPD_FABRIC_PORT_LINK_STATE, COLUMN_IBSNMPD_FABRIC_PORT_PHYS_STATE,
-	COLUMN_IBSNMPD_FABRIC_PORT_WIDTH_ACTIVE, COLUMN_IBSNMPD_FABRIC_PORT_SPEED_ACTIVE,
-	COLUMN_IBSNMPD_FABRIC_PORT_RATE,
-};
-
-static const unsigned degraded_objects[] = {
-	COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_WIDTH, COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_SPEED,
-};
-
-static void add_column(netsnmp_variable_list **vl, const struct fabric_port *p, unsigned column)
+int fabric_mib_register(struct fabric_mib *m, struct fabric_area *a, const char *context)
 {
-	oid name[MAX_OID_LEN];
-	size_t len = OID_LENGTH(port_table_oid);
-	netsnmp_variable_list vb;
-
-	memcpy(name, port_table_oid, sizeof(port_table_oid));
-	name[len++] = 1;
-	name[len++] = column;
-	mib_index_put_guid(name + len, p->guid);
-	len += MIB_GUID_INDEX_LEN;
-	name[len++] = p->port;
-	memset(&vb, 0, sizeof(vb));
-	vb.val.string = vb.buf;
-	if (port_value(p, column, &vb, NULL)) {
-		/* no value (e.g. PhysState of a node no longer reached) */
-		snmp_free_var_internals(&vb);
-		return;
-	}
-	snmp_varlist_add_variable(vl, name, len, vb.type, vb.val.string, vb.val_len);
-	snmp_free_var_internals(&vb);
-}
-
-/* ibsnmpdNodeContext of the row's node: the context an NMS that added the
- * node as a device knows it by (none if its type gets no context). */
-static void add_node_context(netsnmp_variable_list **vl, const struct fabric_port *p)
-{
-	static const oid node_table_oid[] = {OID_IBSNMPD_NODE_TABLE};
-	oid name[OID_LENGTH(node_table_oid) + 2 + MIB_GUID_INDEX_LEN];
-	char context[NODE_CONTEXT_MAX];
-
-	if (p->node_type >= 32 || !(ibsnmpd_cfg.node_context_types >> p->node_type & 1))
-		return;
-	memcpy(name, node_table_oid, sizeof(node_table_oid));
-	name[OID_LENGTH(node_table_oid)] = 1;
-	name[OID_LENGTH(node_table_oid) + 1] = COLUMN_IBSNMPD_NODE_CONTEXT;
-	mib_index_put_guid(name + OID_LENGTH(node_table_oid) + 2, p->guid);
-	node_context_name(p->guid, context, sizeof(context));
-	snmp_varlist_add_variable(vl, name, OID_LENGTH(name), ASN_OCTET_STR, context,
-				  strlen(context));
-}
-
-static void send_link(const struct fabric_port *p, unsigned number)
-{
-	oid trap[] = {OID_IBSNMPD_NOTIFICATIONS, 0};
-	netsnmp_variable_list *vl;
-
-	trap[OID_LENGTH(trap) - 1] = number;
-	vl = mib_notification_new(trap, OID_LENGTH(trap));
-	if (!vl)
-		return;
-	for (size_t i = 0; i < sizeof(link_objects) / sizeof(link_objects[0]); i++)
-		add_column(&vl, p, link_objects[i]);
-	if (number == 3)
-		for (size_t i = 0; i < sizeof(degraded_objects) / sizeof(degraded_objects[0]); i++)
-			add_column(&vl, p, degraded_objects[i]);
-	add_node_context(&vl, p);
-	/* the notification is the record; the log keeps to the agent's own state */
-	DEBUGMSGTL(("ibsnmpd:fabric", "link %s: %s port %u <-> %s port %u (%u lanes, speed %d)\n",
-		    number == 1 ? "down" : number == 2 ? "up" : number == 3 ? "degraded" : "restored",
-		    p->node_desc, p->port, p->remote_guid ? p->remote_desc : "?", p->remote_port,
-		    p->lanes, p->speed));
-	notify_send(NOTIFY_LINK, number, p->lid, vl);
-}
-
-void fabric_notify(const struct fabric_snapshot *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		const struct fabric_port *p = &s->ports[i];
-
-		/* FABRIC_EV_* bit N is ibsnmpdNotifications.N: up before degraded */
-		for (unsigned n = 1; n <= 4; n++)
-			if (p->events & 1u << n)
-				send_link(p, n);
-	}
-}
-
-int fabric_mib_register(struct fabric_area *a)
-{
-	served = a;
-	baseline_domain.area = a;
-	port_table.ctx = baseline_scalars.ctx = &a->group;
-	if (mib_table_register(&port_table) || mib_scalars_register(&baseline_scalars))
+	memset(m, 0, sizeof(*m));
+	m->area = a;
+	m->domain = domain_template;
+	m->domain.area = a;
+	m->baseline_set = (struct mib_set_table){
+		.domain = &m->domain, .columns = baseline_columns,
+		.n_columns = sizeof(baseline_columns) / sizeof(baseline_columns[0]),
+	};
+	m->port_table = port_table_template;
+	m->port_table.ctx = &a->group;
+	m->port_table.context = context;
+	m->baseline = baseline_template;
+	m->baseline.ctx = &a->group;
+	m->baseline.context = context;
+	m->baseline.set = &m->baseline_set;
+	if (mib_table_register(&m->port_table) || mib_scalars_register(&m->baseline))
 		return -1;
 	return 0;
 }
 
-void fabric_mib_unregister(void)
+void fabric_mib_unregister(struct fabric_mib *m)
 {
-	mib_table_unregister(&port_table);
-	mib_scalars_unregister(&baseline_scalars);
-	mib_set_domain_free(&baseline_domain);
+	mib_table_unregister(&m->port_table);
+	mib_scalars_unregister(&m->baseline);
+	mib_set_domain_free(&m->domain);
 }

@@ -1,10 +1,10 @@
 /* The links of the subnet, swept: SubnGet(PortInfo) of ports 1..N of every
- * node the PM subsystem's discovery found, LID-routed (directed-routed by
- * the discovery's route while a node has no LID), all through the MAD
- * engine (madMaxOutstanding in flight). The answers become a snapshot in
- * fabric_build() (fabric_link.c); after it is published the notifications
- * it asks for are sent and the baseline's state file is rewritten if it
- * changed.
+ * node the topology's discovery found, LID-routed (directed-routed by the
+ * discovery's route while a node has no LID), all through the MAD engine
+ * (madMaxOutstanding in flight). The answers become a snapshot in
+ * fabric_build() (fabric_link.c); after it is published the baseline's state
+ * file is rewritten if it changed (and, fabric_notify.c, the notifications
+ * it asks for are sent).
  *
  * Sweeps: when a discovery brings a new node list, every fabricPorts
  * lifetime, and, a second after a trap 128, of the switches the traps name
@@ -14,19 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibsnmpd/config.h"
 #include "ibsnmpd/fabric.h"
 #include "ibsnmpd/file_io.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
-#include "ibsnmpd/pm.h"
 
 #define STATE_FILE_MAX (64u << 20)
 #define TRAP_DELAY_S 1 /* the SM brings a link up within it; a burst is one sweep */
 
 struct sweep {
 	struct fabric_area *a;
-	struct pm_fabric *fabric; /* held */
+	const struct topology *fabric; /* held */
 	struct fabric_reading *readings;
 	size_t n, pending;
 	bool partial;
@@ -56,10 +54,10 @@ static void sweep_finish(struct sweep *sw)
 		a->reset_pending = false;
 		fabric_snapshot_free(a->loaded);
 		a->loaded = NULL;
-		pm_fabric_put(a->swept_fabric);
-		a->swept_fabric = pm_fabric_get(sw->fabric);
+		topology_put(a->swept_fabric);
+		a->swept_fabric = topology_get(sw->fabric);
 	}
-	pm_fabric_put(sw->fabric);
+	topology_put(sw->fabric);
 	free(sw->readings);
 	free(sw);
 	cache_refresh_done(&a->group, s, s ? NULL : "out of memory");
@@ -94,7 +92,7 @@ static bool lid_wanted(const struct fabric_area *a, unsigned lid)
 static void sweep_start(struct cache_group *g)
 {
 	struct fabric_area *a = g->owner;
-	struct pm_fabric *f = a->pm->fabric;
+	const struct topology *f = cache_snapshot(a->topology);
 	struct sweep *sw;
 	size_t cap = 0;
 	bool partial = a->partial_next && cache_snapshot(g) && f == a->swept_fabric;
@@ -113,16 +111,16 @@ static void sweep_start(struct cache_group *g)
 		return;
 	}
 	sw->a = a;
-	sw->fabric = pm_fabric_get(f);
+	sw->fabric = topology_get(f);
 	sw->partial = partial;
 	sw->pending = 1; /* held until every SMP is queued */
 	for (size_t i = 0; i < f->n_nodes; i++) {
-		const struct pm_node *nd = &f->nodes[i];
+		const struct topo_node *nd = &f->nodes[i];
 		ib_portid_t to;
 
 		if (partial && (!nd->lid || !lid_wanted(a, nd->lid)))
 			continue;
-		if (pm_node_portid(nd, &to))
+		if (topology_node_portid(nd, &to))
 			continue;
 		for (unsigned p = 1; p <= nd->num_ports; p++) {
 			struct fabric_reading *r = &sw->readings[sw->n++];
@@ -151,10 +149,10 @@ static void sweep_start(struct cache_group *g)
 
 /* ---- the state file --------------------------------------------------------- */
 
-static void state_path(char *out, size_t len)
+static void state_path(const char *configured, char *out, size_t len)
 {
-	if (ibsnmpd_cfg.fabric_state_file[0])
-		snprintf(out, len, "%s", ibsnmpd_cfg.fabric_state_file);
+	if (configured[0])
+		snprintf(out, len, "%s", configured);
 	else
 		snprintf(out, len, "%s/ibsnmpd-fabric-baseline", get_persistent_directory());
 }
@@ -207,30 +205,22 @@ static void save_state(struct fabric_area *a, const struct fabric_snapshot *s)
 
 /* ---- events ------------------------------------------------------------------ */
 
-static void published(struct cache_group *g, const void *before, const void *after, void *arg)
+/* After a publication: the baseline's state file, if it changed. */
+static void state_published(struct cache_group *g, const void *before, const void *after,
+			    void *arg)
 {
 	struct fabric_area *a = arg;
 	const struct fabric_snapshot *s = after;
 
 	(void)g;
 	(void)before;
-	if (!s)
-		return;
-	fabric_notify(s);
-	if (s->baseline_changed || a->state_failed)
+	if (s && (s->baseline_changed || a->state_failed))
 		save_state(a, s);
 }
 
-/* The PM view is rebuilt after every discovery: sweep a new node list now. */
-static void discovery_seen(struct cache_group *g, const void *before, const void *after,
-			   void *arg)
+void fabric_sweep_discovered(struct fabric_area *a)
 {
-	struct fabric_area *a = arg;
-
-	(void)g;
-	(void)before;
-	(void)after;
-	if (!a->pm->fabric || a->pm->fabric == a->swept_fabric)
+	if (!cache_snapshot(a->topology) || cache_snapshot(a->topology) == a->swept_fabric)
 		return;
 	if (!a->group.alarm)
 		cache_group_start(&a->group);
@@ -291,36 +281,33 @@ void fabric_reset_baseline(struct fabric_area *a)
 		cache_group_refresh_now(&a->group);
 }
 
-void fabric_apply_config(struct fabric_area *a)
+void fabric_sweep_apply_config(struct fabric_area *a, unsigned lifetime_s,
+			       const char *state_file, bool reset)
 {
-	cache_group_set_lifetime(&a->group, ibsnmpd_cfg.cache_lifetime_s[CACHE_FABRIC_PORTS]);
-	state_path(a->state_file, sizeof(a->state_file));
-	if (ibsnmpd_cfg.fabric_baseline_reset && !a->reset_pending)
+	cache_group_set_lifetime(&a->group, lifetime_s);
+	state_path(state_file, a->state_file, sizeof(a->state_file));
+	if (reset && !a->reset_pending)
 		fabric_reset_baseline(a);
 }
 
-int fabric_start(struct fabric_area *a, struct pm_subnet *pm)
+void fabric_sweep_init(struct fabric_area *a, unsigned lifetime_s, const char *state_file,
+		       bool reset)
 {
-	memset(a, 0, sizeof(*a));
-	a->pm = pm;
 	a->group.name = "fabric ports sweep";
 	a->group.refresh = sweep_start;
 	a->group.free_snapshot = fabric_snapshot_free;
 	a->group.owner = a;
-	a->group.lifetime_s = ibsnmpd_cfg.cache_lifetime_s[CACHE_FABRIC_PORTS];
-	state_path(a->state_file, sizeof(a->state_file));
-	if (ibsnmpd_cfg.fabric_baseline_reset)
+	a->group.lifetime_s = lifetime_s;
+	state_path(state_file, a->state_file, sizeof(a->state_file));
+	if (reset)
 		snmp_log(LOG_NOTICE, "fabric baseline: fabricBaselineReset: not reading %s\n",
 			 a->state_file);
 	else
 		load_state(a);
-	if (cache_group_observe(&a->group, published, a) ||
-	    cache_group_observe(&pm->view, discovery_seen, a))
-		return -1;
-	return 0;
+	cache_group_observe(&a->group, &a->state_saved, state_published, a);
 }
 
-void fabric_stop(struct fabric_area *a)
+void fabric_sweep_stop(struct fabric_area *a)
 {
 	if (a->trap_alarm)
 		snmp_alarm_unregister(a->trap_alarm);
@@ -330,6 +317,6 @@ void fabric_stop(struct fabric_area *a)
 	a->loaded = NULL;
 	free(a->trap_lids);
 	a->trap_lids = NULL;
-	pm_fabric_put(a->swept_fabric);
+	topology_put(a->swept_fabric);
 	a->swept_fabric = NULL;
 }

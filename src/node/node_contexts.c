@@ -20,8 +20,8 @@
 
 #include <net-snmp/agent/agent_callbacks.h>
 
-#include "ibsnmpd/config.h"
 #include "ibsnmpd/fabric.h"
+#include "ibsnmpd/netsnmp_compat.h"
 #include "ibsnmpd/node.h"
 #include "ibsnmpd/pm.h"
 
@@ -30,10 +30,11 @@
 struct node_context {
 	uint64_t guid;
 	unsigned type;
-	char name[NODE_CONTEXT_MAX];
+	char name[MIB_NODE_CONTEXT_MAX];
 	struct node_area *area;
-	struct sma_node sma;          /* this node's SMA-MIB, read while asked */
-	char group_name[CACHE_SMA_COUNT][NODE_CONTEXT_MAX + 32]; /* its log lines name it */
+	struct sma_collector sma;          /* this node's SMA-MIB, read while asked */
+	char group_name[SMA_GROUPS][MIB_NODE_CONTEXT_MAX + 32]; /* its log lines name it */
+	struct cache_observer stage_done[2]; /* its start-up steps: NodeInfo, PortInfo */
 	bool sma_init, sma_running, sma_started;
 	time_t last_asked;            /* monotonic */
 	bool retired;                 /* unregistered; freed once no read is in flight */
@@ -49,31 +50,23 @@ static time_t mono_now(void)
 	return t.tv_sec;
 }
 
-const struct node_entry *node_context_entry(const void *ctx, const struct node_dir **dir)
-{
-	const struct node_context *c = ctx;
-
-	*dir = cache_snapshot(&c->area->dir);
-	return node_dir_find(*dir, c->guid);
-}
-
 /* ---- the directory ---------------------------------------------------------- */
 
 static void refresh_dir(struct cache_group *g)
 {
 	struct node_area *a = g->owner;
 	struct node_dir_build in = {
-		.fabric = a->pm->fabric,
-		.ports = cache_snapshot(&a->fabric->group),
-		.counters = cache_snapshot(&a->pm->sweep),
+		.fabric = cache_snapshot(a->topology),
+		.ports = a->ports ? cache_snapshot(a->ports) : NULL,
+		.counters = a->counters ? cache_snapshot(a->counters) : NULL,
 		.prev = cache_snapshot(g),
 		.types_mask = ibsnmpd_cfg.node_context_types,
-		.hold_s = ibsnmpd_cfg.node_context_hold_s,
+		.hold_s = a->hold_s,
 		.now = time(NULL),
 	};
 	struct node_dir *d;
 
-	if (a->stopped || (!in.fabric && !in.prev))
+	if (!in.fabric && !in.prev)
 		return cache_refresh_done(g, NULL, NULL); /* nothing discovered yet */
 	d = node_dir_build(&in);
 	cache_refresh_done(g, d, d ? NULL : "out of memory");
@@ -83,7 +76,7 @@ static void refresh_dir(struct cache_group *g)
 
 static bool sma_in_flight(const struct node_context *c)
 {
-	for (int i = 0; c->sma_init && i < CACHE_SMA_COUNT; i++)
+	for (int i = 0; c->sma_init && i < SMA_GROUPS; i++)
 		if (c->sma.group[i].refreshing)
 			return true;
 	return false;
@@ -98,7 +91,7 @@ static void sma_stage_done(struct cache_group *g, const void *before, const void
 	(void)before;
 	(void)after;
 	if (c->sma_running && !c->sma_started)
-		c->sma_started = sma_node_start_step(&c->sma);
+		c->sma_started = sma_collector_start_step(&c->sma);
 }
 
 /* A remote node's ports 1..N as the fabric sweep last read them: the same
@@ -107,7 +100,7 @@ static void sma_stage_done(struct cache_group *g, const void *before, const void
 static bool port_from_fabric_sweep(void *arg, unsigned port, struct sma_portinfo *pi)
 {
 	const struct node_context *c = arg;
-	const struct fabric_snapshot *s = cache_snapshot(&c->area->fabric->group);
+	const struct fabric_snapshot *s = c->area->ports ? cache_snapshot(c->area->ports) : NULL;
 	const struct fabric_port *fp = s ? fabric_find(s, c->guid, port) : NULL;
 
 	if (!fp || !fp->have_info || fp->stale || fp->gone)
@@ -118,38 +111,39 @@ static bool port_from_fabric_sweep(void *arg, unsigned port, struct sma_portinfo
 
 static void sma_start(struct node_context *c)
 {
-	const struct pm_fabric *f = c->area->pm->fabric;
-	const struct pm_node *nd = f ? pm_fabric_node(f, c->guid) : NULL;
+	const struct topology *f = cache_snapshot(c->area->topology);
+	const struct topo_node *nd = f ? topology_node(f, c->guid) : NULL;
 	ib_portid_t path;
 
-	if (!nd || pm_node_portid(nd, &path))
+	if (!nd || topology_node_portid(nd, &path))
 		return; /* not reached now: nothing to read */
 	if (!c->sma_init || (!sma_in_flight(c) && memcmp(&path, &c->sma.path, sizeof(path)))) {
 		if (sma_in_flight(c))
 			return;
-		sma_node_init(&c->sma, &path);
-		c->sma.remote = true;
+		sma_collector_init(&c->sma, &path, true);
 		c->sma.port_known = port_from_fabric_sweep;
 		c->sma.port_known_arg = c;
-		for (int i = 0; i < CACHE_SMA_COUNT; i++) {
+		for (int i = 0; i < SMA_GROUPS; i++) {
 			snprintf(c->group_name[i], sizeof(c->group_name[i]), "%s: %s", c->name,
 				 c->sma.group[i].name);
 			c->sma.group[i].name = c->group_name[i];
 		}
-		cache_group_observe(&c->sma.group[CACHE_NODE_INFO], sma_stage_done, c);
-		cache_group_observe(&c->sma.group[CACHE_PORT_INFO], sma_stage_done, c);
+		cache_group_observe(&c->sma.group[SMA_NODE_INFO], &c->stage_done[0], sma_stage_done,
+				    c);
+		cache_group_observe(&c->sma.group[SMA_PORT_INFO], &c->stage_done[1], sma_stage_done,
+				    c);
 		c->sma_init = true;
 	}
 	DEBUGMSGTL(("ibsnmpd:nodes", "%s: SMA-MIB asked, reading it\n", c->name));
 	c->sma_running = true;
 	c->sma_started = false;
-	sma_node_start(&c->sma);
+	sma_collector_start(&c->sma);
 }
 
 static void sma_stop(struct node_context *c)
 {
 	DEBUGMSGTL(("ibsnmpd:nodes", "%s: SMA-MIB not asked for a while, dropped\n", c->name));
-	sma_node_stop(&c->sma);
+	sma_collector_stop(&c->sma);
 	c->sma_running = false;
 }
 
@@ -166,70 +160,14 @@ static void sma_asked(void *arg)
 
 static const struct sma_nodeinfo *local_info(const struct node_area *a)
 {
-	return a->local ? cache_snapshot(&a->local->group[CACHE_NODE_INFO]) : NULL;
-}
-
-/* On the first registration in a context net-snmp registers the context's
- * root subtrees (0, 1, 2) and, in a subagent, sends them to snmpd, which
- * made them itself and refuses them: three AgentX round trips and three
- * "registering pdu failed" lines per context. They are made here first,
- * with the registration callbacks (the AgentX client's) muted for that
- * call: net-snmp has no call that loads a context without them. */
-static int muted_callback(int major, int minor, void *server, void *client)
-{
-	(void)major;
-	(void)minor;
-	(void)server;
-	(void)client;
-	return 0;
-}
-
-static void context_roots(const char *context)
-{
-	struct snmp_gen_callback *list =
-		snmp_callback_list(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_REGISTER_OID);
-	SNMPCallback *saved[8];
-	size_t n = 0;
-	oid root[1] = {1};
-
-	for (struct snmp_gen_callback *cb = list; cb && n < 8; cb = cb->next, n++) {
-		saved[n] = cb->sc_callback;
-		cb->sc_callback = muted_callback;
-	}
-	/* loading the first one loads all three */
-	netsnmp_register_null_context(snmp_duplicate_objid(root, 1), 1, context);
-	n = 0;
-	for (struct snmp_gen_callback *cb = list; cb && n < 8; cb = cb->next, n++)
-		cb->sc_callback = saved[n];
-}
-
-/* net-snmp keeps a registry per context in a list, newest first, and
- * finds a request's context by strcmp down that list: with a context per
- * node every request of the default context walked past all of them (612
- * contexts: 44% of a direct-mode walk in strcmp, perf). The default
- * context is put back at the head. context_subtrees is libnetsnmpagent's
- * (exported, not declared in its headers). */
-extern subtree_context_cache *context_subtrees;
-
-static void default_context_first(void)
-{
-	for (subtree_context_cache **pp = &context_subtrees; *pp; pp = &(*pp)->next) {
-		subtree_context_cache *c = *pp;
-
-		if (c->context_name && !c->context_name[0]) {
-			*pp = c->next;
-			c->next = context_subtrees;
-			context_subtrees = c;
-			return;
-		}
-	}
+	return a->local ? cache_snapshot(&a->local->group[SMA_NODE_INFO]) : NULL;
 }
 
 static struct node_context *context_new(struct node_area *a, const struct node_entry *e)
 {
 	struct node_context *c = calloc(1, sizeof(*c));
 	const struct sma_nodeinfo *li = local_info(a);
-	struct sma_node *sma;
+	struct sma_collector *sma;
 	/* SMA-MIB requests start its reads; the system group's and IF-MIB's
 	 * do not (they come from the subnet-wide sweeps) */
 	struct mib_asked asked = {sma_asked, c};
@@ -245,9 +183,9 @@ static struct node_context *context_new(struct node_area *a, const struct node_e
 		sma = a->local; /* the local node: read all the time already */
 		asked.fn = NULL;
 	}
-	context_roots(c->name);
+	compat_context_roots(c->name);
 	if (sma_mib_register_in(&c->sma_regs, sma, c->name, asked) ||
-	    node_mib_register_context(&c->regs, c, c->name, (struct mib_asked){0})) {
+	    node_mib_register_context(&c->regs, &a->dir, c->guid, c->name, (struct mib_asked){0})) {
 		sma_mib_unregister_in(&c->sma_regs);
 		node_mib_unregister_context(&c->regs);
 		free(c);
@@ -270,7 +208,7 @@ static void context_retire(struct node_context *c)
 static void context_free(struct node_context *c)
 {
 	if (c->sma_init)
-		sma_node_stop(&c->sma);
+		sma_collector_stop(&c->sma);
 	free(c);
 }
 
@@ -329,8 +267,6 @@ static void dir_published(struct cache_group *g, const void *before, const void 
 
 	(void)g;
 	(void)before;
-	if (a->stopped)
-		return;
 	for (size_t k = 0; k < a->n_contexts; k++) {
 		struct node_context *c = a->contexts[k];
 		const struct node_entry *e = node_dir_find(d, c->guid);
@@ -371,7 +307,7 @@ static void dir_published(struct cache_group *g, const void *before, const void 
 	if (a->n_contexts > 1) /* none at all: no array (qsort wants one) */
 		qsort(a->contexts, a->n_contexts, sizeof(*a->contexts), context_cmp);
 	if (added)
-		default_context_first();
+		compat_default_context_first();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (added || failed)
 		snmp_log(failed ? LOG_WARNING : LOG_INFO,
@@ -399,46 +335,48 @@ static void tick(unsigned reg, void *arg)
 		a->contexts[kept++] = c;
 		if (!c->sma_running)
 			continue;
-		if (now - c->last_asked > (time_t)ibsnmpd_cfg.node_context_idle_s)
+		if (now - c->last_asked > (time_t)a->idle_s)
 			sma_stop(c);
 		else if (!c->sma_started)
-			c->sma_started = sma_node_start_step(&c->sma);
+			c->sma_started = sma_collector_start_step(&c->sma);
 	}
 	a->n_contexts = kept;
 }
 
-int node_area_start(struct node_area *a, struct pm_subnet *pm, struct fabric_area *fabric,
-		    struct sma_node *local)
+void node_contexts_start(struct node_area *a)
 {
-	memset(a, 0, sizeof(*a));
-	a->pm = pm;
-	a->fabric = fabric;
-	a->local = local;
 	a->dir.name = "node directory";
 	a->dir.refresh = refresh_dir;
 	a->dir.free_snapshot = node_dir_free;
 	a->dir.owner = a;
-	/* no lifetime of its own: rebuilt when a sweep publishes */
-	if (cache_group_follow(&a->dir, &fabric->group) || cache_group_follow(&a->dir, &pm->sweep) ||
-	    cache_group_observe(&a->dir, dir_published, a))
-		return -1;
+	/* no lifetime of its own: rebuilt when a source publishes */
+	cache_group_follow(&a->dir, a->topology, &a->follows[0]);
+	if (a->ports)
+		cache_group_follow(&a->dir, a->ports, &a->follows[1]);
+	if (a->counters)
+		cache_group_follow(&a->dir, a->counters, &a->follows[2]);
+	cache_group_observe(&a->dir, &a->registers, dir_published, a);
 	a->tick_alarm = snmp_alarm_register(TICK_S, SA_REPEAT, tick, a);
-	return a->tick_alarm ? 0 : -1;
+	if (cache_snapshot(a->topology)) /* a discovery is in already */
+		cache_group_refresh_now(&a->dir);
 }
 
-void node_area_apply_config(struct node_area *a)
+void node_contexts_apply_config(struct node_area *a)
 {
 	for (size_t k = 0; k < a->n_contexts; k++)
 		if (a->contexts[k]->sma_init)
-			sma_node_apply_config(&a->contexts[k]->sma);
+			sma_collector_apply_config(&a->contexts[k]->sma);
 	if (a->dir.snapshot)
 		cache_group_refresh_now(&a->dir); /* nodeContextTypes may have changed */
 }
 
-void node_area_stop(struct node_area *a)
+void node_contexts_stop(struct node_area *a)
 {
-	/* it stays an observer of the sweeps, which end after it */
-	a->stopped = true;
+	cache_group_unobserve(a->topology, &a->follows[0]);
+	if (a->ports)
+		cache_group_unobserve(a->ports, &a->follows[1]);
+	if (a->counters)
+		cache_group_unobserve(a->counters, &a->follows[2]);
 	if (a->tick_alarm)
 		snmp_alarm_unregister(a->tick_alarm);
 	a->tick_alarm = 0;

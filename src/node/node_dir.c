@@ -17,11 +17,6 @@
 #include "ibsnmpd/node.h"
 #include "ibsnmpd/pm.h"
 
-void node_context_name(uint64_t guid, char *out, size_t len)
-{
-	snprintf(out, len, NODE_CONTEXT_PREFIX "%016llx", (unsigned long long)guid);
-}
-
 void node_dir_free(void *p)
 {
 	struct node_dir *d = p;
@@ -197,7 +192,7 @@ static int add_ifs(struct builder *b, const struct node_dir_build *in, struct no
 static void set_context(struct node_entry *e, unsigned types_mask)
 {
 	if (e->type < 32 && (types_mask >> e->type & 1))
-		node_context_name(e->guid, e->context, sizeof(e->context));
+		mib_node_context(e->guid, e->context, sizeof(e->context));
 }
 
 static int node_cmp(const void *a, const void *b)
@@ -236,13 +231,13 @@ static int index_rows(struct node_dir *d)
 struct node_dir *node_dir_build(const struct node_dir_build *in)
 {
 	struct builder b = {0};
-	const struct pm_fabric *f = in->fabric;
+	const struct topology *f = in->fabric;
 
 	if (!(b.d = calloc(1, sizeof(*b.d))))
 		return NULL;
 	/* reached now: every node of the discovery */
 	for (size_t k = 0; f && k < f->n_nodes; k++) {
-		const struct pm_node *nd = &f->nodes[k];
+		const struct topo_node *nd = &f->nodes[k];
 		struct node_entry *e = add_node(&b);
 
 		if (!e)
@@ -263,7 +258,7 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 		const struct node_entry *old = &in->prev->nodes[k];
 		struct node_entry *e;
 
-		if (f && pm_fabric_node(f, old->guid))
+		if (f && topology_node(f, old->guid))
 			continue;
 		if (f && !old->reachable && in->now - old->unreachable_since >= (time_t)in->hold_s)
 			continue;

@@ -116,22 +116,32 @@ static const struct mib_rows *node_rows(const void *ctx, const void **snap)
 	return d ? &d->rows : NULL;
 }
 
-static struct mib_table node_table = {
+static const struct mib_table node_table_template = {
 	.name = "ibsnmpdNodeTable", .table_oid = node_table_oid,
 	.table_oid_len = OID_LENGTH(node_table_oid),
 	.first_column = COLUMN_IBSNMPD_NODE_DESCRIPTION,
 	.last_column = COLUMN_IBSNMPD_NODE_DEVICE_ID, .rows = node_rows, .value = node_value,
 };
 
-int node_mib_register(struct node_area *a)
+int node_table_register(struct node_table_mib *m, struct cache_group *dir)
 {
-	node_table.ctx = &a->dir;
-	return mib_table_register(&node_table);
+	m->table = node_table_template;
+	m->table.ctx = dir;
+	return mib_table_register(&m->table);
 }
 
-void node_mib_unregister(void)
+void node_table_unregister(struct node_table_mib *m)
 {
-	mib_table_unregister(&node_table);
+	mib_table_unregister(&m->table);
+}
+
+/* The entry of a context's node in the current directory (ctx: the
+ * context's registrations). */
+static const struct node_entry *context_node(const void *ctx)
+{
+	const struct node_context_regs *r = ctx;
+
+	return node_dir_find(cache_snapshot(r->dir), r->guid);
 }
 
 /* ---- a node's context: system group ---------------------------------------- */
@@ -179,9 +189,7 @@ static int system_value(unsigned column, netsnmp_variable_list *vb, const void *
 
 static const void *context_entry(const void *ctx)
 {
-	const struct node_dir *d;
-
-	return node_context_entry(ctx, &d);
+	return context_node(ctx);
 }
 
 static int if_number_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
@@ -196,8 +204,7 @@ static int if_number_value(unsigned column, netsnmp_variable_list *vb, const voi
 
 static const struct mib_rows *if_rows(const void *ctx, const void **snap)
 {
-	const struct node_dir *d;
-	const struct node_entry *e = node_context_entry(ctx, &d);
+	const struct node_entry *e = context_node(ctx);
 
 	*snap = e;
 	return e ? &e->if_rows : NULL;
@@ -312,11 +319,13 @@ static const struct node_context_regs context_template = {
 		      .last_column = IFX_DISCONTINUITY_TIME, .rows = if_rows, .value = ifx_value},
 };
 
-int node_mib_register_context(struct node_context_regs *r, const void *ctx, const char *name,
-			      struct mib_asked asked)
+int node_mib_register_context(struct node_context_regs *r, struct cache_group *dir,
+			      uint64_t guid, const char *name, struct mib_asked asked)
 {
 	*r = context_template;
-	r->system.ctx = r->if_number.ctx = r->if_table.ctx = r->ifx_table.ctx = ctx;
+	r->dir = dir;
+	r->guid = guid;
+	r->system.ctx = r->if_number.ctx = r->if_table.ctx = r->ifx_table.ctx = r;
 	r->system.context = r->if_number.context = r->if_table.context = r->ifx_table.context = name;
 	r->system.asked = r->if_number.asked = r->if_table.asked = r->ifx_table.asked = asked;
 	if (mib_scalars_register(&r->system) || mib_scalars_register(&r->if_number) ||

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibsnmpd/config.h"
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_set.h"
 #include "ibsnmpd/mib_table.h"
@@ -31,8 +30,6 @@ static const oid policy_oid[] = {OID_IB_PARTITION_POLICY};
 static oid partition_mib_oid[] = {OID_IBSNMPD_PARTITION_MIB};
 
 /* RowStatus values: net-snmp's RS_ACTIVE, RS_CREATEANDGO, RS_DESTROY, ... */
-
-static struct pkey_policy *policy;
 
 /* ---- values ------------------------------------------------------------------------- */
 
@@ -100,7 +97,7 @@ static int policy_value(unsigned column, netsnmp_variable_list *vb, const void *
 
 	switch (column) {
 	case SCALAR_IB_PARTITION_FILE:
-		mib_set_octets(vb, ibsnmpd_cfg.partition_file, strlen(ibsnmpd_cfg.partition_file));
+		mib_set_octets(vb, pkey_cfg.partition_file, strlen(pkey_cfg.partition_file));
 		return 0;
 	case SCALAR_IB_PARTITION_LAST_APPLY_TIME:
 		mib_set_unsigned(vb, ASN_UNSIGNED, (unsigned long)v->last_apply);
@@ -120,6 +117,7 @@ static int policy_value(unsigned column, netsnmp_variable_list *vb, const void *
 /* ---- the SET transaction: a copy of the policy ---------------------------------------- */
 
 struct pkey_tx {
+	struct pkey_policy *pp;
 	struct partition_file pf;
 	bool written;
 };
@@ -137,6 +135,8 @@ static void *tx_begin(void *area)
 		free(tx);
 		return NULL;
 	}
+	if (tx)
+		tx->pp = pp;
 	return tx;
 }
 
@@ -340,14 +340,15 @@ static int tx_consistent(void *p)
 static int tx_action(void *p, unsigned token)
 {
 	struct pkey_tx *tx = p;
+	struct pkey_policy *pp = tx->pp;
 	char err[300];
 
 	(void)token;
-	if (pkey_policy_write(policy, &tx->pf, err, sizeof(err))) {
+	if (pkey_policy_write(pp, &tx->pf, err, sizeof(err))) {
 		snmp_log(LOG_ERR, "partition policy: %s\n", err);
-		policy->last_result = APPLY_WRITE_FAILED;
-		snprintf(policy->last_error, sizeof(policy->last_error), "%.250s", err);
-		pkey_view_refresh(policy);
+		pp->last_result = APPLY_WRITE_FAILED;
+		snprintf(pp->last_error, sizeof(pp->last_error), "%.250s", err);
+		pkey_view_refresh(pp);
 		return SNMP_ERR_COMMITFAILED;
 	}
 	tx->written = true;
@@ -357,8 +358,9 @@ static int tx_action(void *p, unsigned token)
 /* COMMIT: opensm is told, the member ports checked */
 static void tx_commit(void *p)
 {
-	(void)p;
-	pkey_policy_apply(policy);
+	struct pkey_tx *tx = p;
+
+	pkey_policy_apply(tx->pp);
 }
 
 /* UNDO: another varbind's ACTION failed after the file was written */
@@ -369,10 +371,10 @@ static int tx_undo(void *p)
 	if (!tx->written)
 		return 0;
 	tx->written = false;
-	return pkey_policy_restore(policy);
+	return pkey_policy_restore(tx->pp);
 }
 
-static struct mib_set_domain policy_domain = {
+static const struct mib_set_domain domain_template = {
 	.name = "IBSNMPD-PARTITION-MIB", .begin = tx_begin, .consistent = tx_consistent,
 	.action = tx_action, .commit = tx_commit, .undo = tx_undo, .end = tx_end,
 };
@@ -398,24 +400,7 @@ static const struct mib_column_set policy_columns[] = {
 	 UNCONFIGURED_CONNECTED, stage_unconfigured},
 };
 
-static const struct mib_set_table part_set = {
-	.domain = &policy_domain, .columns = part_columns,
-	.n_columns = sizeof(part_columns) / sizeof(part_columns[0]), .creatable = true,
-	.row_status_column = COLUMN_IB_PARTITION_ROW_STATUS,
-};
-
-static const struct mib_set_table member_set = {
-	.domain = &policy_domain, .columns = member_columns,
-	.n_columns = sizeof(member_columns) / sizeof(member_columns[0]), .creatable = true,
-	.row_status_column = COLUMN_IB_PARTITION_MEMBER_ROW_STATUS,
-};
-
-static const struct mib_set_table policy_set = {
-	.domain = &policy_domain, .columns = policy_columns,
-	.n_columns = sizeof(policy_columns) / sizeof(policy_columns[0]),
-};
-
-static struct mib_table part_table = {
+static const struct mib_table part_table_template = {
 	.name = "ibPartitionTable",
 	.table_oid = part_table_oid,
 	.table_oid_len = OID_LENGTH(part_table_oid),
@@ -423,10 +408,9 @@ static struct mib_table part_table = {
 	.last_column = COLUMN_IB_PARTITION_ROW_STATUS,
 	.rows = part_rows,
 	.value = part_value,
-	.set = &part_set,
 };
 
-static struct mib_table member_table = {
+static const struct mib_table member_table_template = {
 	.name = "ibPartitionMemberTable",
 	.table_oid = member_table_oid,
 	.table_oid_len = OID_LENGTH(member_table_oid),
@@ -434,7 +418,6 @@ static struct mib_table member_table = {
 	.last_column = COLUMN_IB_PARTITION_MEMBER_DETAIL,
 	.rows = member_rows,
 	.value = member_value,
-	.set = &member_set,
 };
 
 static const void *policy_snapshot(const void *ctx)
@@ -442,31 +425,58 @@ static const void *policy_snapshot(const void *ctx)
 	return cache_snapshot(ctx);
 }
 
-static struct mib_scalars policy_scalars = {
+static const struct mib_scalars policy_template = {
 	.name = "ibPartitionPolicy", .group_oid = policy_oid,
 	.group_oid_len = OID_LENGTH(policy_oid), .first = SCALAR_IB_PARTITION_FILE,
 	.last = SCALAR_IB_PARTITION_UNCONFIGURED_PORTS, .snapshot = policy_snapshot,
-	.value = policy_value, .set = &policy_set,
+	.value = policy_value,
 };
 
-int pkey_mib_register(struct pkey_policy *pp)
+int pkey_mib_register(struct pkey_mib *m, struct pkey_policy *pp, const char *context)
 {
-	policy = pp;
-	policy_domain.area = pp;
-	part_table.ctx = member_table.ctx = policy_scalars.ctx = &pp->view;
-	if (mib_table_register(&part_table) || mib_table_register(&member_table) ||
-	    mib_scalars_register(&policy_scalars))
+	memset(m, 0, sizeof(*m));
+	m->domain = domain_template;
+	m->domain.area = pp;
+	m->part_set = (struct mib_set_table){
+		.domain = &m->domain, .columns = part_columns,
+		.n_columns = sizeof(part_columns) / sizeof(part_columns[0]), .creatable = true,
+		.row_status_column = COLUMN_IB_PARTITION_ROW_STATUS,
+	};
+	m->member_set = (struct mib_set_table){
+		.domain = &m->domain, .columns = member_columns,
+		.n_columns = sizeof(member_columns) / sizeof(member_columns[0]), .creatable = true,
+		.row_status_column = COLUMN_IB_PARTITION_MEMBER_ROW_STATUS,
+	};
+	m->policy_set = (struct mib_set_table){
+		.domain = &m->domain, .columns = policy_columns,
+		.n_columns = sizeof(policy_columns) / sizeof(policy_columns[0]),
+	};
+	m->part_table = part_table_template;
+	m->member_table = member_table_template;
+	m->policy = policy_template;
+	m->part_table.set = &m->part_set;
+	m->member_table.set = &m->member_set;
+	m->policy.set = &m->policy_set;
+	m->part_table.ctx = m->member_table.ctx = m->policy.ctx = &pp->view;
+	m->part_table.context = m->member_table.context = m->policy.context = context;
+	if (mib_table_register(&m->part_table) || mib_table_register(&m->member_table) ||
+	    mib_scalars_register(&m->policy))
 		return -1;
-	register_sysORTable(partition_mib_oid, OID_LENGTH(partition_mib_oid),
-			    "IBSNMPD-PARTITION-MIB: opensm's partition policy, served by ibsnmpd");
+	if (!context)
+		register_sysORTable(partition_mib_oid, OID_LENGTH(partition_mib_oid),
+				    "IBSNMPD-PARTITION-MIB: opensm's partition policy, served by "
+				    "ibsnmpd");
 	return 0;
 }
 
-void pkey_mib_unregister(void)
+void pkey_mib_unregister(struct pkey_mib *m)
 {
-	mib_table_unregister(&part_table);
-	mib_table_unregister(&member_table);
-	mib_scalars_unregister(&policy_scalars);
-	unregister_sysORTable(partition_mib_oid, OID_LENGTH(partition_mib_oid));
-	mib_set_domain_free(&policy_domain);
+	bool default_context = m->part_table.reg && !m->part_table.context;
+
+	mib_table_unregister(&m->part_table);
+	mib_table_unregister(&m->member_table);
+	mib_scalars_unregister(&m->policy);
+	if (default_context)
+		unregister_sysORTable(partition_mib_oid, OID_LENGTH(partition_mib_oid));
+	mib_set_domain_free(&m->domain);
 }

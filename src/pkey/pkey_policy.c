@@ -7,7 +7,7 @@
  * end of its link, if the switch enforces partitions) and says per member:
  * applied, missing, unreachable, or rejected (a switch port, more
  * partitions than the port's PartitionCap). The ports' LIDs and links come
- * from the subnet discovery of the PM subsystem (pm_subnet.c). */
+ * from the topology's last discovery (topology.h). */
 #include <errno.h>
 #include <glob.h>
 #include <fcntl.h>
@@ -24,14 +24,11 @@
 #include <infiniband/mad.h>
 
 #include "ibsnmpd/child.h"
-#include "ibsnmpd/config.h"
 #include "ibsnmpd/file_io.h"
-#include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
-#include "ibsnmpd/notify.h"
-#include "ibsnmpd/pm.h"
+#include "ibsnmpd/topology.h"
 #include "ibsnmpd/sma_attr.h"
 
 #include "pkey_policy.h"
@@ -55,11 +52,11 @@ static void load(struct pkey_policy *pp, bool quiet)
 	char *text, err[200];
 	const char *why = "";
 	size_t len;
-	int r = file_read_whole(ibsnmpd_cfg.partition_file, PARTITION_FILE_MAX, &text, &len, &st, &why);
+	int r = file_read_whole(pkey_cfg.partition_file, PARTITION_FILE_MAX, &text, &len, &st, &why);
 
 	if (r < 0) {
 		snprintf(pp->load_error, sizeof(pp->load_error), "cannot read %.160s: %.80s",
-			 ibsnmpd_cfg.partition_file, why);
+			 pkey_cfg.partition_file, why);
 		snmp_log(LOG_ERR, "partition policy: %s (not served, SETs refused until it is "
 			 "fixed)\n", pp->load_error);
 		pp->loaded = false;
@@ -69,7 +66,7 @@ static void load(struct pkey_policy *pp, bool quiet)
 	}
 	if (partition_file_parse(text ? text : "", len, &pf, err, sizeof(err))) {
 		snprintf(pp->load_error, sizeof(pp->load_error), "%.100s: %.150s",
-			 ibsnmpd_cfg.partition_file, err);
+			 pkey_cfg.partition_file, err);
 		snmp_log(LOG_ERR, "partition policy: %s (not served, SETs refused until it is "
 			 "fixed)\n", pp->load_error);
 		free(text);
@@ -87,7 +84,7 @@ static void load(struct pkey_policy *pp, bool quiet)
 	pp->generation++;
 	if (!quiet)
 		snmp_log(LOG_INFO, "partition policy: read %s (%zu partitions)\n",
-			 ibsnmpd_cfg.partition_file, pf.n_parts);
+			 pkey_cfg.partition_file, pf.n_parts);
 	pkey_view_refresh(pp);
 }
 
@@ -95,7 +92,7 @@ void pkey_policy_reload_if_changed(struct pkey_policy *pp)
 {
 	struct stat st;
 
-	if (stat(ibsnmpd_cfg.partition_file, &st)) {
+	if (stat(pkey_cfg.partition_file, &st)) {
 		if (pp->ino) { /* it was there */
 			pp->ino = 0;
 			load(pp, false);
@@ -110,7 +107,7 @@ void pkey_policy_reload_if_changed(struct pkey_policy *pp)
 int pkey_policy_write(struct pkey_policy *pp, const struct partition_file *from, char *err,
 		      size_t errlen)
 {
-	const char *path = ibsnmpd_cfg.partition_file;
+	const char *path = pkey_cfg.partition_file;
 	char tmp[4200], bak_tmp[4200], perr[200];
 	struct partition_file check;
 	size_t len;
@@ -166,11 +163,11 @@ int pkey_policy_write(struct pkey_policy *pp, const struct partition_file *from,
 int pkey_policy_restore(struct pkey_policy *pp)
 {
 	if (!pp->have_backup)
-		return unlink(ibsnmpd_cfg.partition_file); /* there was no file */
-	if (rename(pp->backup_path, ibsnmpd_cfg.partition_file))
+		return unlink(pkey_cfg.partition_file); /* there was no file */
+	if (rename(pp->backup_path, pkey_cfg.partition_file))
 		return -1;
 	pp->have_backup = false;
-	file_sync_dir(ibsnmpd_cfg.partition_file);
+	file_sync_dir(pkey_cfg.partition_file);
 	load(pp, true);
 	return 0;
 }
@@ -181,9 +178,9 @@ int pkey_policy_restore(struct pkey_policy *pp)
 
 static int tell_opensm(char *err, size_t errlen)
 {
-	if (ibsnmpd_cfg.opensm_pid_file[0]) {
+	if (pkey_cfg.opensm_pid_file[0]) {
 		/* not blocking: a FIFO in its place must not hold the main loop */
-		int fd = open(ibsnmpd_cfg.opensm_pid_file, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+		int fd = open(pkey_cfg.opensm_pid_file, O_RDONLY | O_NONBLOCK | O_NOCTTY |
 			      O_CLOEXEC);
 		char text[32] = "";
 		ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
@@ -192,7 +189,7 @@ static int tell_opensm(char *err, size_t errlen)
 		if (fd >= 0)
 			close(fd);
 		if (pid <= 1) {
-			snprintf(err, errlen, "no opensm pid in %.200s", ibsnmpd_cfg.opensm_pid_file);
+			snprintf(err, errlen, "no opensm pid in %.200s", pkey_cfg.opensm_pid_file);
 			return -1;
 		}
 		if (kill((pid_t)pid, SIGHUP)) {
@@ -202,12 +199,12 @@ static int tell_opensm(char *err, size_t errlen)
 		}
 		return 0;
 	}
-	if (ibsnmpd_cfg.opensm_reload_command[0]) {
-		char *argv[] = {"/bin/sh", "-c", ibsnmpd_cfg.opensm_reload_command, NULL};
+	if (pkey_cfg.opensm_reload_command[0]) {
+		char *argv[] = {"/bin/sh", "-c", pkey_cfg.opensm_reload_command, NULL};
 
 		/* not waited for; one that hangs is killed after RELOAD_DEADLINE_S */
 		if (child_spawn("opensmReloadCommand", argv, -1, RELOAD_DEADLINE_S, NULL, NULL) < 0) {
-			snprintf(err, errlen, "cannot run '%.200s'", ibsnmpd_cfg.opensm_reload_command);
+			snprintf(err, errlen, "cannot run '%.200s'", pkey_cfg.opensm_reload_command);
 			return -1;
 		}
 		return 0;
@@ -250,8 +247,8 @@ struct port_check {
 	enum member_type want;
 	bool found_full, found_limited;
 	unsigned memberships;   /* partitions of the policy this port is in */
-	/* then the switch port at the other end of its link (seed 004: leaf
-	 * ports are configured like the end port behind them) */
+	/* then the switch port at the other end of its link (opensm configures
+	 * a leaf switch's port like the end port behind it) */
 	unsigned leaf_lid, leaf_port;
 	uint64_t leaf_guid;
 	bool on_leaf;
@@ -393,12 +390,10 @@ static void status_free(void *p)
 	free(s);
 }
 
-static void send_notification(struct pkey_policy *pp);
-
 static void verify_done_one(struct verify *v)
 {
 	struct pkey_policy *pp = v->pp;
-	bool all_applied = true, not_verified = false;
+	bool all_applied = true;
 
 	if (--v->pending)
 		return;
@@ -417,12 +412,14 @@ static void verify_done_one(struct verify *v)
 				 "not every member port holds its P_Key after %u checks",
 				 pp->verify_rounds);
 			snmp_log(LOG_WARNING, "partition policy: %s\n", pp->last_error);
-			not_verified = true;
+			/* the event: pkey_notify.c sends it once this is published */
+			v->snap->gave_up = true;
+			snprintf(v->snap->apply_error, sizeof(v->snap->apply_error), "%s",
+				 pp->last_error);
 		}
 	}
+	v->snap->apply_result = pp->last_result;
 	cache_refresh_done(&pp->status, v->snap, NULL);
-	if (not_verified)
-		send_notification(pp);
 	free(v);
 }
 
@@ -449,7 +446,7 @@ static unsigned memberships(const struct partition_file *pf, uint64_t guid)
 	return n;
 }
 
-static const struct pm_port_ref *port_of(const struct pm_fabric *f, uint64_t guid)
+static const struct topo_port *port_of(const struct topology *f, uint64_t guid)
 {
 	for (size_t i = 0; f && i < f->n_ports; i++)
 		if (f->ports[i].port_guid == guid)
@@ -460,7 +457,7 @@ static const struct pm_port_ref *port_of(const struct pm_fabric *f, uint64_t gui
 static void verify_start(struct cache_group *g)
 {
 	struct pkey_policy *pp = g->owner;
-	const struct pm_fabric *f = pp->pm ? pp->pm->fabric : NULL;
+	const struct topology *f = pp->topology ? cache_snapshot(pp->topology) : NULL;
 	struct verify *v = calloc(1, sizeof(*v));
 	struct pkey_status_snapshot *s = calloc(1, sizeof(*s));
 	size_t n = 0;
@@ -497,7 +494,7 @@ static void verify_start(struct cache_group *g)
 		struct partition_status *st = &s->st[i];
 		struct partition *p = partition_find_pkey(&pp->pf, st->pkey);
 		const struct partition_member *m = p ? partition_find_member(p, st->guid) : NULL;
-		const struct pm_port_ref *port = port_of(f, st->guid);
+		const struct topo_port *port = port_of(f, st->guid);
 		struct port_check *c;
 
 		if (!port || !m) {
@@ -524,7 +521,7 @@ static void verify_start(struct cache_group *g)
 		c->want = partition_member_effective(p, m);
 		c->memberships = memberships(&pp->pf, st->guid);
 		if (port->peer_guid) {
-			const struct pm_node *peer = pm_fabric_node(f, port->peer_guid);
+			const struct topo_node *peer = topology_node(f, port->peer_guid);
 
 			if (peer && peer->type == 2 && peer->lid) {
 				c->leaf_lid = peer->lid;
@@ -570,30 +567,11 @@ void pkey_policy_apply(struct pkey_policy *pp)
 	pp->last_result = APPLY_VERIFYING;
 	pkey_view_refresh(pp);
 	snmp_log(LOG_INFO, "partition policy written to %s; opensm told; checking the ports in "
-		 "%u s\n", ibsnmpd_cfg.partition_file, ibsnmpd_cfg.partition_verify_delay_s);
+		 "%u s\n", pkey_cfg.partition_file, pkey_cfg.verify_delay_s);
 	if (pp->verify_alarm)
 		snmp_alarm_unregister(pp->verify_alarm);
-	pp->verify_alarm = snmp_alarm_register(ibsnmpd_cfg.partition_verify_delay_s, SA_REPEAT,
+	pp->verify_alarm = snmp_alarm_register(pkey_cfg.verify_delay_s, SA_REPEAT,
 					       verify_again, pp);
-}
-
-/* ---- notification ------------------------------------------------------------------ */
-
-static void send_notification(struct pkey_policy *pp)
-{
-	static const oid notification[] = {OID_IB_PARTITION_NOT_VERIFIED};
-	static const oid result_oid[] = {OID_IB_PARTITION_LAST_APPLY_RESULT, 0};
-	static const oid error_oid[] = {OID_IB_PARTITION_LAST_ERROR, 0};
-	netsnmp_variable_list *vl = NULL;
-	long result = pp->last_result;
-
-	if (!(vl = mib_notification_new(notification, OID_LENGTH(notification))))
-		return;
-	snmp_varlist_add_variable(&vl, result_oid, OID_LENGTH(result_oid), ASN_INTEGER, &result,
-				  sizeof(result));
-	snmp_varlist_add_variable(&vl, error_oid, OID_LENGTH(error_oid), ASN_OCTET_STR,
-				  pp->last_error, strlen(pp->last_error));
-	notify_send(NOTIFY_PARTITION, 1, 0, vl);
 }
 
 /* ---- life cycle --------------------------------------------------------------------- */
@@ -611,7 +589,7 @@ static void remove_leftovers(void)
 	char pattern[4200];
 	glob_t g;
 
-	snprintf(pattern, sizeof(pattern), "%s.ibsnmpd-*", ibsnmpd_cfg.partition_file);
+	snprintf(pattern, sizeof(pattern), "%s.ibsnmpd-*", pkey_cfg.partition_file);
 	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++) {
 			snmp_log(LOG_NOTICE, "partition policy: removing %s, left by an "
@@ -622,30 +600,25 @@ static void remove_leftovers(void)
 	}
 }
 
-struct pkey_policy *pkey_policy_start(const struct pm_subnet *pm)
+struct pkey_policy *pkey_policy_start(struct cache_group *topology, unsigned lifetime_s)
 {
 	struct pkey_policy *pp = calloc(1, sizeof(*pp));
 
 	if (!pp)
 		return NULL;
-	pp->pm = pm;
+	pp->topology = topology;
 	remove_leftovers();
 	load(pp, false);
 	pp->status.name = "partition status";
 	pp->status.refresh = verify_start;
 	pp->status.free_snapshot = status_free;
 	pp->status.owner = pp;
-	pp->status.lifetime_s = ibsnmpd_cfg.cache_lifetime_s[CACHE_PARTITION_STATUS];
+	pp->status.lifetime_s = lifetime_s;
 	pkey_view_init(pp);
 	cache_group_start(&pp->status);
 	/* someone may edit the file by hand: serve what it says */
 	pp->watch_alarm = snmp_alarm_register(5, SA_REPEAT, watch_file, pp);
 	return pp;
-}
-
-struct cache_group *pkey_policy_status_group(struct pkey_policy *pp)
-{
-	return &pp->status;
 }
 
 void pkey_policy_stop(struct pkey_policy *pp)

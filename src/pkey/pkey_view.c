@@ -133,6 +133,7 @@ void pkey_view_init(struct pkey_policy *pp)
 	pp->view.refresh = refresh;
 	pp->view.free_snapshot = view_free;
 	pp->view.owner = pp;
-	cache_group_follow(&pp->view, &pp->status); /* the member ports were checked again */
+	/* the member ports were checked again */
+	cache_group_follow(&pp->view, &pp->status, &pp->view_follows);
 	pkey_view_refresh(pp);
 }

@@ -112,15 +112,6 @@ static const struct mib_rows *pm_rows(const void *ctx, const void **snap)
 	return s ? &s->rows : NULL;
 }
 
-static struct mib_table pm_port_table = {
-	.name = "ibsnmpdPmPortTable",
-	.table_oid = pm_port_table_oid,
-	.table_oid_len = OID_LENGTH(pm_port_table_oid),
-	.first_column = COLUMN_IBSNMPD_PM_NODE_DESCRIPTION,
-	.last_column = COLUMN_IBSNMPD_PM_STALE,
-	.rows = pm_rows,
-	.value = pm_port_value,
-};
 
 /* ---- ibsnmpdPmErrorDetailTable: the same rows, the details' columns ------------ */
 
@@ -154,19 +145,8 @@ static int pm_detail_value(const void *row, unsigned column, netsnmp_variable_li
 	return 0;
 }
 
-static struct mib_table pm_detail_table = {
-	.name = "ibsnmpdPmErrorDetailTable",
-	.table_oid = pm_detail_table_oid,
-	.table_oid_len = OID_LENGTH(pm_detail_table_oid),
-	.first_column = COLUMN_IBSNMPD_PM_DETAIL_LOCAL_PHYSICAL_ERRORS,
-	.last_column = COLUMN_IBSNMPD_PM_DETAIL_STALE,
-	.rows = pm_rows,
-	.value = pm_detail_value,
-};
 
 /* ---- IB-PM-MIB (the 2001 draft; pm = experimental 117): the node view ----- */
-
-static struct pm_subnet *served_pm; /* for the SETs' actions */
 
 static const struct mib_rows *node_rows(const void *ctx, const void **snap)
 {
@@ -315,7 +295,7 @@ static int sample_result_value(const void *row, unsigned column, netsnmp_variabl
  * counter stays cleared, a started sample runs. */
 
 struct node_op {
-	const struct pm_node *node;
+	const struct topo_node *node;
 	unsigned port;                /* the port pmPortCountersTable shows (and clears) */
 	bool select;                  /* pmPortCountersPortSelect set */
 	unsigned clear;               /* CounterSelect bits to clear */
@@ -324,14 +304,18 @@ struct node_op {
 };
 
 struct pm_tx {
+	struct pm_mib *m;
 	struct node_op *op;
 	size_t n, cap;
 };
 
 static void *tx_begin(void *area)
 {
-	(void)area;
-	return calloc(1, sizeof(struct pm_tx));
+	struct pm_tx *tx = calloc(1, sizeof(struct pm_tx));
+
+	if (tx)
+		tx->m = area;
+	return tx;
 }
 
 static void tx_end(void *p)
@@ -457,12 +441,11 @@ static int stage_sample_field(void *p, const struct mib_set_request *req)
 
 /* The node actions of one ACTION, answered one by one. */
 struct pm_action {
+	struct pm_mib *m;
 	unsigned token;
 	size_t pending;
 	int error;
 };
-
-static struct mib_set_domain pm_domain;
 
 static void note_result(struct pm_action *a, int result)
 {
@@ -484,37 +467,39 @@ static void action_one_done(void *ctx, int result)
 	note_result(a, result);
 	if (--a->pending)
 		return;
-	mib_set_action_done(&pm_domain, a->token, a->error);
+	mib_set_action_done(&a->m->domain, a->token, a->error);
 	free(a);
 }
 
 static int tx_action(void *p, unsigned token)
 {
 	struct pm_tx *tx = p;
+	struct pm_area *pm = tx->m->pm;
 	struct pm_action *a = calloc(1, sizeof(*a));
 	bool selected = false;
 	int err;
 
 	if (!a)
 		return SNMP_ERR_RESOURCEUNAVAILABLE;
+	a->m = tx->m;
 	a->token = token;
 	a->pending = 1; /* held until every action is sent: no answer ends it before */
 	/* PortSelect first: a clear in the same PDU clears the port selected */
 	for (size_t i = 0; i < tx->n; i++) {
 		if (!tx->op[i].select)
 			continue;
-		if (pm_port_select_set(served_pm, tx->op[i].node->guid, tx->op[i].port))
+		if (pm_port_select_set(pm, tx->op[i].node->guid, tx->op[i].port))
 			a->error = SNMP_ERR_RESOURCEUNAVAILABLE;
 		selected = true;
 	}
 	if (selected)
-		pm_view_refresh(served_pm);
+		pm_view_refresh(pm);
 	for (size_t i = 0; i < tx->n; i++) {
 		const struct node_op *op = &tx->op[i];
 
 		if (op->clear) {
 			a->pending++;
-			if (pm_clear_counters(served_pm, op->node->lid, op->port, op->clear,
+			if (pm_clear_counters(pm, op->node->lid, op->port, op->clear,
 					      action_one_done, a)) {
 				a->pending--;
 				note_result(a, MAD_SEND_FAILED);
@@ -522,7 +507,7 @@ static int tx_action(void *p, unsigned token)
 		}
 		if (op->sample_fields) {
 			a->pending++;
-			if (pm_samples_start(served_pm, op->node->guid, op->node->lid, &op->want,
+			if (pm_samples_start(pm, op->node->guid, op->node->lid, &op->want,
 					     op->sample_fields, action_one_done, a)) {
 				a->pending--;
 				note_result(a, MAD_SEND_FAILED);
@@ -536,7 +521,7 @@ static int tx_action(void *p, unsigned token)
 	return err;
 }
 
-static struct mib_set_domain pm_domain = {
+static const struct mib_set_domain domain_template = {
 	.name = "IB-PM-MIB", .begin = tx_begin, .action = tx_action, .end = tx_end,
 };
 
@@ -578,84 +563,106 @@ static const struct mib_column_set sample_columns[] = {
 	SELECT_COLUMN(12), SELECT_COLUMN(13), SELECT_COLUMN(14),
 };
 
-static const struct mib_set_table counters_set = {
-	.domain = &pm_domain, .columns = counter_columns,
-	.n_columns = sizeof(counter_columns) / sizeof(counter_columns[0]),
-};
-
-static const struct mib_set_table sample_set = {
-	.domain = &pm_domain, .columns = sample_columns,
-	.n_columns = sizeof(sample_columns) / sizeof(sample_columns[0]),
-};
 
 /* ---- registration --------------------------------------------------------------------- */
 
-static struct mib_table pm_cpi_table = {
-	.name = "pmClassPortInfoTable",
-	.table_oid = pm_cpi_table_oid,
-	.table_oid_len = OID_LENGTH(pm_cpi_table_oid),
-	.first_column = COLUMN_PM_CLASS_PORT_INFO_GUID,
-	.last_column = COLUMN_PM_CLASS_PORT_INFO_ALL_PORT_SELECT,
-	.rows = node_rows,
-	.value = cpi_value,
+/* Each table reads the group named in table_group. */
+static const struct mib_table table_template[PM_MIB_TABLES] = {
+	{
+		.name = "ibsnmpdPmPortTable",
+		.table_oid = pm_port_table_oid,
+		.table_oid_len = OID_LENGTH(pm_port_table_oid),
+		.first_column = COLUMN_IBSNMPD_PM_NODE_DESCRIPTION,
+		.last_column = COLUMN_IBSNMPD_PM_STALE,
+		.rows = pm_rows,
+		.value = pm_port_value,
+	},
+	{
+		.name = "ibsnmpdPmErrorDetailTable",
+		.table_oid = pm_detail_table_oid,
+		.table_oid_len = OID_LENGTH(pm_detail_table_oid),
+		.first_column = COLUMN_IBSNMPD_PM_DETAIL_LOCAL_PHYSICAL_ERRORS,
+		.last_column = COLUMN_IBSNMPD_PM_DETAIL_STALE,
+		.rows = pm_rows,
+		.value = pm_detail_value,
+	},
+	{
+		.name = "pmClassPortInfoTable",
+		.table_oid = pm_cpi_table_oid,
+		.table_oid_len = OID_LENGTH(pm_cpi_table_oid),
+		.first_column = COLUMN_PM_CLASS_PORT_INFO_GUID,
+		.last_column = COLUMN_PM_CLASS_PORT_INFO_ALL_PORT_SELECT,
+		.rows = node_rows,
+		.value = cpi_value,
+	},
+	{
+		.name = "pmPortCountersTable",
+		.table_oid = pm_counters_table_oid,
+		.table_oid_len = OID_LENGTH(pm_counters_table_oid),
+		.first_column = COLUMN_PM_PORT_COUNTERS_GUID,
+		.last_column = COUNTER_LAST,
+		.rows = node_rows,
+		.value = counters_value,
+	},
+	{
+		.name = "pmPortSampleCntrlTable",
+		.table_oid = pm_sample_ctl_table_oid,
+		.table_oid_len = OID_LENGTH(pm_sample_ctl_table_oid),
+		.first_column = COLUMN_PM_PORT_SAMPLE_CNTRL_GUID,
+		.last_column = SCTL_LAST,
+		.rows = node_rows,
+		.value = sample_ctl_value,
+	},
+	{
+		.name = "pmPortSampleResultTable",
+		.table_oid = pm_sample_result_table_oid,
+		.table_oid_len = OID_LENGTH(pm_sample_result_table_oid),
+		.first_column = COLUMN_PM_PORT_SAMPLE_RESULT_GUID,
+		.last_column = SRES_COUNTER0 + PM_SAMPLE_COUNTERS - 1,
+		.rows = node_rows,
+		.value = sample_result_value,
+	},
 };
+enum { T_PORT, T_DETAIL, T_CPI, T_COUNTERS, T_SAMPLE_CTL, T_SAMPLE_RESULT };
 
-static struct mib_table pm_counters_table = {
-	.name = "pmPortCountersTable",
-	.table_oid = pm_counters_table_oid,
-	.table_oid_len = OID_LENGTH(pm_counters_table_oid),
-	.first_column = COLUMN_PM_PORT_COUNTERS_GUID,
-	.last_column = COUNTER_LAST,
-	.rows = node_rows,
-	.value = counters_value,
-	.set = &counters_set,
-};
-
-static struct mib_table pm_sample_ctl_table = {
-	.name = "pmPortSampleCntrlTable",
-	.table_oid = pm_sample_ctl_table_oid,
-	.table_oid_len = OID_LENGTH(pm_sample_ctl_table_oid),
-	.first_column = COLUMN_PM_PORT_SAMPLE_CNTRL_GUID,
-	.last_column = SCTL_LAST,
-	.rows = node_rows,
-	.value = sample_ctl_value,
-	.set = &sample_set,
-};
-
-static struct mib_table pm_sample_result_table = {
-	.name = "pmPortSampleResultTable",
-	.table_oid = pm_sample_result_table_oid,
-	.table_oid_len = OID_LENGTH(pm_sample_result_table_oid),
-	.first_column = COLUMN_PM_PORT_SAMPLE_RESULT_GUID,
-	.last_column = SRES_COUNTER0 + PM_SAMPLE_COUNTERS - 1,
-	.rows = node_rows,
-	.value = sample_result_value,
-};
-
-static struct mib_table *const tables[] = {
-	&pm_port_table, &pm_detail_table, &pm_cpi_table, &pm_counters_table,
-	&pm_sample_ctl_table, &pm_sample_result_table,
-};
-
-int pm_mib_register(struct pm_subnet *pm)
+int pm_mib_register(struct pm_mib *m, struct pm_area *pm, const char *context)
 {
-	served_pm = pm;
-	pm_port_table.ctx = pm_detail_table.ctx = &pm->sweep;
-	pm_cpi_table.ctx = pm_counters_table.ctx = &pm->view;
-	pm_sample_ctl_table.ctx = pm_sample_result_table.ctx = &pm->view;
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		if (mib_table_register(tables[i]))
+	memset(m, 0, sizeof(*m));
+	m->pm = pm;
+	m->domain = domain_template;
+	m->domain.area = m;
+	m->counters_set = (struct mib_set_table){
+		.domain = &m->domain, .columns = counter_columns,
+		.n_columns = sizeof(counter_columns) / sizeof(counter_columns[0]),
+	};
+	m->sample_set = (struct mib_set_table){
+		.domain = &m->domain, .columns = sample_columns,
+		.n_columns = sizeof(sample_columns) / sizeof(sample_columns[0]),
+	};
+	for (size_t i = 0; i < PM_MIB_TABLES; i++) {
+		m->tables[i] = table_template[i];
+		m->tables[i].ctx = i == T_PORT || i == T_DETAIL ? &pm->sweep : &pm->view;
+		m->tables[i].context = context;
+	}
+	m->tables[T_COUNTERS].set = &m->counters_set;
+	m->tables[T_SAMPLE_CTL].set = &m->sample_set;
+	for (size_t i = 0; i < PM_MIB_TABLES; i++)
+		if (mib_table_register(&m->tables[i]))
 			return -1;
-	register_sysORTable(pm_draft_oid, OID_LENGTH(pm_draft_oid),
-			    "IB-PM-MIB: InfiniBand performance management (draft), served by ibsnmpd");
+	if (!context)
+		register_sysORTable(pm_draft_oid, OID_LENGTH(pm_draft_oid),
+				    "IB-PM-MIB: InfiniBand performance management (draft), served by "
+				    "ibsnmpd");
 	return 0;
 }
 
-void pm_mib_unregister(void)
+void pm_mib_unregister(struct pm_mib *m)
 {
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		mib_table_unregister(tables[i]);
-	unregister_sysORTable(pm_draft_oid, OID_LENGTH(pm_draft_oid));
-	mib_set_domain_free(&pm_domain);
-	served_pm = NULL;
+	bool default_context = m->tables[0].reg && !m->tables[0].context;
+
+	for (size_t i = 0; i < PM_MIB_TABLES; i++)
+		mib_table_unregister(&m->tables[i]);
+	if (default_context)
+		unregister_sysORTable(pm_draft_oid, OID_LENGTH(pm_draft_oid));
+	mib_set_domain_free(&m->domain);
 }

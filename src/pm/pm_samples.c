@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
 #include "ibsnmpd/pm.h"
@@ -23,7 +22,7 @@ static int guid_cmp(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-int pm_samples_watch(struct pm_subnet *pm, uint64_t guid)
+int pm_samples_watch(struct pm_area *pm, uint64_t guid)
 {
 	if (pm->n_watch && bsearch(&guid, pm->watch, pm->n_watch, sizeof(guid), guid_cmp))
 		return 0;
@@ -61,7 +60,7 @@ const struct pm_sample_state *pm_samples_find(const struct pm_samples_snapshot *
 /* ---- reading the watched nodes ------------------------------------------------ */
 
 struct samples_read {
-	struct pm_subnet *pm;
+	struct pm_area *pm;
 	struct pm_samples_snapshot *snap;
 	size_t pending;
 };
@@ -83,7 +82,7 @@ static void samples_free(void *p)
 
 static void samples_read_done_one(struct samples_read *rd)
 {
-	struct pm_subnet *pm = rd->pm;
+	struct pm_area *pm = rd->pm;
 
 	if (--rd->pending)
 		return;
@@ -133,7 +132,7 @@ static void send_sample_get(struct samples_read *rd, size_t i, unsigned lid, uns
 
 static void samples_read_start(struct cache_group *g)
 {
-	struct pm_subnet *pm = g->owner;
+	struct pm_area *pm = g->owner;
 	const struct pm_samples_snapshot *prev = cache_snapshot(g);
 	struct samples_read *rd = calloc(1, sizeof(*rd));
 	struct pm_samples_snapshot *s = calloc(1, sizeof(*s));
@@ -149,7 +148,7 @@ static void samples_read_start(struct cache_group *g)
 	rd->pending = 1;
 	DEBUGMSGTL(("ibsnmpd:pm", "reading the sampling state of %zu nodes\n", pm->n_watch));
 	for (size_t k = 0; k < pm->n_watch; k++) {
-		const struct pm_node *n = pm_fabric_node(pm->fabric, pm->watch[k]);
+		const struct topo_node *n = topology_node(pm_topology(pm), pm->watch[k]);
 		const struct pm_sample_state *old = pm_samples_find(prev, pm->watch[k]);
 		struct pm_sample_state *st = &s->nodes[s->n++];
 
@@ -170,7 +169,7 @@ static void samples_read_start(struct cache_group *g)
 /* ---- starting a sample ---------------------------------------------------------- */
 
 struct samples_set {
-	struct pm_subnet *pm;
+	struct pm_area *pm;
 	uint64_t guid;
 	unsigned lid;
 	struct pm_sample_ctl want;
@@ -181,7 +180,7 @@ struct samples_set {
 
 static void set_finish(struct samples_set *op, int result)
 {
-	struct pm_subnet *pm = op->pm;
+	struct pm_area *pm = op->pm;
 
 	op->done(op->ctx, result);
 	if (result == MAD_OK && pm_samples_watch(pm, op->guid) == 0) {
@@ -233,7 +232,7 @@ static void got_current_ctl(void *ctx, int result, const uint8_t *data, size_t l
 		set_finish(op, MAD_MALFORMED);
 }
 
-int pm_samples_start(struct pm_subnet *pm, uint64_t guid, unsigned lid,
+int pm_samples_start(struct pm_area *pm, uint64_t guid, unsigned lid,
 		     const struct pm_sample_ctl *want, uint32_t fields, pm_done_fn done,
 		     void *ctx)
 {
@@ -258,24 +257,22 @@ int pm_samples_start(struct pm_subnet *pm, uint64_t guid, unsigned lid,
 	return 0;
 }
 
-void pm_samples_apply_config(struct pm_subnet *pm)
+void pm_samples_watch_all(struct pm_area *pm, const uint64_t *guids, size_t n)
 {
-	for (size_t i = 0; i < ibsnmpd_cfg.n_pm_sample_nodes; i++)
-		pm_samples_watch(pm, ibsnmpd_cfg.pm_sample_nodes[i]);
-	cache_group_set_lifetime(&pm->samples, ibsnmpd_cfg.cache_lifetime_s[CACHE_PM_SAMPLES]);
+	for (size_t i = 0; i < n; i++)
+		pm_samples_watch(pm, guids[i]);
 }
 
-void pm_samples_init(struct pm_subnet *pm)
+void pm_samples_init(struct pm_area *pm, unsigned lifetime_s)
 {
 	pm->samples.name = "PM samples";
 	pm->samples.refresh = samples_read_start;
 	pm->samples.free_snapshot = samples_free;
 	pm->samples.owner = pm;
-	pm->samples.lifetime_s = ibsnmpd_cfg.cache_lifetime_s[CACHE_PM_SAMPLES];
-	pm_samples_apply_config(pm);
+	pm->samples.lifetime_s = lifetime_s;
 }
 
-void pm_samples_stop(struct pm_subnet *pm)
+void pm_samples_stop(struct pm_area *pm)
 {
 	cache_group_stop(&pm->samples);
 	free(pm->watch);

@@ -17,7 +17,7 @@ static void view_free(void *p)
 		return;
 	free(v->nodes);
 	free(v->rows.rows);
-	pm_fabric_put(v->fabric);
+	topology_put(v->fabric);
 	free(v);
 }
 
@@ -37,7 +37,7 @@ static void counters_of(const struct pm_counters *c, uint64_t out[PM_SELECT_COUN
 }
 
 /* One node: its ports are ports[0..n) of the sweep (sorted with the node). */
-static void build_node(const struct pm_subnet *pm, struct pm_node_view *nv, unsigned capmask,
+static void build_node(const struct pm_area *pm, struct pm_node_view *nv, unsigned capmask,
 		       const struct pm_port_state *ports, size_t n,
 		       const struct pm_samples_snapshot *samples)
 {
@@ -68,7 +68,7 @@ static void build_node(const struct pm_subnet *pm, struct pm_node_view *nv, unsi
  * sweep may have run over an older node list than the view's. */
 static unsigned capmask_of(const struct pm_snapshot *s, uint64_t guid)
 {
-	const struct pm_node *n = s->node_capmask ? pm_fabric_node(s->fabric, guid) : NULL;
+	const struct topo_node *n = s->node_capmask ? topology_node(s->fabric, guid) : NULL;
 
 	return n ? s->node_capmask[n - s->fabric->nodes] : 0;
 }
@@ -76,7 +76,7 @@ static unsigned capmask_of(const struct pm_snapshot *s, uint64_t guid)
 /* The rows are the nodes of the newest discovery (they are served as soon as
  * it is in, before their first sweep); what the last sweep read is added to
  * them (NULL: nothing swept yet). */
-static struct pm_view *build(const struct pm_subnet *pm, struct pm_fabric *f,
+static struct pm_view *build(const struct pm_area *pm, const struct topology *f,
 			     const struct pm_snapshot *s)
 {
 	const struct pm_samples_snapshot *samples = cache_snapshot(&pm->samples);
@@ -88,7 +88,7 @@ static struct pm_view *build(const struct pm_subnet *pm, struct pm_fabric *f,
 		view_free(v);
 		return NULL;
 	}
-	v->fabric = pm_fabric_get(f);
+	v->fabric = topology_get(f);
 	/* fabric nodes and the sweep's ports are both sorted by GUID */
 	for (size_t k = 0; k < f->n_nodes; k++) {
 		struct pm_node_view *nv = &v->nodes[v->n++];
@@ -113,25 +113,27 @@ static struct pm_view *build(const struct pm_subnet *pm, struct pm_fabric *f,
 /* Before the first discovery: an empty view (the tables have no rows yet). */
 static void refresh(struct cache_group *g)
 {
-	struct pm_subnet *pm = g->owner;
+	struct pm_area *pm = g->owner;
 	const struct pm_snapshot *s = cache_snapshot(&pm->sweep);
-	struct pm_view *v = pm->fabric ? build(pm, pm->fabric, s) : calloc(1, sizeof(*v));
+	const struct topology *f = pm_topology(pm);
+	struct pm_view *v = f ? build(pm, f, s) : calloc(1, sizeof(*v));
 
 	cache_refresh_done(g, v, v ? NULL : "out of memory");
 }
 
-void pm_view_refresh(struct pm_subnet *pm)
+void pm_view_refresh(struct pm_area *pm)
 {
 	cache_group_refresh_now(&pm->view);
 }
 
-void pm_view_init(struct pm_subnet *pm)
+void pm_view_init(struct pm_area *pm)
 {
 	pm->view.name = "PM node view";
 	pm->view.refresh = refresh;
 	pm->view.free_snapshot = view_free;
 	pm->view.owner = pm;
-	/* no lifetime of its own: rebuilt when a source changes */
-	cache_group_follow(&pm->view, &pm->sweep);
-	cache_group_follow(&pm->view, &pm->samples);
+	/* no lifetime of its own: rebuilt when a source changes (the discovery
+	 * too: pm_area.c) */
+	cache_group_follow(&pm->view, &pm->sweep, &pm->view_follows[0]);
+	cache_group_follow(&pm->view, &pm->samples, &pm->view_follows[1]);
 }

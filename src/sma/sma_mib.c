@@ -461,8 +461,8 @@ static const struct mib_scalars scalars[SMA_MIB_SCALAR_GROUPS] = {
 	SCALARS("ibSmaMgmtPortInfo", mgmt_port_oid, SCALAR_IB_SMA_PORT_RESPONSE_TIME_VALUE,
 		mgmt_port_value),
 };
-static const enum cache_group_id scalars_group[] = {
-	CACHE_NODE_INFO, CACHE_SWITCH_INFO, CACHE_PORT_INFO,
+static const enum sma_group scalars_group[] = {
+	SMA_NODE_INFO, SMA_SWITCH_INFO, SMA_PORT_INFO,
 };
 
 static const struct mib_table tables[SMA_MIB_TABLES] = {
@@ -493,15 +493,15 @@ static const struct mib_table tables[SMA_MIB_TABLES] = {
 	TABLE("ibsnmpdPortExtTable", port_ext_table_oid, COLUMN_IBSNMPD_PORT_EXT_WIDTH_ACTIVE,
 	      COLUMN_IBSNMPD_PORT_EXT_SPEED_EXT_SUPPORTED, all_port_rows, port_ext_value),
 };
-static const enum cache_group_id tables_group[] = {
-	CACHE_GUID_INFO, CACHE_PORT_INFO, CACHE_PKEY, CACHE_SL2VL, CACHE_VLARB, CACHE_VLARB,
-	CACHE_LFT, CACHE_RFT, CACHE_MFT, CACHE_SM_INFO, CACHE_VENDOR_DIAG, CACHE_LED_INFO,
-	CACHE_PORT_INFO,
+static const enum sma_group tables_group[] = {
+	SMA_GUID_INFO, SMA_PORT_INFO, SMA_PKEY, SMA_SL2VL, SMA_VLARB, SMA_VLARB,
+	SMA_LFT, SMA_RFT, SMA_MFT, SMA_SM_INFO, SMA_VENDOR_DIAG, SMA_LED_INFO,
+	SMA_PORT_INFO,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-int sma_mib_register_in(struct sma_mib_regs *r, struct sma_node *node, const char *context,
+int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *node, const char *context,
 			struct mib_asked asked)
 {
 	for (size_t i = 0; i < COUNT(scalars); i++) {
@@ -520,30 +520,20 @@ int sma_mib_register_in(struct sma_mib_regs *r, struct sma_node *node, const cha
 		if (mib_table_register(&r->tables[i]))
 			return -1;
 	}
+	if (!context) /* the agent's own sysORTable, in the default context */
+		register_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid),
+				    "SMA-MIB: InfiniBand Subnet Management Agent, served by ibsnmpd");
 	return 0;
 }
 
 void sma_mib_unregister_in(struct sma_mib_regs *r)
 {
+	bool default_context = r->scalars[0].reg && !r->scalars[0].context;
+
 	for (size_t i = 0; i < COUNT(scalars); i++)
 		mib_scalars_unregister(&r->scalars[i]);
 	for (size_t i = 0; i < COUNT(tables); i++)
 		mib_table_unregister(&r->tables[i]);
-}
-
-static struct sma_mib_regs local_regs;
-
-int sma_mib_register(struct sma_node *node)
-{
-	if (sma_mib_register_in(&local_regs, node, NULL, (struct mib_asked){0}))
-		return -1;
-	register_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid),
-			    "SMA-MIB: InfiniBand Subnet Management Agent, served by ibsnmpd");
-	return 0;
-}
-
-void sma_mib_unregister(void)
-{
-	sma_mib_unregister_in(&local_regs);
-	unregister_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid));
+	if (default_context)
+		unregister_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid));
 }

@@ -13,7 +13,8 @@
  *    plugin interface is not called for them either), but it logs each one:
  *    "Received Generic Notice type:T num:N (...) Producer:P (...) from LID:L
  *    Port P TID:...". Those three are taken from there.
- * 3. The counters (counter_traps.c): a LocalLinkIntegrityErrors or
+ * 3. The counters (the PM area's counter_traps.c, through
+ *    trap_from_counters): a LocalLinkIntegrityErrors or
  *    ExcessiveBufferOverrunErrors increase between two published sweeps is,
  *    by the counter's definition, the threshold event of trap 129 or 130;
  *    used when no opensm log is configured.
@@ -30,126 +31,65 @@
 
 #include <infiniband/mad.h>
 
-#include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
-#include "ibsnmpd/pm.h"
 #include "ibsnmpd/sma_attr.h"
-#include "ibsnmpd/trap.h"
 
-#include "counter_traps.h"
 #include "osm_log.h"
+#include "trap_internal.h"
 
-static struct trap_stats trap_stats;
-
-void trap_get_stats(struct trap_stats *st)
+void trap_deliver(struct trap_area *t, const struct notice *n, const char *via)
 {
-	*st = trap_stats;
-}
-
-#define TRAP_OBSERVERS_MAX 4
-static struct {
-	trap_observer_fn fn;
-	void *arg;
-} observers[TRAP_OBSERVERS_MAX];
-static unsigned n_observers;
-
-int trap_observe(trap_observer_fn fn, void *arg)
-{
-	if (n_observers == TRAP_OBSERVERS_MAX)
-		return -1;
-	observers[n_observers].fn = fn;
-	observers[n_observers].arg = arg;
-	n_observers++;
-	return 0;
-}
-
-/* Every trap from every source goes through here. */
-static void trap_deliver(const struct notice *n, const char *via)
-{
-	trap_stats.received++;
+	t->stats.received++;
 	DEBUGMSGTL(("ibsnmpd:trap", "trap %u from LID %u (issuer %u, count %u) via %s\n",
 		    n->trap_number, notice_source_lid(n), n->issuer_lid, n->count, via));
-	for (unsigned i = 0; i < n_observers; i++)
-		observers[i].fn(n, via, observers[i].arg);
+	/* an observer may stop observing while called */
+	for (struct trap_observer *o = t->observers, *next; o; o = next) {
+		next = o->next;
+		o->fn(n, via, o->arg);
+	}
 }
 
 /* Trap numbers subscribed to, SMA-MIB's ten. */
-static const unsigned subscribed_traps[] = {128, 129, 130, 131, 144, 145, 256, 257, 258, 259};
-#define N_SUBS (sizeof(subscribed_traps) / sizeof(subscribed_traps[0]))
+static const unsigned subscribed_traps[TRAP_SUBSCRIPTIONS] = {128, 129, 130, 131, 144, 145,
+							      256, 257, 258, 259};
 
-struct subscription {
-	unsigned trap;
-	bool active;       /* the SA accepted it (last answer) */
-	bool pending;      /* a SubnAdmSet is under way */
-	int last_result;   /* to log a change of outcome once */
-	unsigned generation;
-};
-
-/* Reports already answered: a resent Report (same TID from the same LID)
- * gets its ReportResp again but no second notification. So does the same
- * Notice in a second Report right behind the first: opensm 3.3.23 can hold a
- * stale record of a subscriber that restarted without unsubscribing (seen
- * for traps 258 and 259) and reports the trap to both records back to back.
- * The window is short so that a flapping link's identical traps are not
- * merged (ibsim does not alternate NoticeToggle; IBA nodes do). */
+/* The same Notice in a second Report right behind the first is not notified
+ * twice either: opensm 3.3.23 can hold a stale record of a subscriber that
+ * restarted without unsubscribing (seen for traps 258 and 259) and reports
+ * the trap to both records back to back. The window is short so that a
+ * flapping link's identical traps are not merged (ibsim does not alternate
+ * NoticeToggle; IBA nodes do). */
 #define SAME_NOTICE_WINDOW_S 0.02
-#define SEEN_REPORTS 64
-struct seen_report {
-	uint32_t tid;
-	unsigned slid;
-	double at;
-	uint8_t notice[NOTICE_SIZE];
-};
-
-static struct {
-	bool running;
-	unsigned sm_lid;
-	unsigned generation; /* bumped when the SM moves: answers of the old one are stale */
-	bool probing;        /* an SMInfo query to the SM is under way */
-	bool sm_master;      /* the SM said it is master at the last query */
-	bool renew_due;      /* trapResubscribeInterval passed: subscribe again */
-	unsigned act_count;  /* its SMInfo ActCount then */
-	unsigned alarm, alarm_interval;
-	struct subscription sub[N_SUBS];
-	struct seen_report seen[SEEN_REPORTS];
-	size_t seen_next;
-	/* opensm log watcher */
-	int log_fd, inotify_fd, watch;
-	ino_t log_ino;
-	off_t log_off;
-	char line[1024];
-	size_t line_len;
-	unsigned log_alarm;
-	bool log_missing_noted;
-} ts = {.log_fd = -1, .inotify_fd = -1, .watch = -1};
 
 /* ---- InformInfo subscriptions -------------------------------------------------- */
 
 struct sub_job {
+	struct trap_area *t;
 	struct subscription *s;
 	unsigned generation;
 };
 
-static void subscribe_all(void);
+static void subscribe_all(struct trap_area *t);
 
 static bool is_security_trap(unsigned trap)
 {
 	return trap >= 256 && trap <= 259;
 }
 
-static void count_active(void)
+static void count_active(struct trap_area *t)
 {
-	trap_stats.subscriptions = 0;
-	for (size_t i = 0; i < N_SUBS; i++)
-		trap_stats.subscriptions += ts.sub[i].active;
+	t->stats.subscriptions = 0;
+	for (size_t i = 0; i < TRAP_SUBSCRIPTIONS; i++)
+		t->stats.subscriptions += t->sub[i].active;
 }
 
 static void subscribe_done(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct sub_job *job = ctx;
+	struct trap_area *t = job->t;
 	struct subscription *s = job->s;
-	bool stale = job->generation != ts.generation || !ts.running;
+	bool stale = job->generation != t->generation || !t->running;
 
 	free(job);
 	if (stale)
@@ -162,12 +102,11 @@ static void subscribe_done(void *ctx, int result, const uint8_t *data, size_t le
 	if (result != s->last_result) {
 		if (result == MAD_OK)
 			snmp_log(LOG_INFO, "subscribed to trap %u with the SA at LID %u\n", s->trap,
-				 ts.sm_lid);
+				 t->sm_lid);
 		else if (result == MAD_TIMEOUT)
 			snmp_log(LOG_WARNING, "trap %u: the SA at LID %u does not answer; "
-				 "trying again in %u s\n", s->trap, ts.sm_lid,
-				 ibsnmpd_cfg.trap_resubscribe_s);
-		else if (is_security_trap(s->trap) && !ibsnmpd_cfg.sa_key_set)
+				 "trying again in %u s\n", s->trap, t->sm_lid, trap_cfg.resubscribe_s);
+		else if (is_security_trap(s->trap) && !trap_cfg.sa_key_set)
 			snmp_log(LOG_WARNING, "trap %u: the SA refused the subscription (status "
 				 "0x%04x); traps 256-259 need the SA's SM_Key: set saKey\n",
 				 s->trap, (unsigned)result);
@@ -176,11 +115,11 @@ static void subscribe_done(void *ctx, int result, const uint8_t *data, size_t le
 				 "0x%04x)\n", s->trap, (unsigned)result);
 		s->last_result = result;
 	}
-	count_active();
+	count_active(t);
 }
 
-static void send_informinfo(struct subscription *s, bool subscribe, mad_done_fn done,
-			    void *ctx)
+static void send_informinfo(struct trap_area *t, struct subscription *s, bool subscribe,
+			    mad_done_fn done, void *ctx)
 {
 	uint8_t data[IB_SA_DATA_SIZE] = {0};
 	struct informinfo ii = {
@@ -202,29 +141,30 @@ static void send_informinfo(struct subscription *s, bool subscribe, mad_done_fn 
 		.data_len = sizeof(data),
 		/* the SM_Key goes only where it is needed: a wrong one for the
 		 * other traps would make opensm drop the request silently */
-		.sa_sm_key = is_security_trap(s->trap) ? ibsnmpd_cfg.sa_key : 0,
+		.sa_sm_key = is_security_trap(s->trap) ? trap_cfg.sa_key : 0,
 	};
 	ib_portid_t sa;
 
 	informinfo_encode(&ii, data, sizeof(data));
-	mad_portid_gs(&sa, ts.sm_lid);
+	mad_portid_gs(&sa, t->sm_lid);
 	if (mad_engine_call(&sa, &call, done, ctx))
 		done(ctx, MAD_SEND_FAILED, NULL, 0);
 }
 
-static void subscribe(struct subscription *s)
+static void subscribe(struct trap_area *t, struct subscription *s)
 {
 	struct sub_job *job;
 
-	if (s->pending || !ts.sm_lid)
+	if (s->pending || !t->sm_lid)
 		return;
 	job = calloc(1, sizeof(*job));
 	if (!job)
 		return;
+	job->t = t;
 	job->s = s;
-	job->generation = ts.generation;
+	job->generation = t->generation;
 	s->pending = true;
-	send_informinfo(s, true, subscribe_done, job);
+	send_informinfo(t, s, true, subscribe_done, job);
 }
 
 static void unsubscribed(void *ctx, int result, const uint8_t *data, size_t len)
@@ -237,131 +177,147 @@ static void unsubscribed(void *ctx, int result, const uint8_t *data, size_t len)
 
 /* At exit, so that the SA does not keep reporting to a QP nobody reads (and
  * to a restarted ibsnmpd twice). Sent, not waited for. */
-static void unsubscribe_all(void)
+static void unsubscribe_all(struct trap_area *t)
 {
-	for (size_t i = 0; i < N_SUBS; i++)
-		if (ts.sub[i].active)
-			send_informinfo(&ts.sub[i], false, unsubscribed, NULL);
+	for (size_t i = 0; i < TRAP_SUBSCRIPTIONS; i++)
+		if (t->sub[i].active)
+			send_informinfo(t, &t->sub[i], false, unsubscribed, NULL);
 }
 
-static void subscribe_all(void)
+static void subscribe_all(struct trap_area *t)
 {
-	if (!ibsnmpd_cfg.trap_subscribe)
+	if (!trap_cfg.subscribe)
 		return;
-	for (size_t i = 0; i < N_SUBS; i++)
-		subscribe(&ts.sub[i]);
+	for (size_t i = 0; i < TRAP_SUBSCRIPTIONS; i++)
+		subscribe(t, &t->sub[i]);
 }
 
-static void forget_subscriptions(void)
+static void forget_subscriptions(struct trap_area *t)
 {
-	for (size_t i = 0; i < N_SUBS; i++) {
-		ts.sub[i].active = ts.sub[i].pending = false;
-		ts.sub[i].last_result = 1; /* log the next outcome */
+	for (size_t i = 0; i < TRAP_SUBSCRIPTIONS; i++) {
+		t->sub[i].active = t->sub[i].pending = false;
+		t->sub[i].last_result = 1; /* log the next outcome */
 	}
-	count_active();
+	count_active(t);
 }
 
-/* Is the SM there, and master? Asked every few seconds (the daemon's
- * trap_subscriber_probe_now) and every trapResubscribeInterval; the
- * subscriptions are sent when it becomes master, when it restarted (an
- * ActCount lower than last time: it forgot us) and, as a renewal, every
- * trapResubscribeInterval. An SMP, not an SA request: a missing or starting
- * SM gets no burst of SA requests it cannot serve. */
+/* Is the SM there, and master? Asked every few seconds (trap_area.c's
+ * watch) and every trapResubscribeInterval; the subscriptions are sent when
+ * it becomes master, when it restarted (an ActCount lower than last time:
+ * it forgot us) and, as a renewal, every trapResubscribeInterval. An SMP,
+ * not an SA request: a missing or starting SM gets no burst of SA requests
+ * it cannot serve. */
+struct probe_job {
+	struct trap_area *t;
+	unsigned generation;
+};
+
 static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
 {
-	unsigned generation = (unsigned)(uintptr_t)ctx, state = 0, act = 0;
+	struct probe_job *job = ctx;
+	struct trap_area *t = job->t;
+	unsigned generation = job->generation, state = 0, act = 0;
 	struct sma_sminfo sm;
 
-	if (generation != ts.generation || !ts.running)
+	free(job);
+	if (generation != t->generation || !t->running)
 		return;
-	ts.probing = false;
+	t->probing = false;
 	if (result == MAD_OK && !sma_sminfo_decode(data, len, &sm)) {
 		state = sm.state;
 		act = sm.act_count;
 	}
 	if (state != 3) { /* not master (or no answer) */
-		if (ts.sm_master)
+		if (t->sm_master)
 			snmp_log(LOG_WARNING, "the SM at LID %u %s; subscribing to traps again when "
-				 "it is master\n", ts.sm_lid,
+				 "it is master\n", t->sm_lid,
 				 result == MAD_OK ? "is no longer master" : "does not answer");
-		ts.sm_master = false;
-		forget_subscriptions();
+		t->sm_master = false;
+		forget_subscriptions(t);
 		return;
 	}
-	if (ts.sm_master && act < ts.act_count) {
+	if (t->sm_master && act < t->act_count) {
 		snmp_log(LOG_NOTICE, "the SM at LID %u restarted: subscribing to traps again\n",
-			 ts.sm_lid);
-		forget_subscriptions();
-		ts.sm_master = false;
+			 t->sm_lid);
+		forget_subscriptions(t);
+		t->sm_master = false;
 	}
-	ts.act_count = act;
-	if (ts.sm_master && !ts.renew_due)
+	t->act_count = act;
+	if (t->sm_master && !t->renew_due)
 		return;
-	ts.sm_master = true;
-	ts.renew_due = false;
-	subscribe_all(); /* renewals are harmless: the SA keeps one record */
+	t->sm_master = true;
+	t->renew_due = false;
+	subscribe_all(t); /* renewals are harmless: the SA keeps one record */
 }
 
-static void probe_sm(void)
+static void probe_sm(struct trap_area *t)
 {
 	ib_portid_t sm = {0}; /* ib_portid_set leaves the other fields as they are */
+	struct probe_job *job;
 
-	if (ts.probing || !ts.sm_lid)
+	if (t->probing || !t->sm_lid)
 		return;
-	ib_portid_set(&sm, (int)ts.sm_lid, 0, 0); /* an SMP, LID-routed */
-	ts.probing = true;
-	if (mad_engine_smp_get(&sm, IB_ATTR_SMINFO, 0, probe_done,
-			       (void *)(uintptr_t)ts.generation))
-		ts.probing = false;
+	job = malloc(sizeof(*job));
+	if (!job)
+		return;
+	job->t = t;
+	job->generation = t->generation;
+	ib_portid_set(&sm, (int)t->sm_lid, 0, 0); /* an SMP, LID-routed */
+	t->probing = true;
+	if (mad_engine_smp_get(&sm, IB_ATTR_SMINFO, 0, probe_done, job)) {
+		t->probing = false;
+		free(job);
+	}
 }
 
 static void on_resubscribe_alarm(unsigned reg, void *arg)
 {
+	struct trap_area *t = arg;
+
 	(void)reg;
-	(void)arg;
-	ts.renew_due = true;
-	probe_sm();
+	t->renew_due = true;
+	probe_sm(t);
 }
 
-bool trap_subscriber_has_master(void)
+bool trap_subscriber_has_master(const struct trap_area *t)
 {
-	return !ts.running || ts.sm_master;
+	return !t->running || t->sm_master;
 }
 
-void trap_subscriber_probe_now(void)
+void trap_subscriber_probe_now(struct trap_area *t)
 {
-	if (ts.running)
-		probe_sm();
+	if (t->running)
+		probe_sm(t);
 }
 
-void trap_subscriber_sm_changed(unsigned sm_lid)
+void trap_subscriber_sm_changed(struct trap_area *t, unsigned sm_lid)
 {
-	if (!ts.running || sm_lid == ts.sm_lid)
+	if (!t->running || sm_lid == t->sm_lid)
 		return;
-	ts.sm_lid = sm_lid;
-	ts.generation++;
-	ts.probing = ts.sm_master = false;
-	forget_subscriptions();
-	probe_sm();
+	t->sm_lid = sm_lid;
+	t->generation++;
+	t->probing = t->sm_master = false;
+	forget_subscriptions(t);
+	probe_sm(t);
 }
 
 /* ---- Reports -------------------------------------------------------------------- */
 
 static double now_s(void)
 {
-	struct timespec t;
+	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static bool seen_before(uint32_t tid, unsigned slid, const uint8_t *notice)
+static bool seen_before(struct trap_area *t, uint32_t tid, unsigned slid, const uint8_t *notice)
 {
 	double now = now_s();
 	struct seen_report *r;
 
 	for (size_t i = 0; i < SEEN_REPORTS; i++) {
-		r = &ts.seen[i];
+		r = &t->seen[i];
 		if (!r->at)
 			continue;
 		if (r->tid == tid && r->slid == slid && now - r->at < 60)
@@ -369,18 +325,19 @@ static bool seen_before(uint32_t tid, unsigned slid, const uint8_t *notice)
 		if (now - r->at < SAME_NOTICE_WINDOW_S && !memcmp(r->notice, notice, NOTICE_SIZE))
 			return true;
 	}
-	r = &ts.seen[ts.seen_next];
+	r = &t->seen[t->seen_next];
 	r->tid = tid;
 	r->slid = slid;
 	r->at = now;
 	memcpy(r->notice, notice, NOTICE_SIZE);
-	ts.seen_next = (ts.seen_next + 1) % SEEN_REPORTS;
+	t->seen_next = (t->seen_next + 1) % SEEN_REPORTS;
 	return false;
 }
 
 static void on_unsolicited(void *ctx, const uint8_t *mad, size_t len,
 			   const struct mad_source *from)
 {
+	struct trap_area *t = ctx;
 	uint8_t *m = (uint8_t *)mad; /* libibmad's getters take non-const */
 	unsigned mgmt = mad_get_field(m, 0, IB_MAD_MGMTCLASS_F);
 	unsigned method = mad_get_field(m, 0, IB_MAD_METHOD_F);
@@ -388,7 +345,6 @@ static void on_unsolicited(void *ctx, const uint8_t *mad, size_t len,
 	uint32_t tid = (uint32_t)mad_get_field64(m, 0, IB_MAD_TRID_F);
 	struct notice n;
 
-	(void)ctx;
 	if (mgmt != IB_SA_CLASS || method != IB_MAD_METHOD_REPORT) {
 		DEBUGMSGTL(("ibsnmpd:trap", "ignoring a request of class 0x%02x method 0x%02x "
 			    "attribute 0x%04x from LID %u\n", mgmt, method, attr, from->lid));
@@ -396,7 +352,7 @@ static void on_unsolicited(void *ctx, const uint8_t *mad, size_t len,
 	}
 	if (attr != IB_SA_ATTR_NOTICE || len < IB_SA_DATA_OFFS + NOTICE_SIZE ||
 	    notice_decode(mad + IB_SA_DATA_OFFS, len - IB_SA_DATA_OFFS, &n)) {
-		trap_stats.malformed++;
+		t->stats.malformed++;
 		snmp_log(LOG_WARNING, "dropping a malformed Report from LID %u (attribute 0x%04x, "
 			 "%zu octets)\n", from->lid, attr, len);
 		return;
@@ -406,17 +362,17 @@ static void on_unsolicited(void *ctx, const uint8_t *mad, size_t len,
 		snmp_log(LOG_WARNING, "cannot answer a Report from LID %u\n", from->lid);
 	DEBUGMSGTL(("ibsnmpd:trap", "Report tid 0x%08x from LID %u qp %u\n", tid, from->lid,
 		    from->qpn));
-	if (seen_before(tid, from->lid, mad + IB_SA_DATA_OFFS)) {
-		trap_stats.repeated++;
+	if (seen_before(t, tid, from->lid, mad + IB_SA_DATA_OFFS)) {
+		t->stats.repeated++;
 		DEBUGMSGTL(("ibsnmpd:trap", "Report tid 0x%08x from LID %u again\n", tid, from->lid));
 		return;
 	}
-	trap_deliver(&n, "SA report");
+	trap_deliver(t, &n, "SA report");
 }
 
 /* ---- opensm's log ------------------------------------------------------------------ */
 
-static void log_line(const char *line)
+static void log_line(struct trap_area *t, const char *line)
 {
 	struct notice n;
 
@@ -424,74 +380,74 @@ static void log_line(const char *line)
 		return;
 	/* the others arrive as SA Reports */
 	if (n.trap_number >= 129 && n.trap_number <= 131)
-		trap_deliver(&n, "opensm log");
+		trap_deliver(t, &n, "opensm log");
 }
 
-static void log_read_new(void)
+static void log_read_new(struct trap_area *t)
 {
 	char buf[4096];
 	ssize_t got;
 
-	while ((got = pread(ts.log_fd, buf, sizeof(buf), ts.log_off)) > 0) {
-		ts.log_off += got;
+	while ((got = pread(t->log_fd, buf, sizeof(buf), t->log_off)) > 0) {
+		t->log_off += got;
 		for (ssize_t i = 0; i < got; i++) {
 			if (buf[i] == '\n') {
-				ts.line[ts.line_len] = '\0';
-				log_line(ts.line);
-				ts.line_len = 0;
-			} else if (ts.line_len < sizeof(ts.line) - 1) {
-				ts.line[ts.line_len++] = buf[i];
+				t->line[t->line_len] = '\0';
+				log_line(t, t->line);
+				t->line_len = 0;
+			} else if (t->line_len < sizeof(t->line) - 1) {
+				t->line[t->line_len++] = buf[i];
 			}
 		}
 	}
 }
 
-static void log_close(void)
+static void log_close(struct trap_area *t)
 {
-	if (ts.inotify_fd >= 0) {
-		unregister_readfd(ts.inotify_fd);
-		close(ts.inotify_fd);
+	if (t->inotify_fd >= 0) {
+		unregister_readfd(t->inotify_fd);
+		close(t->inotify_fd);
 	}
-	if (ts.log_fd >= 0)
-		close(ts.log_fd);
-	ts.inotify_fd = ts.log_fd = ts.watch = -1;
+	if (t->log_fd >= 0)
+		close(t->log_fd);
+	t->inotify_fd = t->log_fd = t->watch = -1;
 }
 
 static void on_log_event(int fd, void *arg);
 
 /* Opens the log at its end (what is already there is history); reopens it
  * when it was rotated (new inode) or truncated. */
-static void log_open(bool at_end)
+static void log_open(struct trap_area *t, bool at_end)
 {
 	const char *why = NULL;
 	struct stat st;
 
-	log_close();
+	log_close(t);
 	/* not blocking: a FIFO in its place must not hold the main loop */
-	ts.log_fd = open(ibsnmpd_cfg.osm_log_file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (ts.log_fd < 0 || fstat(ts.log_fd, &st))
+	t->log_fd = open(trap_cfg.osm_log_file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (t->log_fd < 0 || fstat(t->log_fd, &st))
 		why = strerror(errno);
 	else if (!S_ISREG(st.st_mode))
 		why = "not a regular file";
 	if (why) {
-		if (!ts.log_missing_noted)
+		if (!t->log_missing_noted)
 			snmp_log(LOG_WARNING, "cannot read opensm's log %s (%s): traps 129-131 "
 				 "come from the counters until it can be read\n",
-				 ibsnmpd_cfg.osm_log_file, why);
-		ts.log_missing_noted = true;
-		log_close();
+				 trap_cfg.osm_log_file, why);
+		t->log_missing_noted = true;
+		log_close(t);
 		return;
 	}
-	if (ts.log_missing_noted)
-		snmp_log(LOG_INFO, "reading opensm's log %s\n", ibsnmpd_cfg.osm_log_file);
-	ts.log_missing_noted = false;
-	ts.log_ino = st.st_ino;
-	ts.log_off = at_end ? st.st_size : 0;
-	ts.line_len = 0;
-	ts.inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (ts.inotify_fd >= 0) {
-		ts.watch = inotify_add_watch(ts.inotify_fd, ibsnmpd_cfg.osm_log_file, IN_MODIFY);
-		register_readfd(ts.inotify_fd, on_log_event, NULL);
+	if (t->log_missing_noted)
+		snmp_log(LOG_INFO, "reading opensm's log %s\n", trap_cfg.osm_log_file);
+	t->log_missing_noted = false;
+	t->log_ino = st.st_ino;
+	t->log_off = at_end ? st.st_size : 0;
+	t->line_len = 0;
+	t->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (t->inotify_fd >= 0) {
+		t->watch = inotify_add_watch(t->inotify_fd, trap_cfg.osm_log_file, IN_MODIFY);
+		register_readfd(t->inotify_fd, on_log_event, t);
 	}
 }
 
@@ -499,111 +455,82 @@ static void on_log_event(int fd, void *arg)
 {
 	char ev[4096];
 
-	(void)arg;
 	while (read(fd, ev, sizeof(ev)) > 0)
 		;
-	log_read_new();
+	log_read_new(arg);
 }
 
 /* Every second: catch up (inotify may be unavailable) and notice rotation. */
 static void on_log_alarm(unsigned reg, void *arg)
 {
+	struct trap_area *t = arg;
 	struct stat st;
 
 	(void)reg;
-	(void)arg;
-	if (ts.log_fd < 0) {
-		log_open(false); /* appeared since: it is all new */
-		if (ts.log_fd >= 0)
-			log_read_new();
+	if (t->log_fd < 0) {
+		log_open(t, false); /* appeared since: it is all new */
+		if (t->log_fd >= 0)
+			log_read_new(t);
 		return;
 	}
-	log_read_new();
-	if (stat(ibsnmpd_cfg.osm_log_file, &st) || st.st_ino != ts.log_ino ||
-	    st.st_size < ts.log_off) {
-		log_open(false); /* rotated or truncated: read the new file from its start */
-		if (ts.log_fd >= 0)
-			log_read_new();
+	log_read_new(t);
+	if (stat(trap_cfg.osm_log_file, &st) || st.st_ino != t->log_ino || st.st_size < t->log_off) {
+		log_open(t, false); /* rotated or truncated: read the new file from its start */
+		if (t->log_fd >= 0)
+			log_read_new(t);
 	}
 }
 
-static bool reads_osm_log(void)
+bool trap_subscriber_reads_osm_log(const struct trap_area *t)
 {
-	return ts.running && ibsnmpd_cfg.osm_log_file[0];
-}
-
-/* ---- the counters ------------------------------------------------------------------ */
-
-static void counter_trap(const struct notice *n, void *arg)
-{
-	(void)arg;
-	trap_deliver(n, "counters");
-}
-
-static void sweep_published(struct cache_group *g, const void *before, const void *after,
-			    void *arg)
-{
-	const struct pm_snapshot *old = before, *now = after;
-
-	(void)g;
-	(void)arg;
-	if (!old || !ibsnmpd_cfg.traps_from_counters || reads_osm_log())
-		return;
-	counter_traps(old->ports, old->n, now->ports, now->n, counter_trap, NULL);
-}
-
-int trap_watch_counters(struct cache_group *pm_sweep)
-{
-	return cache_group_observe(pm_sweep, sweep_published, NULL);
+	return t->running && trap_cfg.osm_log_file[0];
 }
 
 /* ---- life cycle ------------------------------------------------------------------ */
 
-void trap_subscriber_apply_config(void)
+void trap_subscriber_apply_config(struct trap_area *t)
 {
-	if (!ts.running)
+	if (!t->running)
 		return;
-	if (ts.alarm_interval != ibsnmpd_cfg.trap_resubscribe_s) {
-		if (ts.alarm)
-			snmp_alarm_unregister(ts.alarm);
-		ts.alarm_interval = ibsnmpd_cfg.trap_resubscribe_s;
-		ts.alarm = snmp_alarm_register(ts.alarm_interval, SA_REPEAT, on_resubscribe_alarm,
-					       NULL);
+	if (t->alarm_interval != trap_cfg.resubscribe_s) {
+		if (t->alarm)
+			snmp_alarm_unregister(t->alarm);
+		t->alarm_interval = trap_cfg.resubscribe_s;
+		t->alarm = snmp_alarm_register(t->alarm_interval, SA_REPEAT, on_resubscribe_alarm, t);
 	}
-	if (ibsnmpd_cfg.osm_log_file[0] && !ts.log_alarm) {
-		log_open(true);
-		ts.log_alarm = snmp_alarm_register(1, SA_REPEAT, on_log_alarm, NULL);
-	} else if (!ibsnmpd_cfg.osm_log_file[0] && ts.log_alarm) {
-		snmp_alarm_unregister(ts.log_alarm);
-		ts.log_alarm = 0;
-		log_close();
+	if (trap_cfg.osm_log_file[0] && !t->log_alarm) {
+		log_open(t, true);
+		t->log_alarm = snmp_alarm_register(1, SA_REPEAT, on_log_alarm, t);
+	} else if (!trap_cfg.osm_log_file[0] && t->log_alarm) {
+		snmp_alarm_unregister(t->log_alarm);
+		t->log_alarm = 0;
+		log_close(t);
 	}
 }
 
-int trap_subscriber_start(unsigned sm_lid)
+void trap_subscriber_start(struct trap_area *t, unsigned sm_lid)
 {
-	ts.running = true;
-	ts.sm_lid = sm_lid;
-	for (size_t i = 0; i < N_SUBS; i++)
-		ts.sub[i] = (struct subscription){.trap = subscribed_traps[i], .last_result = 1};
-	mad_engine_set_unsolicited(on_unsolicited, NULL);
-	trap_subscriber_apply_config();
-	probe_sm();
-	return 0;
+	t->running = true;
+	t->sm_lid = sm_lid;
+	for (size_t i = 0; i < TRAP_SUBSCRIPTIONS; i++)
+		t->sub[i] = (struct subscription){.trap = subscribed_traps[i], .last_result = 1};
+	mad_engine_set_unsolicited(on_unsolicited, t);
+	trap_subscriber_apply_config(t);
+	probe_sm(t);
 }
 
-void trap_subscriber_stop(void)
+void trap_subscriber_stop(struct trap_area *t)
 {
-	if (!ts.running)
+	if (!t->running)
 		return;
-	unsubscribe_all();
-	ts.running = false;
+	unsubscribe_all(t);
+	t->running = false;
 	mad_engine_set_unsolicited(NULL, NULL);
-	if (ts.alarm)
-		snmp_alarm_unregister(ts.alarm);
-	if (ts.log_alarm)
-		snmp_alarm_unregister(ts.log_alarm);
-	ts.alarm = ts.log_alarm = 0;
-	ts.alarm_interval = 0;
-	log_close();
+	if (t->alarm)
+		snmp_alarm_unregister(t->alarm);
+	if (t->log_alarm)
+		snmp_alarm_unregister(t->log_alarm);
+	t->alarm = t->log_alarm = 0;
+	t->alarm_interval = 0;
+	log_close(t);
 }

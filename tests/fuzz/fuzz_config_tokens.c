@@ -1,11 +1,12 @@
 /* libFuzzer target: a line of ibsnmpd.conf through net-snmp's own config
- * reader (netsnmp_config) into ibsnmpd's token handlers, as the daemon
- * reads its file: any token, any value. A bad line is refused with a
+ * reader (netsnmp_config) into ibsnmpd's token handlers (the core's and
+ * every area's), as the daemon reads its file: any token, any value. A bad line is refused with a
  * message; nothing may crash or write out of bounds. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibsnmpd/area.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/netsnmp.h"
 
@@ -19,6 +20,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_APPTYPE, "ibsnmpd");
 	snmp_disable_log();
 	config_register_tokens();
+	areas_configure(ibsnmpd_areas); /* every area's tokens too */
 	return 0;
 }
 
@@ -31,6 +33,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!memchr(line, '\n', size)) /* one line, as the reader hands them */
 		netsnmp_config(line);
 	free(line);
-	config_set_defaults(&ibsnmpd_cfg);
+	config_defaults();
 	return 0;
 }

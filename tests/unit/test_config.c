@@ -44,22 +44,44 @@ static void bool_words(void **state)
 	assert_int_equal(config_parse_bool(NULL, &b, &why), -1);
 }
 
+/* Groups as areas declare them (area.h). */
+static const struct cache_decl node_info = {1, "nodeInfo", 60, 0};
+static const struct cache_decl pm_counters = {14, "pmCounters", 15, 0};
+static const struct cache_decl *const decls[] = {&node_info, &pm_counters};
+
 static void cache_lifetime_lines(void **state)
 {
-	enum cache_group_id g;
+	size_t g;
 	unsigned s;
 	const char *why;
 
 	(void)state;
-	assert_int_equal(config_parse_cache_lifetime("nodeInfo 30", &g, &s, &why), 0);
-	assert_int_equal(g, CACHE_NODE_INFO);
+	assert_int_equal(config_parse_cache_lifetime("nodeInfo 30", decls, 2, &g, &s, &why), 0);
+	assert_ptr_equal(decls[g], &node_info);
 	assert_int_equal(s, 30);
-	assert_int_equal(config_parse_cache_lifetime("nodeinfo 5", &g, &s, &why), 0);
-	assert_int_equal(config_parse_cache_lifetime("bogusGroup 5", &g, &s, &why), -1);
+	assert_int_equal(config_parse_cache_lifetime("pmcounters 5", decls, 2, &g, &s, &why), 0);
+	assert_ptr_equal(decls[g], &pm_counters);
+	assert_int_equal(config_parse_cache_lifetime("bogusGroup 5", decls, 2, &g, &s, &why), -1);
 	assert_string_equal(why, "unknown cache group");
-	assert_int_equal(config_parse_cache_lifetime("nodeInfo", &g, &s, &why), -1);
-	assert_int_equal(config_parse_cache_lifetime("nodeInfo 5 6", &g, &s, &why), -1);
-	assert_int_equal(config_parse_cache_lifetime("nodeInfo 0", &g, &s, &why), -1);
+	assert_int_equal(config_parse_cache_lifetime("nodeInfo", decls, 2, &g, &s, &why), -1);
+	assert_int_equal(config_parse_cache_lifetime("nodeInfo 5 6", decls, 2, &g, &s, &why), -1);
+	assert_int_equal(config_parse_cache_lifetime("nodeInfo 0", decls, 2, &g, &s, &why), -1);
+}
+
+static void paths(void **state)
+{
+	char out[16];
+	const char *why;
+
+	(void)state;
+	assert_int_equal(config_parse_path(" /etc/x.conf ", out, sizeof(out), &why), 0);
+	assert_string_equal(out, "/etc/x.conf");
+	assert_int_equal(config_parse_path("etc/x.conf", out, sizeof(out), &why), -1);
+	assert_string_equal(why, "expected one absolute path");
+	assert_int_equal(config_parse_path("/a /b", out, sizeof(out), &why), -1);
+	assert_int_equal(config_parse_path("", out, sizeof(out), &why), -1);
+	assert_int_equal(config_parse_path("/a-path-of-sixteen", out, sizeof(out), &why), -1);
+	assert_string_equal(why, "expected one absolute path (at most 15 characters)");
 }
 
 static void guids(void **state)
@@ -122,7 +144,7 @@ static void defaults(void **state)
 	assert_string_equal(c.ca_name, "");
 	assert_int_equal(c.mad_timeout_ms, 1000);
 	assert_false(c.expose_keys);
-	assert_string_equal(cache_group_name(CACHE_NODE_INFO), "nodeInfo");
+	assert_int_equal(c.node_context_types, 1u << 1 | 1u << 2 | 1u << 3);
 }
 
 int main(void)
@@ -131,6 +153,7 @@ int main(void)
 		cmocka_unit_test(uint_accepts_range_and_rejects_junk),
 		cmocka_unit_test(bool_words),
 		cmocka_unit_test(cache_lifetime_lines),
+		cmocka_unit_test(paths),
 		cmocka_unit_test(guids),
 		cmocka_unit_test(node_context_types),
 		cmocka_unit_test(token_lines),

@@ -21,6 +21,9 @@
 
 #define IFINDEX 5
 
+static struct dcbx_backend backend = {.fd = -1}; /* no socket */
+static struct dcbx_mib mib;
+
 static struct dcbx_port fixture(void)
 {
 	struct dcbx_port p = {.ifindex = IFINDEX, .ifname = "eth2", .have_state = true, .state = 1,
@@ -49,16 +52,16 @@ static int setup(void **state)
 	config_set_defaults(&ibsnmpd_cfg);
 	harness_start();
 	*ports = fixture();
-	dcbx_cache_group()->snapshot = dcbx_snapshot_new(ports, 1); /* published */
-	return dcbx_mib_register();
+	backend.group.snapshot = dcbx_snapshot_new(ports, 1); /* published */
+	return dcbx_mib_register(&mib, &backend, NULL);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	dcbx_mib_unregister();
-	dcbx_snapshot_free(dcbx_cache_group()->snapshot);
-	dcbx_cache_group()->snapshot = NULL;
+	dcbx_mib_unregister(&mib);
+	dcbx_snapshot_free(backend.group.snapshot);
+	backend.group.snapshot = NULL;
 	harness_stop();
 	return 0;
 }

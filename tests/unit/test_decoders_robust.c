@@ -112,7 +112,7 @@ static void discovery_parser_survives_mangled_output(void **state)
 	for (int round = 0; round < 3000; round++) {
 		size_t len = (size_t)(next_byte() % 96);
 		char *buf = malloc(len ? len : 1);
-		struct pm_fabric *f;
+		struct topology *f;
 
 		assert_non_null(buf);
 		for (size_t i = 0; i < len; i++) {
@@ -120,11 +120,11 @@ static void discovery_parser_survives_mangled_output(void **state)
 			if (round % 2 && next_byte() < 8)
 				buf[i] = (char)next_byte(); /* a few mangled octets */
 		}
-		f = pm_fabric_parse(buf, len, err, sizeof(err));
+		f = topology_parse(buf, len, err, sizeof(err));
 		if (f) {
 			for (size_t i = 0; i < f->n_ports; i++)
 				assert_true(f->ports[i].node < f->n_nodes);
-			pm_fabric_free(f);
+			topology_free(f);
 		}
 		free(buf);
 	}

@@ -46,10 +46,10 @@ static const char without_ca[] =
 #define SW2 0x2ull
 #define CA1 0x10ull
 
-static struct pm_fabric *fabric(void)
+static struct topology *fabric(void)
 {
 	char err[200];
-	struct pm_fabric *f = pm_fabric_parse(discovery, strlen(discovery), err, sizeof(err));
+	struct topology *f = topology_parse(discovery, strlen(discovery), err, sizeof(err));
 
 	assert_non_null(f);
 	return f;
@@ -93,7 +93,7 @@ static size_t readings(struct fabric_reading *r, bool ca_link_up, bool sw_link_u
 	return n;
 }
 
-static struct fabric_snapshot *build(const struct pm_fabric *f, const struct fabric_snapshot *prev,
+static struct fabric_snapshot *build(const struct topology *f, const struct fabric_snapshot *prev,
 				     const struct fabric_reading *r, size_t n, time_t now)
 {
 	struct fabric_build in = {.fabric = f, .readings = r, .n_readings = n, .prev = prev,
@@ -118,7 +118,7 @@ static unsigned events(const struct fabric_snapshot *s, unsigned *rows_with_even
 
 static void first_sweep_records_the_baseline_quietly(void **state)
 {
-	struct pm_fabric *f = fabric();
+	struct topology *f = fabric();
 	struct fabric_reading r[9];
 	size_t n = readings(r, true, true, 2, 3);
 	struct fabric_snapshot *s = build(f, NULL, r, n, 100);
@@ -146,12 +146,12 @@ static void first_sweep_records_the_baseline_quietly(void **state)
 	p = fabric_find(s, CA1, 1);
 	assert_int_equal(p->lid, 5);
 	fabric_snapshot_free(s);
-	pm_fabric_free(f);
+	topology_free(f);
 }
 
 static void a_link_down_is_one_event_and_stays_a_row(void **state)
 {
-	struct pm_fabric *f = fabric();
+	struct topology *f = fabric();
 	struct fabric_reading r[9];
 	size_t n = readings(r, true, true, 2, 3);
 	struct fabric_snapshot *a = build(f, NULL, r, n, 100), *b, *c;
@@ -179,12 +179,12 @@ static void a_link_down_is_one_event_and_stays_a_row(void **state)
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
 	fabric_snapshot_free(c);
-	pm_fabric_free(f);
+	topology_free(f);
 }
 
 static void narrower_than_the_baseline_is_degraded(void **state)
 {
-	struct pm_fabric *f = fabric();
+	struct topology *f = fabric();
 	struct fabric_reading r[9];
 	struct fabric_snapshot *a = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *b, *c;
 	unsigned rows;
@@ -203,13 +203,13 @@ static void narrower_than_the_baseline_is_degraded(void **state)
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
 	fabric_snapshot_free(c);
-	pm_fabric_free(f);
+	topology_free(f);
 }
 
 /* Both ends enable 4X and support it but the link came up at 1X. */
 static void narrower_than_both_ends_can_is_degraded(void **state)
 {
-	struct pm_fabric *f = fabric();
+	struct topology *f = fabric();
 	struct fabric_reading r[9];
 	struct fabric_build in = {.fabric = f, .readings = r, .reset_baseline = true, .now = 1};
 	struct fabric_snapshot *s;
@@ -220,12 +220,12 @@ static void narrower_than_both_ends_can_is_degraded(void **state)
 	assert_true(fabric_find(s, SW1, 3)->degraded);
 	assert_false(fabric_find(s, SW1, 1)->degraded);
 	fabric_snapshot_free(s);
-	pm_fabric_free(f);
+	topology_free(f);
 }
 
 static void a_node_no_longer_reached_keeps_its_links(void **state)
 {
-	struct pm_fabric *f = fabric(), *g;
+	struct topology *f = fabric(), *g;
 	char err[100];
 	struct fabric_reading r[9];
 	struct fabric_snapshot *a = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *b, *c;
@@ -237,7 +237,7 @@ static void a_node_no_longer_reached_keeps_its_links(void **state)
 	b = build(f, a, r, readings(r, false, true, 2, 3), 200);
 	assert_int_equal(events(b, &rows), FABRIC_EV_DOWN);
 	assert_int_equal(rows, 1);
-	g = pm_fabric_parse(without_ca, strlen(without_ca), err, sizeof(err));
+	g = topology_parse(without_ca, strlen(without_ca), err, sizeof(err));
 	assert_non_null(g);
 	c = build(g, b, r, readings(r, false, true, 2, 3) - 1, 300);
 	p = fabric_find(c, CA1, 1);
@@ -249,13 +249,13 @@ static void a_node_no_longer_reached_keeps_its_links(void **state)
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
 	fabric_snapshot_free(c);
-	pm_fabric_free(f);
-	pm_fabric_free(g);
+	topology_free(f);
+	topology_free(g);
 }
 
 static void a_partial_sweep_keeps_the_other_rows(void **state)
 {
-	struct pm_fabric *f = fabric();
+	struct topology *f = fabric();
 	struct fabric_reading r[9];
 	struct fabric_snapshot *a = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *b;
 	struct fabric_build in = {.fabric = f, .readings = r, .n_readings = 4, .prev = a,
@@ -272,12 +272,12 @@ static void a_partial_sweep_keeps_the_other_rows(void **state)
 	assert_int_equal(fabric_find(b, SW2, 3)->reported, LINK_DOWN);
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
-	pm_fabric_free(f);
+	topology_free(f);
 }
 
 static void the_state_file_round_trips(void **state)
 {
-	struct pm_fabric *f = fabric();
+	struct topology *f = fabric();
 	struct fabric_reading r[9];
 	struct fabric_snapshot *a = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *b, *l;
 	char err[200], *text;
@@ -308,7 +308,7 @@ static void the_state_file_round_trips(void **state)
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
 	fabric_snapshot_free(l);
-	pm_fabric_free(f);
+	topology_free(f);
 }
 
 static void bad_state_files_are_refused_with_their_line(void **state)
@@ -364,7 +364,7 @@ static void link_rules(void **state)
 
 #define ALL_TYPES (1u << 1 | 1u << 2 | 1u << 3)
 
-static struct node_dir *dir_build(const struct pm_fabric *f, const struct fabric_snapshot *ports,
+static struct node_dir *dir_build(const struct topology *f, const struct fabric_snapshot *ports,
 				  const struct pm_snapshot *counters, const struct node_dir *prev,
 				  unsigned types, time_t now)
 {
@@ -378,7 +378,7 @@ static struct node_dir *dir_build(const struct pm_fabric *f, const struct fabric
 
 static void directory_names_every_node_and_its_context(void **state)
 {
-	struct pm_fabric *f = fabric();
+	struct topology *f = fabric();
 	struct fabric_reading r[9];
 	struct fabric_snapshot *s = build(f, NULL, r, readings(r, true, true, 2, 3), 100);
 	struct node_dir *d = dir_build(f, s, NULL, NULL, 1u << 2, 100), *all;
@@ -405,12 +405,12 @@ static void directory_names_every_node_and_its_context(void **state)
 	node_dir_free(d);
 	node_dir_free(all);
 	fabric_snapshot_free(s);
-	pm_fabric_free(f);
+	topology_free(f);
 }
 
 static void interfaces_take_links_and_counters_from_the_sweeps(void **state)
 {
-	struct pm_fabric *f = fabric();
+	struct topology *f = fabric();
 	struct fabric_reading r[9];
 	struct fabric_snapshot *s = build(f, NULL, r, readings(r, true, false, 2, 3), 100);
 	struct pm_port_state st[2] = {
@@ -445,12 +445,12 @@ static void interfaces_take_links_and_counters_from_the_sweeps(void **state)
 	assert_false(d->ifs[e->first_if + 1].have_counters);
 	node_dir_free(d);
 	fabric_snapshot_free(s);
-	pm_fabric_free(f);
+	topology_free(f);
 }
 
 static void an_unreachable_node_is_held_then_dropped(void **state)
 {
-	struct pm_fabric *f = fabric(), *g;
+	struct topology *f = fabric(), *g;
 	char err[100];
 	struct fabric_reading r[9];
 	struct fabric_snapshot *s = build(f, NULL, r, readings(r, true, true, 2, 3), 100);
@@ -460,7 +460,7 @@ static void an_unreachable_node_is_held_then_dropped(void **state)
 	const struct node_entry *e;
 
 	(void)state;
-	g = pm_fabric_parse(without_ca, strlen(without_ca), err, sizeof(err));
+	g = topology_parse(without_ca, strlen(without_ca), err, sizeof(err));
 	assert_non_null(g);
 	/* gone from the discovery and from the PM sweep: kept, down, counters as last read */
 	b = dir_build(g, NULL, NULL, a, ALL_TYPES, 200);
@@ -484,8 +484,8 @@ static void an_unreachable_node_is_held_then_dropped(void **state)
 	node_dir_free(c);
 	node_dir_free(d);
 	fabric_snapshot_free(s);
-	pm_fabric_free(f);
-	pm_fabric_free(g);
+	topology_free(f);
+	topology_free(g);
 }
 
 static void interface_states_as_if_mib_says_them(void **state)

@@ -17,7 +17,9 @@
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_set.h"
 #include "ibsnmpd/mib_table.h"
+#include "ibsnmpd/area.h"
 #include "ibsnmpd/pkey.h"
+#include "pkey/pkey_policy.h"
 
 #include "agent_harness.h"
 
@@ -32,7 +34,7 @@ static const char file_text[] =
 static char *read_policy_file(void)
 {
 	static char text[4096];
-	FILE *f = fopen(ibsnmpd_cfg.partition_file, "r");
+	FILE *f = fopen(pkey_cfg.partition_file, "r");
 	size_t n;
 
 	assert_non_null(f);
@@ -103,15 +105,16 @@ static int setup(void **state)
 
 	(void)state;
 	config_set_defaults(&ibsnmpd_cfg);
+	pkey_area_def.config_defaults();
 	assert_non_null(mkdtemp(dir));
-	snprintf(ibsnmpd_cfg.partition_file, sizeof(ibsnmpd_cfg.partition_file),
+	snprintf(pkey_cfg.partition_file, sizeof(pkey_cfg.partition_file),
 		 "%s/partitions.conf", dir);
-	f = fopen(ibsnmpd_cfg.partition_file, "w");
+	f = fopen(pkey_cfg.partition_file, "w");
 	fputs(file_text, f);
 	fclose(f);
 	harness_start();
-	policy = pkey_policy_start(NULL); /* no subnet: members read unreachable */
-	if (!policy || pkey_mib_register(policy))
+	policy = pkey_policy_start(NULL, 60); /* no subnet: members read unreachable */
+	if (!policy || pkey_mib_register(&policy->mib, policy, NULL))
 		return -1;
 	return mib_scalars_register(&failing_scalars);
 }
@@ -123,7 +126,7 @@ static int teardown(void **state)
 	(void)state;
 	mib_scalars_unregister(&failing_scalars);
 	mib_set_domain_free(&failing_domain);
-	pkey_mib_unregister();
+	pkey_mib_unregister(&policy->mib);
 	pkey_policy_stop(policy);
 	harness_stop();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -146,7 +146,7 @@ static void parses_discovery_output(void **state)
 		"route 0000000000300000 3 2 17 254\n"
 		"done 0.012\n";
 	char err[160];
-	struct pm_fabric *f = pm_fabric_parse(out, sizeof(out) - 1, err, sizeof(err));
+	struct topology *f = topology_parse(out, sizeof(out) - 1, err, sizeof(err));
 
 	(void)state;
 	assert_non_null(f);
@@ -166,7 +166,7 @@ static void parses_discovery_output(void **state)
 	assert_int_equal(f->ports[2].lid, 1);
 	assert_string_equal(f->nodes[1].desc, "sw1 spine, rack 4");
 	assert_int_equal(f->nodes[1].type, 2);
-	pm_fabric_free(f);
+	topology_free(f);
 }
 
 static void refuses_bad_discovery_output(void **state)
@@ -194,7 +194,7 @@ static void refuses_bad_discovery_output(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		assert_null(pm_fabric_parse(bad[i], strlen(bad[i]), err, sizeof(err)));
+		assert_null(topology_parse(bad[i], strlen(bad[i]), err, sizeof(err)));
 		assert_true(err[0] != '\0');
 	}
 }

@@ -18,12 +18,13 @@
 #define SW_GUID 0x0002c90300000001ULL
 #define CA_GUID 0x0002c90300000002ULL
 
-static struct pm_subnet pm;
-static struct pm_node nodes[2] = {
+static struct pm_area pm;
+static struct cache_group discovery; /* the topology's group, published */
+static struct topo_node nodes[2] = {
 	{.guid = SW_GUID, .type = 2, .lid = 1, .num_ports = 3, .desc = "sw1"},
 	{.guid = CA_GUID, .type = 1, .lid = 2, .num_ports = 2, .desc = "hca1"},
 };
-static struct pm_fabric fabric = {.refs = 1, .n_nodes = 2, .nodes = nodes};
+static struct topology fabric = {.refs = 1, .n_nodes = 2, .nodes = nodes};
 static struct pm_port_state ports[4];
 static struct mib_row port_rows[4];
 static unsigned capmask[2] = {PM_CAP_ALL_PORT_SELECT | PM_CAPMASK_KNOWN, PM_CAPMASK_KNOWN};
@@ -53,7 +54,8 @@ static void build_fixtures(void)
 		port_rows[i].index_len = MIB_GUID_INDEX_LEN + 1;
 		port_rows[i].data = st;
 	}
-	pm.fabric = &fabric;        /* discovered */
+	discovery.snapshot = &fabric; /* discovered */
+	pm.topology = &discovery;
 	pm.sweep.snapshot = &sweep; /* published (static: no free function) */
 	pm_view_refresh(&pm);
 }
@@ -63,16 +65,16 @@ static int setup(void **state)
 	(void)state;
 	config_set_defaults(&ibsnmpd_cfg);
 	harness_start();
-	pm_samples_init(&pm);
+	pm_samples_init(&pm, 5);
 	pm_view_init(&pm);
 	build_fixtures();
-	return pm_mib_register(&pm);
+	return pm_mib_register(&pm.mib, &pm, NULL);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	pm_mib_unregister();
+	pm_mib_unregister(&pm.mib);
 	cache_group_stop(&pm.view);
 	harness_stop();
 	return 0;

@@ -16,7 +16,8 @@
 
 /* ---- fixtures: a channel adapter with two ports -------------------------------------- */
 
-static struct sma_node node;
+static struct sma_collector node;
+static struct sma_mib_regs regs;
 
 static const struct sma_nodeinfo node_info = {
 	.description = "hca1 HCA-1", .base_version = 1, .class_version = 1, .node_type = 1,
@@ -63,10 +64,10 @@ static void build_fixtures(void)
 	}
 	pkey_snapshot.table[0] = (struct mib_rows){2, pkey_row};
 	/* published: what handlers read (no free function: static) */
-	node.group[CACHE_NODE_INFO].snapshot = (void *)&node_info;
-	node.group[CACHE_SWITCH_INFO].snapshot = (void *)&no_switch;
-	node.group[CACHE_PORT_INFO].snapshot = &port_snapshot;
-	node.group[CACHE_PKEY].snapshot = &pkey_snapshot;
+	node.group[SMA_NODE_INFO].snapshot = (void *)&node_info;
+	node.group[SMA_SWITCH_INFO].snapshot = (void *)&no_switch;
+	node.group[SMA_PORT_INFO].snapshot = &port_snapshot;
+	node.group[SMA_PKEY].snapshot = &pkey_snapshot;
 }
 
 static int setup(void **state)
@@ -75,13 +76,13 @@ static int setup(void **state)
 	config_set_defaults(&ibsnmpd_cfg);
 	harness_start();
 	build_fixtures();
-	return sma_mib_register(&node);
+	return sma_mib_register_in(&regs, &node, NULL, (struct mib_asked){0});
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	sma_mib_unregister();
+	sma_mib_unregister_in(&regs);
 	harness_stop();
 	return 0;
 }

@@ -7,7 +7,7 @@
  * costs one discovery, not the daemon.
  *
  * Usage: ibsnmpd-discover CA PORT TIMEOUT_MS RETRIES
- * Output (stdout), read by pm_fabric_parse():
+ * Output (stdout), read by topology_parse():
  *   node GUID TYPE NUMPORTS LID DESCRIPTION...
  *   route GUID HOPS PORT...     (the directed route to the node above)
  *   port GUID PORTNUM LID

@@ -1,16 +1,12 @@
-/* The subnet's performance counters: discovery and sweeps.
+/* The subnet's performance counters: the sweeps.
  *
- * Discovery uses libibnetdisc, in the helper process ibsnmpd-discover
- * (discover_main.c, which says why); its output is read from a pipe watched
- * by the main loop and parsed by pm_fabric_parse().
- *
- * A sweep sends PortCounters / PortCountersExtended for every port, all
- * through the MAD engine (madMaxOutstanding in flight, madMaxPerDestination
- * to one LID). ClassPortInfo (whether a node has 64-bit counters, error
- * details) is asked once per node after each discovery, again for a node
- * that did not answer it, and after a trap 144 from the node. A node
- * that does not answer costs only its own timeouts; its ports are marked
- * stale and keep their last values. */
+ * A sweep sends PortCounters / PortCountersExtended for every port of the
+ * topology's last discovery, all through the MAD engine (madMaxOutstanding
+ * in flight, madMaxPerDestination to one LID). ClassPortInfo (whether a node
+ * has 64-bit counters, error details) is asked once per node after each
+ * discovery, again for a node that did not answer it, and after a trap 144
+ * from the node. A node that does not answer costs only its own timeouts;
+ * its ports are marked stale and keep their last values. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -23,161 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ibsnmpd/child.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
 #include "ibsnmpd/pm.h"
 
-/* ---- discovery (helper process) ------------------------------------------- */
-
-static void discovery_output(int fd, void *arg);
-static void discovery_exited(pid_t pid, int status, bool killed, void *arg);
-
-static void start_discovery(struct pm_subnet *pm)
-{
-	char port[16], timeout[16], retries[16];
-	char *argv[] = {pm->helper, pm->ca_name, port, timeout, retries, NULL};
-	int fds[2];
-	pid_t pid;
-
-	if (pm->discover_pid)
-		return; /* one at a time */
-	snprintf(port, sizeof(port), "%d", pm->port_num);
-	snprintf(timeout, sizeof(timeout), "%u", ibsnmpd_cfg.mad_timeout_ms);
-	snprintf(retries, sizeof(retries), "%u", ibsnmpd_cfg.mad_retries);
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		snmp_log(LOG_ERR, "discovery: pipe: %s\n", strerror(errno));
-		return;
-	}
-	/* a discovery that takes longer than the interval between two is hung */
-	pid = child_spawn("the subnet discovery helper", argv, fds[1], pm->discovery_interval_s,
-			  discovery_exited, pm);
-	close(fds[1]);
-	if (pid < 0) {
-		close(fds[0]);
-		return;
-	}
-	fcntl(fds[0], F_SETFL, O_NONBLOCK);
-	pm->discover_pid = pid;
-	pm->discover_fd = fds[0];
-	pm->discover_len = 0;
-	pm->discover_output_done = pm->discover_exited = false;
-	register_readfd(fds[0], discovery_output, pm);
-	DEBUGMSGTL(("ibsnmpd:pm", "discovery started (pid %ld)\n", (long)pid));
-}
-
-static void on_discovery_alarm(unsigned reg, void *arg)
-{
-	(void)reg;
-	start_discovery(arg);
-}
-
-void pm_subnet_rediscover(struct pm_subnet *pm)
-{
-	if (!pm->discover_pid)
-		snmp_log(LOG_INFO, "rediscovering the subnet\n");
-	start_discovery(pm);
-}
-
-static void discovery_finish(struct pm_subnet *pm);
-
-/* Collects the helper's output; at its end (and its exit), parses it. */
-static void discovery_output(int fd, void *arg)
-{
-	struct pm_subnet *pm = arg;
-
-	for (;;) {
-		ssize_t n;
-
-		if (pm->discover_cap - pm->discover_len < 4096) {
-			size_t cap = pm->discover_cap ? pm->discover_cap * 2 : 65536;
-			char *p = realloc(pm->discover_out, cap);
-
-			if (!p)
-				break;
-			pm->discover_out = p;
-			pm->discover_cap = cap;
-		}
-		n = read(fd, pm->discover_out + pm->discover_len, pm->discover_cap - pm->discover_len);
-		if (n > 0) {
-			pm->discover_len += (size_t)n;
-			continue;
-		}
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return; /* more later */
-		break;  /* end of output (or an error) */
-	}
-	unregister_readfd(fd);
-	close(fd);
-	pm->discover_fd = -1;
-	pm->discover_output_done = true;
-	if (pm->discover_exited)
-		discovery_finish(pm);
-	else
-		child_reap_now(); /* it has most likely exited: finish now, not a second later */
-}
-
-static void discovery_exited(pid_t pid, int status, bool killed, void *arg)
-{
-	struct pm_subnet *pm = arg;
-
-	(void)pid;
-	pm->discover_exited = true;
-	pm->discover_status = killed ? -1 : status;
-	if (pm->discover_output_done)
-		discovery_finish(pm);
-}
-
-/* Both the output's end and the helper's exit are in. */
-static void discovery_finish(struct pm_subnet *pm)
-{
-	int status = pm->discover_status;
-	struct pm_fabric *f;
-	char err[160];
-
-	pm->discover_pid = 0;
-	f = pm_fabric_parse(pm->discover_out, pm->discover_len, err, sizeof(err));
-	if (!f || status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snmp_log(LOG_WARNING, "subnet discovery failed (%s); keeping the previous node list\n",
-			 status < 0 ? "the helper hung and was killed"
-			 : !WIFEXITED(status) || WEXITSTATUS(status) ? "the helper failed" : err);
-		pm_fabric_free(f);
-		return;
-	}
-	/* Seen from a port whose link is down the subnet is the local node
-	 * alone: the nodes behind the link are not gone, their rows stay. */
-	if (f->n_nodes == 1 && pm->fabric && pm->fabric->n_nodes > 1) {
-		if (!pm->alone_noted)
-			snmp_log(LOG_WARNING, "subnet discovery saw the local node only (its link is "
-				 "down?); keeping the previous node list of %zu nodes\n",
-				 pm->fabric->n_nodes);
-		pm->alone_noted = true;
-		pm_fabric_free(f);
-		return;
-	}
-	pm->alone_noted = false;
-	snmp_log(LOG_INFO, "subnet discovered: %zu nodes, %zu ports in %.3f s\n", f->n_nodes,
-		 f->n_ports, f->seconds);
-	pm_fabric_put(pm->fabric);
-	pm->fabric = pm_fabric_get(f);
-	pm_view_refresh(pm); /* its rows are served now, their counters after the sweep */
-	/* sweep the new node list now; then every lifetime */
-	if (!pm->sweep.alarm)
-		cache_group_start(&pm->sweep);
-	else if (!pm->sweep.refreshing)
-		cache_group_refresh_now(&pm->sweep);
-	/* watched nodes may have new LIDs */
-	if (!pm->samples.alarm)
-		cache_group_start(&pm->samples);
-	else if (!pm->samples.refreshing)
-		cache_group_refresh_now(&pm->samples);
-}
-
 /* ---- sweeps ------------------------------------------------------------------ */
 
 struct sweep {
-	struct pm_subnet *pm;
+	struct pm_area *pm;
 	struct pm_snapshot *snap;   /* being built */
 	const struct pm_snapshot *prev;
 	unsigned *node_capmask;     /* per node of snap->fabric; 0 unknown */
@@ -385,7 +235,7 @@ static void got_classportinfo(void *ctx, int result, const uint8_t *data, size_t
 	sweep_done_one(sw);
 }
 
-void pm_subnet_capabilities_changed(struct pm_subnet *pm, unsigned lid)
+void pm_sweep_capabilities_changed(struct pm_area *pm, unsigned lid)
 {
 	if (pm->n_recheck < sizeof(pm->recheck_lid) / sizeof(pm->recheck_lid[0]))
 		pm->recheck_lid[pm->n_recheck++] = lid;
@@ -395,8 +245,8 @@ void pm_subnet_capabilities_changed(struct pm_subnet *pm, unsigned lid)
 
 /* The node's ClassPortInfo as the previous sweep of the same discovery
  * learned it; 0 where it must be asked. */
-static unsigned known_capmask(const struct pm_subnet *pm, const struct pm_snapshot *prev,
-			      const struct pm_fabric *f, size_t node)
+static unsigned known_capmask(const struct pm_area *pm, const struct pm_snapshot *prev,
+			      const struct topology *f, size_t node)
 {
 	unsigned cap;
 
@@ -437,22 +287,22 @@ void pm_snapshot_free(void *p)
 	free(s->ports);
 	free(s->rows.rows);
 	free(s->node_capmask);
-	pm_fabric_put(s->fabric);
+	topology_put(s->fabric);
 	free(s);
 }
 
 /* Nodes that did not answer the sweep are said when they change: their
  * ports keep their last values, marked stale. */
-static void note_silent_nodes(struct pm_subnet *pm, const struct pm_snapshot *s,
+static void note_silent_nodes(struct pm_area *pm, const struct pm_snapshot *s,
 			      const unsigned *capmask)
 {
-	const struct pm_fabric *f = s->fabric;
+	const struct topology *f = s->fabric;
 	size_t silent = 0, asked = 0, len = 0;
 	uint64_t print = 0;
 	char names[160] = "";
 
 	for (size_t k = 0; k < f->n_nodes; k++) {
-		const struct pm_node *n = &f->nodes[k];
+		const struct topo_node *n = &f->nodes[k];
 
 		if (!n->lid)
 			continue;
@@ -500,8 +350,8 @@ static void sweep_finish(struct sweep *sw)
 
 static void sweep_start(struct cache_group *g)
 {
-	struct pm_subnet *pm = g->owner;
-	struct pm_fabric *f = pm->fabric;
+	struct pm_area *pm = g->owner;
+	const struct topology *f = pm_topology(pm);
 	struct sweep *sw;
 	struct pm_snapshot *s;
 
@@ -532,12 +382,12 @@ static void sweep_start(struct cache_group *g)
 	sw->snap = s;
 	sw->prev = cache_snapshot(g);
 	sw->now = time(NULL);
-	s->fabric = pm_fabric_get(f);
+	s->fabric = topology_get(f);
 
 	s->n = f->n_ports;
 	for (size_t i = 0; i < f->n_ports; i++) {
-		const struct pm_port_ref *r = &f->ports[i];
-		const struct pm_node *n = &f->nodes[r->node];
+		const struct topo_port *r = &f->ports[i];
+		const struct topo_node *n = &f->nodes[r->node];
 		const struct pm_port_state *old = find_prev(sw->prev, n->guid, r->port);
 		struct pm_port_state *st = &s->ports[i];
 
@@ -584,7 +434,7 @@ static void sweep_start(struct cache_group *g)
 /* ---- actions on a node (SETs of IB-PM-MIB) ------------------------------------------ */
 
 struct clear_op {
-	struct pm_subnet *pm;
+	struct pm_area *pm;
 	pm_done_fn done;
 	void *ctx;
 };
@@ -592,7 +442,7 @@ struct clear_op {
 static void cleared(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct clear_op *op = ctx;
-	struct pm_subnet *pm = op->pm;
+	struct pm_area *pm = op->pm;
 
 	(void)data;
 	(void)len;
@@ -602,7 +452,7 @@ static void cleared(void *ctx, int result, const uint8_t *data, size_t len)
 		cache_group_refresh_now(&pm->sweep); /* show the zeros soon */
 }
 
-int pm_clear_counters(struct pm_subnet *pm, unsigned lid, unsigned port,
+int pm_clear_counters(struct pm_area *pm, unsigned lid, unsigned port,
 		      unsigned counter_select, pm_done_fn done, void *ctx)
 {
 	struct clear_op *op = calloc(1, sizeof(*op));
@@ -622,92 +472,29 @@ int pm_clear_counters(struct pm_subnet *pm, unsigned lid, unsigned port,
 	return 0;
 }
 
-void pm_subnet_apply_config(struct pm_subnet *pm)
+/* A discovery is published: sweep its node list now; then every lifetime. */
+void pm_sweep_discovered(struct pm_area *pm)
 {
-	cache_group_set_lifetime(&pm->sweep, ibsnmpd_cfg.cache_lifetime_s[CACHE_PM_COUNTERS]);
-	if (pm->samples.owner)
-		pm_samples_apply_config(pm);
-	if (pm->discovery_interval_s != ibsnmpd_cfg.pm_discovery_interval_s) {
-		pm->discovery_interval_s = ibsnmpd_cfg.pm_discovery_interval_s;
-		if (pm->discovery_alarm)
-			snmp_alarm_unregister(pm->discovery_alarm);
-		pm->discovery_alarm = snmp_alarm_register(pm->discovery_interval_s, SA_REPEAT,
-							  on_discovery_alarm, pm);
-	}
+	if (!pm->sweep.alarm)
+		cache_group_start(&pm->sweep);
+	else if (!pm->sweep.refreshing)
+		cache_group_refresh_now(&pm->sweep);
 }
 
-/* The helper: pmDiscoveryHelper if set, else beside the daemon's binary (the
- * build tree), else in IBSNMPD_LIBEXECDIR (an install). */
-static void find_helper(struct pm_subnet *pm)
+void pm_sweep_init(struct pm_area *pm, unsigned lifetime_s)
 {
-	if (ibsnmpd_cfg.pm_discovery_helper[0]) {
-		snprintf(pm->helper, sizeof(pm->helper), "%s", ibsnmpd_cfg.pm_discovery_helper);
-		return;
-	}
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n > 0) {
-		char *slash;
-
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(pm->helper, sizeof(pm->helper), "%.4000s/ibsnmpd-discover", self);
-			if (access(pm->helper, X_OK) == 0)
-				return;
-		}
-	}
-	snprintf(pm->helper, sizeof(pm->helper), "%s/ibsnmpd-discover", IBSNMPD_LIBEXECDIR);
-}
-
-int pm_subnet_start(struct pm_subnet *pm, const char *ca_name, int port_num)
-{
-	memset(pm, 0, sizeof(*pm));
-	snprintf(pm->ca_name, sizeof(pm->ca_name), "%s", ca_name);
-	pm->port_num = port_num;
-	pm->discover_fd = -1;
-	find_helper(pm);
-	if (access(pm->helper, X_OK)) {
-		snmp_log(LOG_ERR, "cannot run the discovery helper %s: %s\n", pm->helper,
-			 strerror(errno));
-		return -1;
-	}
 	pm->sweep.name = "PM counters sweep";
 	pm->sweep.refresh = sweep_start;
 	pm->sweep.free_snapshot = pm_snapshot_free;
 	pm->sweep.owner = pm;
-	pm->sweep.lifetime_s = ibsnmpd_cfg.cache_lifetime_s[CACHE_PM_COUNTERS];
-	pm_subnet_apply_config(pm);
-	pm_samples_init(pm);
-	pm_view_init(pm);
-	start_discovery(pm); /* the first sweep follows the first discovery */
-	return 0;
+	pm->sweep.lifetime_s = lifetime_s;
 }
 
-void pm_subnet_stop(struct pm_subnet *pm)
+void pm_sweep_stop(struct pm_area *pm)
 {
-	if (pm->discovery_alarm)
-		snmp_alarm_unregister(pm->discovery_alarm);
-	pm->discovery_alarm = 0;
-	cache_group_stop(&pm->view);
 	cache_group_stop(&pm->sweep);
-	pm_samples_stop(pm);
-	if (pm->discover_pid) {
-		if (pm->discover_fd >= 0) {
-			unregister_readfd(pm->discover_fd);
-			close(pm->discover_fd);
-		}
-		child_stop(pm->discover_pid);
-		pm->discover_pid = 0;
-	}
-	free(pm->discover_out);
-	pm->discover_out = NULL;
 	free(pm->select);
 	pm->select = NULL;
-	pm_fabric_put(pm->fabric);
-	pm->fabric = NULL;
 }
 
 static int select_cmp(const void *a, const void *b)
@@ -717,7 +504,7 @@ static int select_cmp(const void *a, const void *b)
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
-static struct pm_port_select *select_find(const struct pm_subnet *pm, uint64_t guid)
+static struct pm_port_select *select_find(const struct pm_area *pm, uint64_t guid)
 {
 	struct pm_port_select key = {.guid = guid};
 
@@ -725,14 +512,14 @@ static struct pm_port_select *select_find(const struct pm_subnet *pm, uint64_t g
 			    : NULL;
 }
 
-unsigned pm_port_select_get(const struct pm_subnet *pm, uint64_t guid, unsigned first_port)
+unsigned pm_port_select_get(const struct pm_area *pm, uint64_t guid, unsigned first_port)
 {
 	const struct pm_port_select *hit = select_find(pm, guid);
 
 	return hit ? hit->port : first_port;
 }
 
-int pm_port_select_set(struct pm_subnet *pm, uint64_t guid, unsigned port)
+int pm_port_select_set(struct pm_area *pm, uint64_t guid, unsigned port)
 {
 	struct pm_port_select key = {.guid = guid, .port = port};
 	struct pm_port_select *hit = select_find(pm, guid);
@@ -753,21 +540,5 @@ int pm_port_select_set(struct pm_subnet *pm, uint64_t guid, unsigned port)
 	pm->select[pm->n_select++] = key;
 	if (pm->n_select > 1)
 		qsort(pm->select, pm->n_select, sizeof(key), select_cmp);
-	return 0;
-}
-
-int pm_node_portid(const struct pm_node *nd, ib_portid_t *to)
-{
-	memset(to, 0, sizeof(*to)); /* ib_portid_set leaves the other fields as they are */
-	if (nd->lid) {
-		ib_portid_set(to, (int)nd->lid, 0, 0); /* an SMP, LID-routed */
-		return 0;
-	}
-	if (!nd->has_route)
-		return -1;
-	mad_portid_local(to);
-	to->drpath.cnt = (int)nd->route_hops;
-	for (unsigned h = 0; h < nd->route_hops; h++)
-		to->drpath.p[h + 1] = nd->route[h];
 	return 0;
 }

@@ -22,33 +22,33 @@
 #define NODE_TYPE_SWITCH 2
 #define CAPMASK_IS_SL_MAPPING_SUPPORTED (1u << 6)
 
-static struct sma_node *node_of(struct cache_group *g)
+static struct sma_collector *node_of(struct cache_group *g)
 {
 	return g->owner;
 }
 
-static const struct sma_nodeinfo *node_info(const struct sma_node *n)
+static const struct sma_nodeinfo *node_info(const struct sma_collector *n)
 {
-	return cache_snapshot(&n->group[CACHE_NODE_INFO]);
+	return cache_snapshot(&n->group[SMA_NODE_INFO]);
 }
 
-static bool is_switch(const struct sma_node *n)
+static bool is_switch(const struct sma_collector *n)
 {
 	const struct sma_nodeinfo *ni = node_info(n);
 
 	return ni && ni->node_type == NODE_TYPE_SWITCH;
 }
 
-static const struct sma_switchinfo *switch_info(const struct sma_node *n)
+static const struct sma_switchinfo *switch_info(const struct sma_collector *n)
 {
-	const struct sma_switch_snapshot *s = cache_snapshot(&n->group[CACHE_SWITCH_INFO]);
+	const struct sma_switch_snapshot *s = cache_snapshot(&n->group[SMA_SWITCH_INFO]);
 
 	return s && s->present ? &s->si : NULL;
 }
 
-static const struct sma_port_snapshot *port_info(const struct sma_node *n)
+static const struct sma_port_snapshot *port_info(const struct sma_collector *n)
 {
-	return cache_snapshot(&n->group[CACHE_PORT_INFO]);
+	return cache_snapshot(&n->group[SMA_PORT_INFO]);
 }
 
 static const struct sma_portinfo *port_of(const struct sma_port_snapshot *ps, unsigned num)
@@ -60,7 +60,7 @@ static const struct sma_portinfo *port_of(const struct sma_port_snapshot *ps, un
 }
 
 /* The port an SMP sent to a CA over this path is about: its local port. */
-static unsigned local_port(const struct sma_node *n)
+static unsigned local_port(const struct sma_collector *n)
 {
 	const struct sma_nodeinfo *ni = node_info(n);
 
@@ -210,7 +210,7 @@ static void build_switch_info(struct smp_batch *b)
 
 static void refresh_switch_info(struct cache_group *g)
 {
-	struct sma_node *n = node_of(g);
+	struct sma_collector *n = node_of(g);
 	struct smp_batch *b;
 
 	if (!node_info(n))
@@ -241,7 +241,7 @@ static void port_snapshot_free(void *p)
 	free(s);
 }
 
-static bool port_known(const struct sma_node *n, unsigned port, struct sma_portinfo *pi)
+static bool port_known(const struct sma_collector *n, unsigned port, struct sma_portinfo *pi)
 {
 	return n->port_known && n->port_known(n->port_known_arg, port, pi);
 }
@@ -252,7 +252,7 @@ static bool port_known(const struct sma_node *n, unsigned port, struct sma_porti
 static void build_port_info(struct smp_batch *b)
 {
 	struct sma_port_snapshot *s = calloc(1, sizeof(*s));
-	struct sma_node *n = (struct sma_node *)b->arg;
+	struct sma_collector *n = (struct sma_collector *)b->arg;
 	const struct sma_nodeinfo *ni = node_info(n);
 	unsigned first = is_switch(n) ? 0 : 1, last = ni ? ni->num_ports : 0;
 	size_t cap = b->count + (last >= first ? last - first + 1 : 0), next = 0;
@@ -309,31 +309,40 @@ static const char *link_state_name(unsigned state)
 	return state >= 1 && state <= 5 ? names[state - 1] : "unknown";
 }
 
-/* After a PortInfo snapshot is published: a new MasterSMLID on the
- * management port means a new master SM; its link leaving or reaching
- * Active is said once (the fabric beyond it cannot be read meanwhile). */
-static void port_info_published(struct cache_group *g, const void *before, const void *after,
-				void *arg)
+/* After the local node's PortInfo snapshot is published: its link leaving
+ * or reaching Active is said once (the fabric beyond it cannot be read
+ * meanwhile). */
+static void local_link_published(struct cache_group *g, const void *before, const void *after,
+				 void *arg)
 {
 	const struct sma_port_snapshot *old = before, *now = after;
-	struct sma_node *n = arg;
 	const unsigned active = 4;
 
 	(void)g;
-	if (!old || !old->mgmt || !now->mgmt || n->remote)
+	(void)arg;
+	if (!old || !old->mgmt || !now->mgmt)
 		return;
 	if (old->mgmt->pi.state == active && now->mgmt->pi.state != active)
 		snmp_log(LOG_WARNING, "the local port's link is %s (was Active): nothing beyond it "
 			 "can be read until it is back\n", link_state_name(now->mgmt->pi.state));
 	else if (old->mgmt->pi.state != active && now->mgmt->pi.state == active)
 		snmp_log(LOG_NOTICE, "the local port's link is Active again\n");
-	if (old->mgmt->pi.sm_lid != now->mgmt->pi.sm_lid && n->on_sm_change)
-		n->on_sm_change(n->on_sm_change_arg, old->mgmt->pi.sm_lid, now->mgmt->pi.sm_lid);
+}
+
+bool sma_sm_moved(const void *before, const void *after, unsigned *from, unsigned *to)
+{
+	const struct sma_port_snapshot *old = before, *now = after;
+
+	if (!old || !old->mgmt || !now || !now->mgmt || old->mgmt->pi.sm_lid == now->mgmt->pi.sm_lid)
+		return false;
+	*from = old->mgmt->pi.sm_lid;
+	*to = now->mgmt->pi.sm_lid;
+	return true;
 }
 
 static void refresh_port_info(struct cache_group *g)
 {
-	struct sma_node *n = node_of(g);
+	struct sma_collector *n = node_of(g);
 	const struct sma_nodeinfo *ni = node_info(n);
 	unsigned first, last, known = 0;
 	bool elsewhere[256] = {false}; /* NumPorts is 8 bits */
@@ -368,7 +377,7 @@ static void refresh_port_info(struct cache_group *g)
 static void build_guid_info(struct smp_batch *b)
 {
 	struct sma_table_snapshot *t;
-	const struct sma_node *n = b->arg;
+	const struct sma_collector *n = b->arg;
 	unsigned port = is_switch(n) ? 0 : local_port(n);
 	const struct sma_port_snapshot *ps = port_info(n);
 	const struct sma_portinfo *pi = port_of(ps, port);
@@ -401,7 +410,7 @@ static void build_guid_info(struct smp_batch *b)
 
 static void refresh_guid_info(struct cache_group *g)
 {
-	struct sma_node *n = node_of(g);
+	struct sma_collector *n = node_of(g);
 	const struct sma_portinfo *pi;
 	unsigned blocks;
 	struct smp_batch *b;
@@ -458,7 +467,7 @@ static void build_pkey(struct smp_batch *b)
 
 static void refresh_pkey(struct cache_group *g)
 {
-	struct sma_node *n = node_of(g);
+	struct sma_collector *n = node_of(g);
 	const struct sma_nodeinfo *ni = node_info(n);
 	const struct sma_switchinfo *si = switch_info(n);
 	bool sw = is_switch(n);
@@ -527,7 +536,7 @@ static void build_sl2vl(struct smp_batch *b)
 
 static void refresh_sl2vl(struct cache_group *g)
 {
-	struct sma_node *n = node_of(g);
+	struct sma_collector *n = node_of(g);
 	const struct sma_nodeinfo *ni = node_info(n);
 	const struct sma_port_snapshot *ps = port_info(n);
 	struct smp_batch *b;
@@ -601,7 +610,7 @@ static void build_vlarb(struct smp_batch *b)
 
 static void refresh_vlarb(struct cache_group *g)
 {
-	struct sma_node *n = node_of(g);
+	struct sma_collector *n = node_of(g);
 	const struct sma_port_snapshot *ps = port_info(n);
 	bool sw = is_switch(n);
 	size_t count = 0, k = 0;
@@ -679,7 +688,7 @@ static void build_lft(struct smp_batch *b)
 
 static void refresh_lft(struct cache_group *g)
 {
-	struct sma_node *n = node_of(g);
+	struct sma_collector *n = node_of(g);
 	const struct sma_switchinfo *si = switch_info(n);
 	struct smp_batch *b;
 	unsigned blocks;
@@ -746,7 +755,7 @@ static void build_mft(struct smp_batch *b)
 
 static void refresh_mft(struct cache_group *g)
 {
-	struct sma_node *n = node_of(g);
+	struct sma_collector *n = node_of(g);
 	const struct sma_nodeinfo *ni = node_info(n);
 	const struct sma_switchinfo *si = switch_info(n);
 	unsigned entries, blocks, positions;
@@ -815,7 +824,7 @@ static void build_rft(struct smp_batch *b)
 
 static void refresh_rft(struct cache_group *g)
 {
-	struct sma_node *n = node_of(g);
+	struct sma_collector *n = node_of(g);
 	const struct sma_switchinfo *si = switch_info(n);
 	struct smp_batch *b;
 	unsigned blocks;
@@ -842,7 +851,7 @@ static void refresh_rft(struct cache_group *g)
 
 /* The ports a per-port attribute is read for: the management port (where
  * SMInfo lives), or every port of a switch / the local port of a CA. */
-static size_t plan_ports(const struct sma_node *n, bool mgmt_only, unsigned *ports, size_t max)
+static size_t plan_ports(const struct sma_collector *n, bool mgmt_only, unsigned *ports, size_t max)
 {
 	const struct sma_nodeinfo *ni = node_info(n);
 	size_t k = 0;
@@ -887,12 +896,12 @@ static int decode_led(const uint8_t *data, size_t len, void *payload)
 }
 
 static const struct per_port_attr per_port_attrs[] = {
-	[CACHE_SM_INFO] = {IB_ATTR_SMINFO, true, false, sizeof(struct sma_sminfo_entry),
+	[SMA_SM_INFO] = {IB_ATTR_SMINFO, true, false, sizeof(struct sma_sminfo_entry),
 			   offsetof(struct sma_sminfo_entry, sm), decode_sminfo, 0},
-	[CACHE_VENDOR_DIAG] = {IB_ATTR_VENDOR_DIAG, false, true, sizeof(struct sma_vdiag_entry),
+	[SMA_VENDOR_DIAG] = {IB_ATTR_VENDOR_DIAG, false, true, sizeof(struct sma_vdiag_entry),
 			       offsetof(struct sma_vdiag_entry, d), decode_vdiag,
 			       offsetof(struct sma_vdiag_entry, diag_code)},
-	[CACHE_LED_INFO] = {IB_ATTR_LED_INFO, false, true, sizeof(struct sma_led_entry),
+	[SMA_LED_INFO] = {IB_ATTR_LED_INFO, false, true, sizeof(struct sma_led_entry),
 			    offsetof(struct sma_led_entry, on), decode_led, 0},
 };
 
@@ -928,7 +937,7 @@ static void build_per_port(struct smp_batch *b)
 static void refresh_per_port(struct cache_group *g)
 {
 	const struct per_port_attr *a = &per_port_attrs[g - node_of(g)->group];
-	struct sma_node *n = node_of(g);
+	struct sma_collector *n = node_of(g);
 	unsigned ports[256];
 	size_t np = plan_ports(n, a->mgmt_only, ports, 256);
 	size_t step = a->diag_code_offset ? 2 : 1;
@@ -957,57 +966,81 @@ static void refresh_per_port(struct cache_group *g)
 
 /* ---- the node -------------------------------------------------------------- */
 
+#define DECL(g, nm, lifetime) \
+	[g] = {g + 1, nm, lifetime, offsetof(struct sma_collector, group) + \
+					    (g) * sizeof(struct cache_group)}
+
+/* Defaults: what changes often (port state, SM state) is read more often. */
+const struct cache_decl sma_cache_decls[SMA_GROUPS] = {
+	DECL(SMA_NODE_INFO, "nodeInfo", 60),
+	DECL(SMA_SWITCH_INFO, "switchInfo", 60),
+	DECL(SMA_PORT_INFO, "portInfo", 15),
+	DECL(SMA_GUID_INFO, "guidInfo", 300),
+	DECL(SMA_PKEY, "pKeyTable", 60),
+	DECL(SMA_SL2VL, "slToVlTable", 300),
+	DECL(SMA_VLARB, "vlArbTable", 300),
+	DECL(SMA_LFT, "linearForwarding", 60),
+	DECL(SMA_MFT, "multicastForwarding", 60),
+	DECL(SMA_RFT, "randomForwarding", 300),
+	DECL(SMA_SM_INFO, "smInfo", 30),
+	DECL(SMA_VENDOR_DIAG, "vendorDiag", 300),
+	DECL(SMA_LED_INFO, "ledInfo", 300),
+};
+
 static const struct {
 	const char *name;
 	cache_refresh_fn refresh;
 	cache_free_fn free_snapshot;
-} group_def[CACHE_SMA_COUNT] = {
-	[CACHE_NODE_INFO] = {"SMA node info", refresh_node_info, free},
-	[CACHE_SWITCH_INFO] = {"SMA switch info", refresh_switch_info, free},
-	[CACHE_PORT_INFO] = {"SMA port info", refresh_port_info, port_snapshot_free},
-	[CACHE_GUID_INFO] = {"SMA GUID info", refresh_guid_info, table_snapshot_free},
-	[CACHE_PKEY] = {"SMA P_Key table", refresh_pkey, table_snapshot_free},
-	[CACHE_SL2VL] = {"SMA SL to VL table", refresh_sl2vl, table_snapshot_free},
-	[CACHE_VLARB] = {"SMA VL arbitration", refresh_vlarb, table_snapshot_free},
-	[CACHE_LFT] = {"SMA linear forwarding", refresh_lft, table_snapshot_free},
-	[CACHE_MFT] = {"SMA multicast forwarding", refresh_mft, table_snapshot_free},
-	[CACHE_RFT] = {"SMA random forwarding", refresh_rft, table_snapshot_free},
-	[CACHE_SM_INFO] = {"SMA SM info", refresh_per_port, table_snapshot_free},
-	[CACHE_VENDOR_DIAG] = {"SMA vendor diagnostics", refresh_per_port, table_snapshot_free},
-	[CACHE_LED_INFO] = {"SMA LED info", refresh_per_port, table_snapshot_free},
+} group_def[SMA_GROUPS] = {
+	[SMA_NODE_INFO] = {"SMA node info", refresh_node_info, free},
+	[SMA_SWITCH_INFO] = {"SMA switch info", refresh_switch_info, free},
+	[SMA_PORT_INFO] = {"SMA port info", refresh_port_info, port_snapshot_free},
+	[SMA_GUID_INFO] = {"SMA GUID info", refresh_guid_info, table_snapshot_free},
+	[SMA_PKEY] = {"SMA P_Key table", refresh_pkey, table_snapshot_free},
+	[SMA_SL2VL] = {"SMA SL to VL table", refresh_sl2vl, table_snapshot_free},
+	[SMA_VLARB] = {"SMA VL arbitration", refresh_vlarb, table_snapshot_free},
+	[SMA_LFT] = {"SMA linear forwarding", refresh_lft, table_snapshot_free},
+	[SMA_MFT] = {"SMA multicast forwarding", refresh_mft, table_snapshot_free},
+	[SMA_RFT] = {"SMA random forwarding", refresh_rft, table_snapshot_free},
+	[SMA_SM_INFO] = {"SMA SM info", refresh_per_port, table_snapshot_free},
+	[SMA_VENDOR_DIAG] = {"SMA vendor diagnostics", refresh_per_port, table_snapshot_free},
+	[SMA_LED_INFO] = {"SMA LED info", refresh_per_port, table_snapshot_free},
 };
 
-void sma_node_init(struct sma_node *node, const ib_portid_t *path)
+void sma_collector_init(struct sma_collector *node, const ib_portid_t *path, bool remote)
 {
 	memset(node, 0, sizeof(*node));
 	node->path = *path;
-	for (int i = 0; i < CACHE_SMA_COUNT; i++) {
+	node->remote = remote;
+	for (int i = 0; i < SMA_GROUPS; i++) {
 		node->group[i].name = group_def[i].name;
 		node->group[i].refresh = group_def[i].refresh;
 		node->group[i].free_snapshot = group_def[i].free_snapshot;
 		node->group[i].owner = node;
 	}
-	cache_group_observe(&node->group[CACHE_PORT_INFO], port_info_published, node);
-	sma_node_apply_config(node);
+	if (!remote)
+		cache_group_observe(&node->group[SMA_PORT_INFO], &node->local_link,
+				    local_link_published, node);
+	sma_collector_apply_config(node);
 }
 
-void sma_node_apply_config(struct sma_node *node)
+void sma_collector_apply_config(struct sma_collector *node)
 {
-	for (int i = 0; i < CACHE_SMA_COUNT; i++)
-		cache_group_set_lifetime(&node->group[i], ibsnmpd_cfg.cache_lifetime_s[i]);
+	for (int i = 0; i < SMA_GROUPS; i++)
+		cache_group_set_lifetime(&node->group[i], config_cache_lifetime(&sma_cache_decls[i]));
 }
 
 /* Start-up order: NodeInfo; then SwitchInfo and PortInfo, which the others
  * plan from; then the rest. Each stage starts when the previous one has had
- * its first refresh (sma_node_start_step). */
-static void start_range(struct sma_node *node, int from, int to)
+ * its first refresh (sma_collector_start_step). */
+static void start_range(struct sma_collector *node, int from, int to)
 {
 	for (int i = from; i <= to; i++)
 		if (!node->group[i].alarm)
 			cache_group_start(&node->group[i]);
 }
 
-static bool tried(const struct sma_node *node, int from, int to)
+static bool tried(const struct sma_collector *node, int from, int to)
 {
 	for (int i = from; i <= to; i++)
 		if (!node->group[i].alarm || node->group[i].attempts == 0)
@@ -1015,26 +1048,26 @@ static bool tried(const struct sma_node *node, int from, int to)
 	return true;
 }
 
-void sma_node_start(struct sma_node *node)
+void sma_collector_start(struct sma_collector *node)
 {
-	start_range(node, CACHE_NODE_INFO, CACHE_NODE_INFO);
+	start_range(node, SMA_NODE_INFO, SMA_NODE_INFO);
 }
 
-bool sma_node_start_step(struct sma_node *n)
+bool sma_collector_start_step(struct sma_collector *n)
 {
-	if (!tried(n, CACHE_NODE_INFO, CACHE_NODE_INFO))
+	if (!tried(n, SMA_NODE_INFO, SMA_NODE_INFO))
 		return false;
-	if (!n->group[CACHE_SWITCH_INFO].alarm)
-		start_range(n, CACHE_SWITCH_INFO, CACHE_PORT_INFO);
-	if (!tried(n, CACHE_SWITCH_INFO, CACHE_PORT_INFO))
+	if (!n->group[SMA_SWITCH_INFO].alarm)
+		start_range(n, SMA_SWITCH_INFO, SMA_PORT_INFO);
+	if (!tried(n, SMA_SWITCH_INFO, SMA_PORT_INFO))
 		return false;
-	if (!n->group[CACHE_GUID_INFO].alarm)
-		start_range(n, CACHE_GUID_INFO, CACHE_SMA_COUNT - 1);
-	return tried(n, CACHE_GUID_INFO, CACHE_SMA_COUNT - 1);
+	if (!n->group[SMA_GUID_INFO].alarm)
+		start_range(n, SMA_GUID_INFO, SMA_GROUPS - 1);
+	return tried(n, SMA_GUID_INFO, SMA_GROUPS - 1);
 }
 
-void sma_node_stop(struct sma_node *node)
+void sma_collector_stop(struct sma_collector *node)
 {
-	for (int i = 0; i < CACHE_SMA_COUNT; i++)
+	for (int i = 0; i < SMA_GROUPS; i++)
 		cache_group_stop(&node->group[i]);
 }

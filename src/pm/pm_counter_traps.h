@@ -1,8 +1,8 @@
 /* Traps 129 and 130 as the counters tell them (pure): LocalLinkIntegrity-
  * Errors and ExcessiveBufferOverrunErrors count exactly the threshold events
  * those traps report, and opensm never forwards the traps themselves. */
-#ifndef IBSNMPD_COUNTER_TRAPS_H
-#define IBSNMPD_COUNTER_TRAPS_H
+#ifndef IBSNMPD_PM_COUNTER_TRAPS_H
+#define IBSNMPD_PM_COUNTER_TRAPS_H
 
 #include <stddef.h>
 

@@ -13,7 +13,9 @@
 #include "ibsnmpd/notice.h"
 #include "ibsnmpd/notify.h"
 #include "ibsnmpd/octets.h"
-#include "ibsnmpd/sma.h"
+#include "ibsnmpd/sma_attr.h"
+
+#include "trap_internal.h"
 
 /* The Notice's details go in ibSmaNodeInfo's notification objects (.0). */
 enum sma_notify_object {
@@ -130,7 +132,7 @@ static netsnmp_variable_list *notification_varbinds(const struct notice *n, unsi
 	return vl;
 }
 
-void sma_notify_trap(const struct notice *n, const char *via, void *arg)
+void trap_notify_sma(const struct notice *n, const char *via, void *arg)
 {
 	unsigned which = n->is_generic ? sma_notification_of_trap(n->trap_number) : 0;
 

@@ -1,29 +1,29 @@
-/* Parses what ibsnmpd-discover prints into a struct pm_fabric. Pure; any
+/* Parses what ibsnmpd-discover prints into a struct topology. Pure; any
  * malformed or truncated output is refused as a whole, with the line. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibsnmpd/pm_attr.h"
+#include "ibsnmpd/topology.h"
 
-/* A fabric is shared by pm_subnet (the latest discovery) and by every
- * snapshot built from it; the last one to let go frees it. All on the main
- * thread. */
-struct pm_fabric *pm_fabric_get(struct pm_fabric *f)
+/* A discovery is shared by the topology's cache group and by every snapshot
+ * built from it; the last one to let go frees it. All on the main thread. */
+/* Holders keep const pointers; the count is the only thing that changes. */
+const struct topology *topology_get(const struct topology *f)
 {
 	if (f)
-		f->refs++;
+		((struct topology *)f)->refs++;
 	return f;
 }
 
-void pm_fabric_put(struct pm_fabric *f)
+void topology_put(const struct topology *f)
 {
-	if (f && --f->refs == 0)
-		pm_fabric_free(f);
+	if (f && --((struct topology *)f)->refs == 0)
+		topology_free((struct topology *)f);
 }
 
-void pm_fabric_free(struct pm_fabric *f)
+void topology_free(struct topology *f)
 {
 	if (!f)
 		return;
@@ -34,7 +34,7 @@ void pm_fabric_free(struct pm_fabric *f)
 
 static int node_cmp(const void *a, const void *b)
 {
-	const struct pm_node *x = a, *y = b;
+	const struct topo_node *x = a, *y = b;
 
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
@@ -65,7 +65,7 @@ static void *grow(void *p, size_t *cap, size_t n, size_t sz)
 
 /* What the lines said so far. */
 struct parse {
-	struct pm_fabric *f;
+	struct topology *f;
 	size_t cap_nodes;
 	struct port_line *pl;
 	size_t n_pl, cap_pl;
@@ -78,7 +78,7 @@ static int node_line(struct parse *ps, const char *line)
 	unsigned long long guid;
 	int type, numports, used = 0;
 	unsigned lid;
-	struct pm_node *nd;
+	struct topo_node *nd;
 	void *q;
 
 	if (sscanf(line, "node %llx %d %d %u %n", &guid, &type, &numports, &lid, &used) != 4 ||
@@ -137,7 +137,7 @@ static int route_line(struct parse *ps, const char *line)
 {
 	unsigned long long guid;
 	int hops, used = 0;
-	struct pm_node *nd;
+	struct topo_node *nd;
 
 	if (sscanf(line, "route %llx %d%n", &guid, &hops, &used) != 2 || hops < 0 || hops > 63)
 		return 1;
@@ -169,7 +169,7 @@ static int ident_line(struct parse *ps, const char *line)
 	unsigned long long guid;
 	unsigned vendor, device, revision;
 	int used = 0;
-	struct pm_node *nd;
+	struct topo_node *nd;
 
 	if (sscanf(line, "ident %llx %x %x %x%n", &guid, &vendor, &device, &revision, &used) != 4 ||
 	    line[used] != '\0' || vendor > 0xffffff || device > 0xffff)
@@ -206,7 +206,7 @@ static int one_line(struct parse *ps, const char *line)
 /* The lines, sorted and checked, become the fabric's nodes and ports. */
 static int assemble(struct parse *ps, char *err, size_t errlen)
 {
-	struct pm_fabric *f = ps->f;
+	struct topology *f = ps->f;
 
 	if (f->n_nodes > 1)
 		qsort(f->nodes, f->n_nodes, sizeof(*f->nodes), node_cmp);
@@ -226,8 +226,8 @@ static int assemble(struct parse *ps, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < ps->n_pl; i++) {
 		const struct port_line *p = &ps->pl[i];
-		const struct pm_node *nd = pm_fabric_node(f, p->guid);
-		struct pm_port_ref *ref = &f->ports[f->n_ports];
+		const struct topo_node *nd = topology_node(f, p->guid);
+		struct topo_port *ref = &f->ports[f->n_ports];
 
 		if (!nd) {
 			snprintf(err, errlen, "port %u of unknown node %016llx", p->port,
@@ -250,9 +250,9 @@ static int assemble(struct parse *ps, char *err, size_t errlen)
 	return 0;
 }
 
-struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_t errlen)
+struct topology *topology_parse(const char *text, size_t len, char *err, size_t errlen)
 {
-	struct parse ps = {.f = calloc(1, sizeof(struct pm_fabric))};
+	struct parse ps = {.f = calloc(1, sizeof(struct topology))};
 	const char *p = text, *end = text + len;
 	size_t lineno = 0;
 	int r = 0;
@@ -298,11 +298,11 @@ struct pm_fabric *pm_fabric_parse(const char *text, size_t len, char *err, size_
 	return ps.f;
 bad:
 	free(ps.pl);
-	pm_fabric_free(ps.f);
+	topology_free(ps.f);
 	return NULL;
 }
 
-const struct pm_node *pm_fabric_node(const struct pm_fabric *f, uint64_t guid)
+const struct topo_node *topology_node(const struct topology *f, uint64_t guid)
 {
 	for (size_t lo = 0, hi = f ? f->n_nodes : 0; lo < hi;) {
 		size_t mid = (lo + hi) / 2;
@@ -317,14 +317,14 @@ const struct pm_node *pm_fabric_node(const struct pm_fabric *f, uint64_t guid)
 	return NULL;
 }
 
-const struct pm_port_ref *pm_fabric_port(const struct pm_fabric *f, size_t node, unsigned port)
+const struct topo_port *topology_port(const struct topology *f, size_t node, unsigned port)
 {
 	size_t lo = 0, hi = f && node < f->n_nodes ? f->n_ports : 0;
 	uint64_t guid = hi ? f->nodes[node].guid : 0;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct pm_port_ref *r = &f->ports[mid];
+		const struct topo_port *r = &f->ports[mid];
 		uint64_t g = f->nodes[r->node].guid;
 
 		if (g < guid || (g == guid && r->port < port))

@@ -1,5 +1,5 @@
-/* Traps 129/130 from successive readings of the counters (counter_traps.h). */
-#include "counter_traps.h"
+/* Traps 129/130 from successive readings of the counters (pm_counter_traps.h). */
+#include "pm_counter_traps.h"
 
 static int port_cmp(const struct pm_port_state *a, const struct pm_port_state *b)
 {

@@ -1,0 +1,25 @@
+/* The areas the daemon runs, in start order: each may use those before it
+ * (area_find). Adding an area: its folder, and a line here. */
+#include <stddef.h>
+
+#include "ibsnmpd/area.h"
+#include "ibsnmpd/dcbx.h"
+#include "ibsnmpd/fabric.h"
+#include "ibsnmpd/node.h"
+#include "ibsnmpd/pkey.h"
+#include "ibsnmpd/pm.h"
+#include "ibsnmpd/sma.h"
+#include "ibsnmpd/topology.h"
+#include "ibsnmpd/trap.h"
+
+const struct area_def *const ibsnmpd_areas[] = {
+	&sma_area_def,      /* the local node, filled before anything is served */
+	&trap_area_def,     /* traps in: the next ones observe them */
+	&topology_area_def, /* the subnet's discovery: the next ones follow it */
+	&pm_area_def,
+	&fabric_area_def,
+	&node_area_def,     /* after the sweeps it serves */
+	&pkey_area_def,
+	&dcbx_area_def,
+	NULL,
+};

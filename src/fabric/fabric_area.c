@@ -1,0 +1,127 @@
+/* The fabric area: every link of the subnet (fabricEnable). It follows the
+ * topology (a new node list is swept at once) and the traps (a trap 128
+ * has the switch read again within a second); its notifications come from
+ * an observer of its own group (fabric_notify.c). */
+#include "ibsnmpd/netsnmp.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibsnmpd/area.h"
+#include "ibsnmpd/fabric.h"
+
+static struct fabric_config {
+	bool enabled;             /* fabricEnable */
+	char state_file[4096];    /* fabricStateFile: the baseline ("" = net-snmp's persistent dir) */
+	bool baseline_reset;      /* fabricBaselineReset: forget the saved baseline at start and SIGHUP */
+} cfg;
+
+static const struct cache_decl caches[] = {
+	{18, "fabricPorts", 15, offsetof(struct fabric_area, group)},
+};
+
+static void discovered(struct cache_group *g, const void *before, const void *after, void *arg)
+{
+	(void)g;
+	(void)before;
+	(void)after;
+	fabric_sweep_discovered(arg);
+}
+
+static void trap_seen(const struct notice *n, const char *via, void *arg)
+{
+	(void)via;
+	if (n->is_generic && n->trap_number == 128)
+		fabric_link_trap(arg, n->lid);
+}
+
+static void *start(const struct area_env *env)
+{
+	struct topology_area *topology = area_find(&topology_area_def);
+	struct fabric_area *a;
+
+	(void)env;
+	if (!topology) {
+		snmp_log(LOG_ERR, "the link sweeps need the subnet's topology\n");
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->topology = topology_group(topology);
+	fabric_sweep_init(a, config_cache_lifetime(&caches[0]), cfg.state_file, cfg.baseline_reset);
+	cache_group_observe(&a->group, &a->notified, fabric_notify_published, a);
+	cache_group_observe(a->topology, &a->discovered, discovered, a);
+	a->traps = area_find(&trap_area_def);
+	if (a->traps)
+		trap_observe(a->traps, &a->trap_seen, trap_seen, a);
+	fabric_sweep_discovered(a); /* a discovery may be in already */
+	return a;
+}
+
+static int register_handlers(void *self)
+{
+	struct fabric_area *a = self;
+
+	return fabric_mib_register(&a->mib, a, NULL);
+}
+
+static void unregister_handlers(void *self)
+{
+	struct fabric_area *a = self;
+
+	fabric_mib_unregister(&a->mib);
+}
+
+static void reload(void *self)
+{
+	fabric_sweep_apply_config(self, config_cache_lifetime(&caches[0]), cfg.state_file,
+				  cfg.baseline_reset);
+}
+
+static void stop(void *self)
+{
+	struct fabric_area *a = self;
+
+	cache_group_unobserve(a->topology, &a->discovered);
+	if (a->traps)
+		trap_unobserve(a->traps, &a->trap_seen);
+	fabric_sweep_stop(a);
+	free(a);
+}
+
+static bool wanted(void)
+{
+	return cfg.enabled;
+}
+
+static void defaults(void)
+{
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.enabled = true;
+}
+
+static const struct config_token tokens[] = {
+	{"fabricEnable", CONFIG_BOOL, &cfg.enabled, .help = "yes|no"},
+	{"fabricStateFile", CONFIG_PATH, cfg.state_file, sizeof(cfg.state_file), .help = "PATH"},
+	{"fabricBaselineReset", CONFIG_BOOL, &cfg.baseline_reset, .help = "yes|no"},
+};
+
+const struct area_def fabric_area_def = {
+	.name = "the link sweeps",
+	.tokens = tokens,
+	.n_tokens = sizeof(tokens) / sizeof(tokens[0]),
+	.config = &cfg,
+	.config_size = sizeof(cfg),
+	.config_defaults = defaults,
+	.wanted = wanted,
+	.enable_token = "fabricEnable",
+	.caches = caches,
+	.n_caches = sizeof(caches) / sizeof(caches[0]),
+	.start = start,
+	.register_mib = register_handlers,
+	.reload = reload,
+	.unregister_mib = unregister_handlers,
+	.stop = stop,
+};

@@ -1,0 +1,106 @@
+/* The link notifications: after a snapshot of the fabric group is
+ * published, each row's events (fabric_build() set them: one per link and
+ * change of condition) go out through the notification path
+ *   IBSNMPD-MIB::ibsnmpdLinkDown, ...Up, ...Degraded, ...Restored
+ * with the row's columns as ibsnmpdFabricPortTable serves them. */
+#include <string.h>
+
+#include "ibsnmpd/fabric.h"
+#include "ibsnmpd/mib_oids.h"
+#include "ibsnmpd/notify.h"
+
+static const oid port_table_oid[] = {OID_IBSNMPD_FABRIC_PORT_TABLE};
+
+static const unsigned link_objects[] = {
+	COLUMN_IBSNMPD_FABRIC_PORT_NODE_DESCRIPTION, COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_NODE_GUID,
+	COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_NODE_DESCRIPTION, COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_PORT,
+	COLUMN_IBSNMPD_FABRIC_PORT_LINK_STATE, COLUMN_IBSNMPD_FABRIC_PORT_PHYS_STATE,
+	COLUMN_IBSNMPD_FABRIC_PORT_WIDTH_ACTIVE, COLUMN_IBSNMPD_FABRIC_PORT_SPEED_ACTIVE,
+	COLUMN_IBSNMPD_FABRIC_PORT_RATE,
+};
+
+static const unsigned degraded_objects[] = {
+	COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_WIDTH, COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_SPEED,
+};
+
+static void add_column(netsnmp_variable_list **vl, const struct fabric_port *p, unsigned column)
+{
+	oid name[MAX_OID_LEN];
+	size_t len = OID_LENGTH(port_table_oid);
+	netsnmp_variable_list vb;
+
+	memcpy(name, port_table_oid, sizeof(port_table_oid));
+	name[len++] = 1;
+	name[len++] = column;
+	mib_index_put_guid(name + len, p->guid);
+	len += MIB_GUID_INDEX_LEN;
+	name[len++] = p->port;
+	memset(&vb, 0, sizeof(vb));
+	vb.val.string = vb.buf;
+	if (fabric_mib_column(p, column, &vb)) {
+		/* no value (e.g. PhysState of a node no longer reached) */
+		snmp_free_var_internals(&vb);
+		return;
+	}
+	snmp_varlist_add_variable(vl, name, len, vb.type, vb.val.string, vb.val_len);
+	snmp_free_var_internals(&vb);
+}
+
+/* ibsnmpdNodeContext of the row's node: the context an NMS that added the
+ * node as a device knows it by (none if its type gets no context). */
+static void add_node_context(netsnmp_variable_list **vl, const struct fabric_port *p)
+{
+	static const oid node_table_oid[] = {OID_IBSNMPD_NODE_TABLE};
+	oid name[OID_LENGTH(node_table_oid) + 2 + MIB_GUID_INDEX_LEN];
+	char context[MIB_NODE_CONTEXT_MAX];
+
+	if (!mib_node_context_name(p->guid, p->node_type, context, sizeof(context)))
+		return;
+	memcpy(name, node_table_oid, sizeof(node_table_oid));
+	name[OID_LENGTH(node_table_oid)] = 1;
+	name[OID_LENGTH(node_table_oid) + 1] = COLUMN_IBSNMPD_NODE_CONTEXT;
+	mib_index_put_guid(name + OID_LENGTH(node_table_oid) + 2, p->guid);
+	snmp_varlist_add_variable(vl, name, OID_LENGTH(name), ASN_OCTET_STR, context,
+				  strlen(context));
+}
+
+static void send_link(const struct fabric_port *p, unsigned number)
+{
+	oid trap[] = {OID_IBSNMPD_NOTIFICATIONS, 0};
+	netsnmp_variable_list *vl;
+
+	trap[OID_LENGTH(trap) - 1] = number;
+	vl = mib_notification_new(trap, OID_LENGTH(trap));
+	if (!vl)
+		return;
+	for (size_t i = 0; i < sizeof(link_objects) / sizeof(link_objects[0]); i++)
+		add_column(&vl, p, link_objects[i]);
+	if (number == 3)
+		for (size_t i = 0; i < sizeof(degraded_objects) / sizeof(degraded_objects[0]); i++)
+			add_column(&vl, p, degraded_objects[i]);
+	add_node_context(&vl, p);
+	/* the notification is the record; the log keeps to the agent's own state */
+	DEBUGMSGTL(("ibsnmpd:fabric", "link %s: %s port %u <-> %s port %u (%u lanes, speed %d)\n",
+		    number == 1 ? "down" : number == 2 ? "up" : number == 3 ? "degraded" : "restored",
+		    p->node_desc, p->port, p->remote_guid ? p->remote_desc : "?", p->remote_port,
+		    p->lanes, p->speed));
+	notify_send(NOTIFY_LINK, number, p->lid, vl);
+}
+
+void fabric_notify_published(struct cache_group *g, const void *before, const void *after,
+			     void *arg)
+{
+	const struct fabric_snapshot *s = after;
+
+	(void)g;
+	(void)before;
+	(void)arg;
+	for (size_t i = 0; s && i < s->n; i++) {
+		const struct fabric_port *p = &s->ports[i];
+
+		/* FABRIC_EV_* bit N is ibsnmpdNotifications.N: up before degraded */
+		for (unsigned n = 1; n <= 4; n++)
+			if (p->events & 1u << n)
+				send_link(p, n);
+	}
+}

@@ -1,0 +1,372 @@
+/* The subnet's topology as an area: one cache group whose snapshot is the
+ * last discovery (struct topology).
+ *
+ * A refresh runs the helper process ibsnmpd-discover (discover_main.c, which
+ * says why a process of its own); its output is read from a pipe watched by
+ * the main loop and parsed by topology_parse(). A discovery that failed, or
+ * that saw the local node alone (its link is down), keeps the previous
+ * snapshot. Refreshes: every pmDiscoveryInterval, two seconds after the last
+ * of a burst of traps 128, and when the master SM moves (a new SM may have
+ * given new LIDs). */
+#include "ibsnmpd/netsnmp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ibsnmpd/area.h"
+#include "ibsnmpd/child.h"
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/sma.h"
+#include "ibsnmpd/topology.h"
+#include "ibsnmpd/trap.h"
+
+#define LINK_TRAP_QUIET_S 2 /* a burst of traps 128 is one rediscovery */
+
+static struct topology_config {
+	unsigned interval_s;             /* pmDiscoveryInterval */
+	char helper[4096];               /* pmDiscoveryHelper; "" = beside the daemon or in libexec */
+} cfg;
+
+struct topology_area {
+	struct cache_group group;        /* snapshot: struct topology */
+	char ca_name[64];
+	int port_num;
+	char helper[4096];
+	/* the running discovery: helper process, its stdout, what it said so far */
+	pid_t pid;
+	int fd;
+	bool output_done, exited;        /* both: the discovery is over */
+	int status;                      /* waitpid's; -1: killed at its deadline */
+	char *out;
+	size_t len, cap;
+	bool alone_noted;                /* a discovery saw only the local node: said */
+	unsigned link_trap_alarm;
+	struct trap_area *traps;
+	struct trap_observer trap_seen;
+	struct cache_group *local_ports; /* the local node's PortInfo */
+	struct cache_observer sm_watch;
+};
+
+const struct topology *topology_current(const struct topology_area *a)
+{
+	return cache_snapshot(&a->group);
+}
+
+struct cache_group *topology_group(struct topology_area *a)
+{
+	return &a->group;
+}
+
+int topology_node_portid(const struct topo_node *nd, ib_portid_t *to)
+{
+	memset(to, 0, sizeof(*to)); /* ib_portid_set leaves the other fields as they are */
+	if (nd->lid) {
+		ib_portid_set(to, (int)nd->lid, 0, 0); /* an SMP, LID-routed */
+		return 0;
+	}
+	if (!nd->has_route)
+		return -1;
+	mad_portid_local(to);
+	to->drpath.cnt = (int)nd->route_hops;
+	for (unsigned h = 0; h < nd->route_hops; h++)
+		to->drpath.p[h + 1] = nd->route[h];
+	return 0;
+}
+
+/* ---- the helper ------------------------------------------------------------- */
+
+static void discovery_output(int fd, void *arg);
+static void discovery_exited(pid_t pid, int status, bool killed, void *arg);
+
+static void start_discovery(struct cache_group *g)
+{
+	struct topology_area *a = g->owner;
+	char port[16], timeout[16], retries[16];
+	char *argv[] = {a->helper, a->ca_name, port, timeout, retries, NULL};
+	int fds[2];
+	pid_t pid;
+
+	snprintf(port, sizeof(port), "%d", a->port_num);
+	snprintf(timeout, sizeof(timeout), "%u", ibsnmpd_cfg.mad_timeout_ms);
+	snprintf(retries, sizeof(retries), "%u", ibsnmpd_cfg.mad_retries);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snmp_log(LOG_ERR, "discovery: pipe: %s\n", strerror(errno));
+		cache_refresh_kept(g);
+		return;
+	}
+	/* a discovery that takes longer than the interval between two is hung */
+	pid = child_spawn("the subnet discovery helper", argv, fds[1], cfg.interval_s,
+			  discovery_exited, a);
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		cache_refresh_kept(g); /* child_spawn said why */
+		return;
+	}
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	a->pid = pid;
+	a->fd = fds[0];
+	a->len = 0;
+	a->output_done = a->exited = false;
+	register_readfd(fds[0], discovery_output, a);
+	DEBUGMSGTL(("ibsnmpd:topology", "discovery started (pid %ld)\n", (long)pid));
+}
+
+void topology_rediscover(struct topology_area *a)
+{
+	if (a->group.refreshing)
+		return; /* one at a time */
+	snmp_log(LOG_INFO, "rediscovering the subnet\n");
+	cache_group_refresh_now(&a->group);
+}
+
+static void discovery_finish(struct topology_area *a);
+
+/* Collects the helper's output; at its end (and its exit), parses it. */
+static void discovery_output(int fd, void *arg)
+{
+	struct topology_area *a = arg;
+
+	for (;;) {
+		ssize_t n;
+
+		if (a->cap - a->len < 4096) {
+			size_t cap = a->cap ? a->cap * 2 : 65536;
+			char *p = realloc(a->out, cap);
+
+			if (!p)
+				break;
+			a->out = p;
+			a->cap = cap;
+		}
+		n = read(fd, a->out + a->len, a->cap - a->len);
+		if (n > 0) {
+			a->len += (size_t)n;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return; /* more later */
+		break;  /* end of output (or an error) */
+	}
+	unregister_readfd(fd);
+	close(fd);
+	a->fd = -1;
+	a->output_done = true;
+	if (a->exited)
+		discovery_finish(a);
+	else
+		child_reap_now(); /* it has most likely exited: finish now, not a second later */
+}
+
+static void discovery_exited(pid_t pid, int status, bool killed, void *arg)
+{
+	struct topology_area *a = arg;
+
+	(void)pid;
+	a->exited = true;
+	a->status = killed ? -1 : status;
+	if (a->output_done)
+		discovery_finish(a);
+}
+
+/* Both the output's end and the helper's exit are in. */
+static void discovery_finish(struct topology_area *a)
+{
+	const struct topology *prev = cache_snapshot(&a->group);
+	int status = a->status;
+	struct topology *f;
+	char err[160];
+
+	a->pid = 0;
+	f = topology_parse(a->out, a->len, err, sizeof(err));
+	if (!f || status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snmp_log(LOG_WARNING, "subnet discovery failed (%s); keeping the previous node list\n",
+			 status < 0 ? "the helper hung and was killed"
+			 : !WIFEXITED(status) || WEXITSTATUS(status) ? "the helper failed" : err);
+		topology_free(f);
+		cache_refresh_kept(&a->group);
+		return;
+	}
+	/* Seen from a port whose link is down the subnet is the local node
+	 * alone: the nodes behind the link are not gone, their rows stay. */
+	if (f->n_nodes == 1 && prev && prev->n_nodes > 1) {
+		if (!a->alone_noted)
+			snmp_log(LOG_WARNING, "subnet discovery saw the local node only (its link is "
+				 "down?); keeping the previous node list of %zu nodes\n",
+				 prev->n_nodes);
+		a->alone_noted = true;
+		topology_free(f);
+		cache_refresh_kept(&a->group);
+		return;
+	}
+	a->alone_noted = false;
+	snmp_log(LOG_INFO, "subnet discovered: %zu nodes, %zu ports in %.3f s\n", f->n_nodes,
+		 f->n_ports, f->seconds);
+	cache_refresh_done(&a->group, (void *)topology_get(f), NULL);
+}
+
+static void free_snapshot(void *p)
+{
+	topology_put(p);
+}
+
+/* The helper: pmDiscoveryHelper if set, else beside the daemon's binary (the
+ * build tree), else in IBSNMPD_LIBEXECDIR (an install). */
+static void find_helper(struct topology_area *a)
+{
+	char self[4096];
+	ssize_t n;
+
+	if (cfg.helper[0]) {
+		snprintf(a->helper, sizeof(a->helper), "%s", cfg.helper);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(a->helper, sizeof(a->helper), "%.4000s/ibsnmpd-discover", self);
+			if (access(a->helper, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(a->helper, sizeof(a->helper), "%s/ibsnmpd-discover", IBSNMPD_LIBEXECDIR);
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+static void rediscover_now(unsigned reg, void *arg)
+{
+	struct topology_area *a = arg;
+
+	(void)reg;
+	a->link_trap_alarm = 0;
+	topology_rediscover(a);
+}
+
+/* A link changed state somewhere (trap 128): the subnet is rediscovered once
+ * a burst of them is over. */
+static void trap_seen(const struct notice *n, const char *via, void *arg)
+{
+	struct topology_area *a = arg;
+
+	(void)via;
+	if (!n->is_generic || n->trap_number != 128)
+		return;
+	if (a->link_trap_alarm)
+		snmp_alarm_unregister(a->link_trap_alarm);
+	a->link_trap_alarm = snmp_alarm_register(LINK_TRAP_QUIET_S, 0, rediscover_now, a);
+}
+
+/* A new master SM (the local port's MasterSMLID moved) may have changed LIDs
+ * and routes. */
+static void local_ports_published(struct cache_group *g, const void *before, const void *after,
+				  void *arg)
+{
+	struct topology_area *a = arg;
+	unsigned from, to;
+
+	(void)g;
+	if (!sma_sm_moved(before, after, &from, &to))
+		return;
+	snmp_log(LOG_NOTICE, "master SM moved from LID %u to LID %u: rediscovering the subnet\n",
+		 from, to);
+	topology_rediscover(a);
+}
+
+/* ---- the area ----------------------------------------------------------------- */
+
+static void *start(const struct area_env *env)
+{
+	struct topology_area *a = calloc(1, sizeof(*a));
+	struct sma_area *sma = area_find(&sma_area_def);
+
+	if (!a)
+		return NULL;
+	snprintf(a->ca_name, sizeof(a->ca_name), "%s", env->local->ca_name);
+	a->port_num = env->local->port_num;
+	a->fd = -1;
+	find_helper(a);
+	if (access(a->helper, X_OK)) {
+		snmp_log(LOG_ERR, "cannot run the discovery helper %s: %s\n", a->helper,
+			 strerror(errno));
+		free(a);
+		return NULL;
+	}
+	a->group.name = "subnet discovery";
+	a->group.refresh = start_discovery;
+	a->group.free_snapshot = free_snapshot;
+	a->group.owner = a;
+	a->group.lifetime_s = cfg.interval_s;
+	a->traps = area_find(&trap_area_def);
+	if (a->traps)
+		trap_observe(a->traps, &a->trap_seen, trap_seen, a);
+	if (sma) {
+		a->local_ports = sma_group(sma_local(sma), SMA_PORT_INFO);
+		cache_group_observe(a->local_ports, &a->sm_watch, local_ports_published, a);
+	}
+	cache_group_start(&a->group); /* the sweeps of the other areas follow */
+	return a;
+}
+
+static void reload(void *self)
+{
+	struct topology_area *a = self;
+
+	cache_group_set_lifetime(&a->group, cfg.interval_s);
+}
+
+static void stop(void *self)
+{
+	struct topology_area *a = self;
+
+	if (a->link_trap_alarm)
+		snmp_alarm_unregister(a->link_trap_alarm);
+	if (a->traps)
+		trap_unobserve(a->traps, &a->trap_seen);
+	if (a->local_ports)
+		cache_group_unobserve(a->local_ports, &a->sm_watch);
+	cache_group_stop(&a->group);
+	if (a->pid) {
+		if (a->fd >= 0) {
+			unregister_readfd(a->fd);
+			close(a->fd);
+		}
+		child_stop(a->pid);
+	}
+	free(a->out);
+	free(a);
+}
+
+static void defaults(void)
+{
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.interval_s = 300;
+}
+
+static const struct config_token tokens[] = {
+	{"pmDiscoveryInterval", CONFIG_UINT, &cfg.interval_s, .min = 10, .max = 86400,
+	 .help = "SECONDS"},
+	{"pmDiscoveryHelper", CONFIG_PATH, cfg.helper, sizeof(cfg.helper), .help = "PATH"},
+};
+
+const struct area_def topology_area_def = {
+	.name = "the subnet's topology",
+	.tokens = tokens,
+	.n_tokens = sizeof(tokens) / sizeof(tokens[0]),
+	.config = &cfg,
+	.config_size = sizeof(cfg),
+	.config_defaults = defaults,
+	.start = start,
+	.reload = reload,
+	.stop = stop,
+};
