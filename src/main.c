@@ -17,6 +17,7 @@
 #include "ibsnmpd/area.h"
 #include "ibsnmpd/child.h"
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/mad_device.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp_compat.h"
 #include "ibsnmpd/notify.h"
@@ -313,6 +314,7 @@ int main(int argc, char **argv)
 	char err[768];
 	int exit_code;
 	static struct mad_local_port local;
+	struct mad_transport wire;
 
 	exit_code = parse_command_line(argc, argv, &foreground, &log_set, &pid_file, &address);
 	if (exit_code >= 0)
@@ -337,9 +339,11 @@ int main(int argc, char **argv)
 
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
-	if (mad_engine_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &local, err, sizeof(err),
-			    &exit_code) < 0)
+	if (mad_device_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &local, &wire, err,
+			    sizeof(err), &exit_code) < 0)
 		fatal(exit_code, err);
+	if (mad_engine_attach(&wire))
+		fatal(3, "cannot start the MAD engine: out of memory");
 	snmp_log(LOG_INFO, APP_NAME " %s: using %s port %d (LID %d, SM LID %d)\n",
 		 IBSNMPD_VERSION, local.ca_name, local.port_num, local.lid, local.sm_lid);
 

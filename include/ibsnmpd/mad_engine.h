@@ -1,10 +1,14 @@
 /* The MAD engine: one local HCA port, many MADs in flight, replies handed to
- * callbacks on the daemon's (net-snmp's) thread. Nothing here blocks. */
+ * callbacks on the daemon's (net-snmp's) thread. Nothing here blocks. The
+ * port is a transport (mad_device.h opens the umad device's); the engine
+ * schedules, matches, retries and times out. */
 #ifndef IBSNMPD_MAD_ENGINE_H
 #define IBSNMPD_MAD_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <infiniband/mad.h>
 
 /* What the engine found when it opened the local port. */
@@ -28,15 +32,40 @@ enum mad_result {
 /* data points at the attribute data of the answer (SMP: 64 octets). */
 typedef void (*mad_done_fn)(void *ctx, int result, const uint8_t *data, size_t data_len);
 
-/* Resolves and opens the port (ca_name "" / port 0 = first active InfiniBand
- * port, Ethernet ports skipped). On failure returns -1 with an operator-facing
- * message in err and an exit code in *exit_code. */
-int mad_engine_open(const char *ca_name, int port_num, struct mad_local_port *out,
-		    char *err, size_t errlen, int *exit_code);
-/* Stopping: the receive thread ends first, so that nothing reads the umad
- * device while the areas are torn down (sends still go out; answers are
- * no longer taken). */
+/* Where a received MAD came from. */
+struct mad_source {
+	unsigned lid, qpn, qkey, sl;
+};
+
+/* The wire. send() gets a umad buffer (struct ib_user_mad, the MAD built
+ * and addressed) for the agent of mgmt_class, with the kernel's timeout
+ * (0: none, a response); what comes in, the transport hands to
+ * mad_engine_received() on the main thread, then calls mad_engine_pump(). */
+struct mad_transport {
+	void *self;
+	bool (*supports)(void *self, int mgmt_class); /* an agent of the class is there */
+	int (*send)(void *self, int mgmt_class, void *umad, size_t len, unsigned timeout_ms);
+	void (*stop_receiving)(void *self); /* may be NULL */
+	void (*close)(void *self);          /* may be NULL */
+};
+
+/* The engine on a transport; -1 if already attached or out of memory. */
+int mad_engine_attach(const struct mad_transport *wire);
+/* A MAD in: an answer to a request in flight (status: the transport's,
+ * 0 or an errno such as ETIMEDOUT), or a request of someone else's
+ * (mad_engine_set_unsolicited); a malformed one is dropped and counted. */
+void mad_engine_received(const uint8_t *mad, size_t len, int status,
+			 const struct mad_source *from);
+/* Sends what the window and the destinations' limits allow now. */
+void mad_engine_pump(void);
+/* Requests in flight whose deadline is before now are sent again or fail
+ * with MAD_TIMEOUT (the engine's timer calls it; tests give the time). */
+void mad_engine_expire(const struct timespec *now);
+/* Stopping: the transport stops receiving first, so that nothing reads the
+ * device while the areas are torn down (sends still go out; answers are no
+ * longer taken). */
 void mad_engine_stop_receiving(void);
+/* Drops what is queued or in flight (no callback) and closes the transport. */
 void mad_engine_close(void);
 /* max_outstanding: MADs in flight in all; max_per_destination: to one LID
  * (directed-route MADs only count against the first). */
@@ -90,9 +119,6 @@ size_t mad_class_data_offset(int mgmt_class);
 /* A request that is not an answer to ours (an SA Report, an SMInfo query
  * the simulator hands to an IsSM client, ...): the whole MAD and where it
  * came from. */
-struct mad_source {
-	unsigned lid, qpn, qkey, sl;
-};
 typedef void (*mad_unsolicited_fn)(void *ctx, const uint8_t *mad, size_t len,
 				   const struct mad_source *from);
 void mad_engine_set_unsolicited(mad_unsolicited_fn fn, void *ctx);

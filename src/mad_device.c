@@ -1,0 +1,370 @@
+/* The umad device as the MAD engine's transport (mad_device.h): the port
+ * chosen, the MAD agents registered, sends, and a receive thread.
+ *
+ * Why a receive thread: the umad file descriptor cannot go into net-snmp's
+ * select() set in every setting (libumad2sim, which the tests and the demo
+ * use, hands out descriptors >= 1024 that only its poll() wrapper knows).
+ * So one thread blocks in umad_recv() and passes each received MAD through a
+ * queue and a self-pipe; the pipe's read end is what net-snmp selects on,
+ * and the main thread hands the MADs to the engine. The thread never calls
+ * net-snmp nor the engine. */
+#include "ibsnmpd/netsnmp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+#include <infiniband/mad.h>
+
+#include "ibsnmpd/mad_device.h"
+
+#define MAD_BLOCK 256
+
+struct rx_item {
+	struct rx_item *next;
+	int status; /* umad status: 0 or an errno such as ETIMEDOUT */
+	struct mad_source from;
+	size_t len;
+	uint8_t mad[MAD_BLOCK];
+};
+
+/* The daemon reads the fabric through one port. */
+static struct mad_device {
+	int fd;
+	int agent[256];
+	pthread_t rx_thread;
+	bool rx_running;
+	atomic_bool rx_stop;
+	pthread_mutex_t rx_lock;
+	struct rx_item *rx_head, *rx_tail;
+	bool rx_wake_pending; /* a byte is in the pipe or the main thread is draining */
+	int pipe_r, pipe_w;
+} dev = {.fd = -1, .pipe_r = -1, .pipe_w = -1, .rx_lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void copy_name(char *dst, size_t n, const char *src)
+{
+	size_t len = strnlen(src, n - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+static bool is_ethernet(const umad_port_t *p)
+{
+	return !strcmp(p->link_layer, "Ethernet");
+}
+
+/* Picks ca/port: the configured ones, or the first active InfiniBand port,
+ * or failing that the first InfiniBand port at all. */
+static int choose_port(const char *want_ca, int want_port, char *ca_out, int *port_out,
+		       char *err, size_t errlen)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	char seen[512] = "";
+	int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+	char fallback_ca[UMAD_CA_NAME_LEN] = "";
+	int fallback_port = 0;
+
+	int readable = 0;
+
+	for (int i = 0; i < n; i++) {
+		umad_ca_t ca;
+
+		if (umad_get_ca(names[i], &ca) < 0)
+			continue;
+		readable++;
+		if (want_ca[0] && strcmp(want_ca, names[i])) {
+			umad_release_ca(&ca);
+			continue;
+		}
+		/* A switch has one management port, port 0; a CA ports 1..n. */
+		for (int p = 0; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			umad_port_t *port = ca.ports[p];
+			size_t used = strlen(seen);
+
+			if (!port)
+				continue;
+			snprintf(seen + used, sizeof(seen) - used, "%s%.*s port %d (%.16s, state %d)",
+				 used ? ", " : "", UMAD_CA_NAME_LEN, names[i], p, port->link_layer,
+				 port->state);
+			if (want_port && p != want_port)
+				continue;
+			if (is_ethernet(port)) {
+				snmp_log(LOG_INFO, "skipping %s port %d: link layer is Ethernet "
+					 "(RoCE ports are served by the DCBX tables, not by MADs)\n",
+					 names[i], p);
+				continue;
+			}
+			if (port->state == 4) {
+				copy_name(ca_out, UMAD_CA_NAME_LEN, names[i]);
+				*port_out = p;
+				umad_release_ca(&ca);
+				return 0;
+			}
+			if (!fallback_ca[0]) {
+				copy_name(fallback_ca, sizeof(fallback_ca), names[i]);
+				fallback_port = p;
+			}
+		}
+		umad_release_ca(&ca);
+	}
+	if (readable == 0) {
+		snprintf(err, errlen, "no InfiniBand device found (nothing in "
+			 "/sys/class/infiniband); is the HCA driver loaded? (ibstat -l lists devices)");
+		return -1;
+	}
+	if (fallback_ca[0]) {
+		snmp_log(LOG_WARNING, "no active InfiniBand port; using %s port %d, which is "
+			 "not active (is a subnet manager running?)\n", fallback_ca, fallback_port);
+		copy_name(ca_out, UMAD_CA_NAME_LEN, fallback_ca);
+		*port_out = fallback_port;
+		return 0;
+	}
+	if (want_ca[0] || want_port)
+		snprintf(err, errlen, "no usable InfiniBand port matches ca '%s' port %d; "
+			 "ports found: %s", want_ca[0] ? want_ca : "(any)", want_port,
+			 seen[0] ? seen : "none");
+	else
+		snprintf(err, errlen, "no InfiniBand port found (Ethernet ports are skipped); "
+			 "ports found: %s", seen[0] ? seen : "none");
+	return -1;
+}
+
+/* ---- receiving ------------------------------------------------------------ */
+
+static void *rx_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&dev.rx_stop)) {
+		uint8_t buf[sizeof(struct ib_user_mad) + MAD_BLOCK + 64];
+		int len = MAD_BLOCK;
+		struct rx_item *it;
+		ib_mad_addr_t *a;
+		bool wake;
+
+		/* A bounded wait so that stopping can end the thread. */
+		if (umad_recv(dev.fd, buf, &len, 200) < 0)
+			continue;
+		it = calloc(1, sizeof(*it));
+		if (!it)
+			continue;
+		it->status = umad_status(buf);
+		a = umad_get_mad_addr(buf);
+		it->from.lid = ntohs(a->lid);
+		it->from.qpn = ntohl(a->qpn);
+		it->from.qkey = ntohl(a->qkey);
+		it->from.sl = a->sl;
+		it->len = len > MAD_BLOCK ? MAD_BLOCK : (size_t)(len < 0 ? 0 : len);
+		memcpy(it->mad, umad_get_mad(buf), it->len);
+		pthread_mutex_lock(&dev.rx_lock);
+		if (dev.rx_tail)
+			dev.rx_tail->next = it;
+		else
+			dev.rx_head = it;
+		dev.rx_tail = it;
+		/* One wake-up per batch: while the main thread drains, it also
+		 * takes what arrives meanwhile (on_pipe_readable). */
+		wake = !dev.rx_wake_pending;
+		dev.rx_wake_pending = true;
+		pthread_mutex_unlock(&dev.rx_lock);
+		if (wake && write(dev.pipe_w, "", 1) < 0 && errno != EAGAIN)
+			break;
+	}
+	return NULL;
+}
+
+/* On the main thread: what the receive thread queued, to the engine. */
+static void on_pipe_readable(int fd, void *arg)
+{
+	char drain[256];
+	struct rx_item *list;
+
+	(void)arg;
+	while (read(fd, drain, sizeof(drain)) > 0)
+		;
+	/* Answers that arrive while these are handled are taken in the same
+	 * wake-up; the receive thread writes to the pipe again only after the
+	 * list was found empty here. */
+	for (;;) {
+		pthread_mutex_lock(&dev.rx_lock);
+		list = dev.rx_head;
+		dev.rx_head = dev.rx_tail = NULL;
+		if (!list)
+			dev.rx_wake_pending = false;
+		pthread_mutex_unlock(&dev.rx_lock);
+		if (!list)
+			break;
+		while (list) {
+			struct rx_item *next = list->next;
+
+			mad_engine_received(list->mad, list->len, list->status, &list->from);
+			free(list);
+			list = next;
+		}
+		mad_engine_pump();
+	}
+}
+
+/* ---- the transport --------------------------------------------------------- */
+
+static bool supports(void *self, int mgmt_class)
+{
+	(void)self;
+	return dev.fd >= 0 && dev.agent[mgmt_class & 0xff] >= 0;
+}
+
+static int send_umad(void *self, int mgmt_class, void *umad, size_t len, unsigned timeout_ms)
+{
+	(void)self;
+	/* The kernel times the request out and reports it as a status; retries
+	 * are the engine's, so that every transport behaves alike. */
+	return umad_send(dev.fd, dev.agent[mgmt_class & 0xff], umad, (int)len, (int)timeout_ms, 0);
+}
+
+static void stop_receiving(void *self)
+{
+	(void)self;
+	if (!dev.rx_running)
+		return;
+	atomic_store(&dev.rx_stop, true);
+	pthread_join(dev.rx_thread, NULL);
+	dev.rx_running = false;
+}
+
+static void close_pipe(void)
+{
+	if (dev.pipe_r >= 0)
+		close(dev.pipe_r);
+	if (dev.pipe_w >= 0)
+		close(dev.pipe_w);
+	dev.pipe_r = dev.pipe_w = -1;
+}
+
+static void close_device(void *self)
+{
+	stop_receiving(self);
+	if (dev.pipe_r >= 0)
+		unregister_readfd(dev.pipe_r);
+	while (dev.rx_head) {
+		struct rx_item *it = dev.rx_head;
+
+		dev.rx_head = it->next;
+		free(it);
+	}
+	dev.rx_tail = NULL;
+	close_pipe();
+	/* The umad port is left for exit() to close (this runs only when the
+	 * daemon exits): under libumad2sim a MAD that arrives after the port is
+	 * closed (a late answer, an SA Report) makes the simulator's own
+	 * receive thread lock a NULL fd's mutex (ibsim umad2sim.c, __receiver)
+	 * and the daemon dies with SIGSEGV while exiting; its exit handler
+	 * stops that thread first. The kernel closes the real device at exit
+	 * the same way. */
+}
+
+/* A failed open: what was taken goes back (nothing has been received yet:
+ * no MAD was sent, no subscription made). */
+static void release(void)
+{
+	close_pipe();
+	if (dev.fd >= 0)
+		umad_close_port(dev.fd);
+	dev.fd = -1;
+	umad_done();
+}
+
+/* ---- opening ------------------------------------------------------------------ */
+
+int mad_device_open(const char *ca_name, int port_num, struct mad_local_port *out,
+		    struct mad_transport *wire, char *err, size_t errlen, int *exit_code)
+{
+	char ca[UMAD_CA_NAME_LEN];
+	int port = 0, fds[2];
+	umad_port_t pinfo;
+	/* SA last: a test shim waits for it (see tests/tools/sim_issm_shim.c) */
+	static const int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS,
+				      IB_SA_CLASS};
+
+	*exit_code = 2;
+	if (umad_init() < 0) {
+		snprintf(err, errlen, "cannot initialise libibumad (is ib_umad loaded?)");
+		return -1;
+	}
+	if (choose_port(ca_name ? ca_name : "", port_num, ca, &port, err, errlen) < 0) {
+		release();
+		return -1;
+	}
+	dev.fd = umad_open_port(ca, port);
+	if (dev.fd < 0) {
+		int e = -dev.fd;
+
+		if (e == EACCES || e == EPERM) {
+			*exit_code = 4;
+			snprintf(err, errlen, "permission denied opening the umad device of %s port "
+				 "%d (/dev/infiniband/umad*): run as root or give the daemon's user "
+				 "read/write access to it", ca, port);
+		} else {
+			snprintf(err, errlen, "cannot open umad device of %s port %d: %s", ca, port,
+				 strerror(e));
+		}
+		dev.fd = -1;
+		release();
+		return -1;
+	}
+	*exit_code = 3;
+	memset(dev.agent, -1, sizeof(dev.agent));
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+		/* the SA agent also takes Reports (traps forwarded by the SM) */
+		long report_mask[16 / sizeof(long)] = {0};
+		int id;
+
+		report_mask[IB_MAD_METHOD_REPORT / (8 * sizeof(long))] |=
+			1L << (IB_MAD_METHOD_REPORT % (8 * sizeof(long)));
+		id = umad_register(dev.fd, classes[i], classes[i] == IB_SA_CLASS ? 2 : 1, 0,
+				   classes[i] == IB_SA_CLASS ? report_mask : NULL);
+		if (id < 0) {
+			*exit_code = 2;
+			snprintf(err, errlen, "cannot register MAD agent for class 0x%02x on %s port "
+				 "%d: %s", classes[i], ca, port, strerror(-id));
+			release();
+			return -1;
+		}
+		dev.agent[classes[i]] = id;
+	}
+	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		release();
+		return -1;
+	}
+	dev.pipe_r = fds[0];
+	dev.pipe_w = fds[1];
+	atomic_store(&dev.rx_stop, false);
+	if (pthread_create(&dev.rx_thread, NULL, rx_main, NULL)) {
+		snprintf(err, errlen, "cannot start the MAD receive thread");
+		release();
+		return -1;
+	}
+	dev.rx_running = true;
+	register_readfd(dev.pipe_r, on_pipe_readable, NULL);
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->ca_name, sizeof(out->ca_name), "%s", ca);
+	out->port_num = port;
+	if (umad_get_port(ca, port, &pinfo) == 0) {
+		out->lid = (int)pinfo.base_lid;
+		out->sm_lid = (int)pinfo.sm_lid;
+		out->state = (int)pinfo.state;
+		out->port_guid = be64toh(pinfo.port_guid);
+		umad_release_port(&pinfo);
+	}
+	*wire = (struct mad_transport){.supports = supports, .send = send_umad,
+				       .stop_receiving = stop_receiving, .close = close_device};
+	*exit_code = 0;
+	return 0;
+}

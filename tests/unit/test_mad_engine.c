@@ -1,0 +1,406 @@
+/* The MAD engine's scheduling against a fake transport (mad_engine.h): the
+ * window of MADs in flight, destinations taking turns within their limit,
+ * directed-route MADs outside it, retries first in their queue, timeouts
+ * (the test gives the time), answers matched by TID, malformed ones
+ * dropped, requests of others handed on, failed sends, closing. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <infiniband/umad.h>
+#include <infiniband/mad.h>
+
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/netsnmp.h"
+
+/* ---- the fake wire: what was sent, in order ------------------------------------- */
+
+#define SENT_MAX 256
+
+struct sent {
+	int mgmt_class;
+	unsigned lid, attr_id, attr_mod;
+	uint32_t tid;
+	uint8_t mad[256];
+};
+
+static struct {
+	struct sent sent[SENT_MAX];
+	size_t n;
+	bool fail;      /* the next sends fail */
+	bool closed;
+} wire;
+
+static bool fake_supports(void *self, int mgmt_class)
+{
+	(void)self;
+	return mgmt_class != IB_CC_CLASS; /* no agent for one class */
+}
+
+static int fake_send(void *self, int mgmt_class, void *umad, size_t len, unsigned timeout_ms)
+{
+	struct sent *s;
+	uint8_t *mad = umad_get_mad(umad);
+
+	(void)self;
+	(void)timeout_ms;
+	assert_int_equal(len, 256);
+	if (wire.fail)
+		return -1;
+	assert_true(wire.n < SENT_MAX);
+	s = &wire.sent[wire.n++];
+	s->mgmt_class = mgmt_class;
+	s->lid = ntohs(umad_get_mad_addr(umad)->lid);
+	s->attr_id = mad_get_field(mad, 0, IB_MAD_ATTRID_F);
+	s->attr_mod = mad_get_field(mad, 0, IB_MAD_ATTRMOD_F);
+	s->tid = (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F);
+	memcpy(s->mad, mad, sizeof(s->mad));
+	return 0;
+}
+
+static void fake_close(void *self)
+{
+	(void)self;
+	wire.closed = true;
+}
+
+static const struct mad_transport fake = {
+	.supports = fake_supports, .send = fake_send, .close = fake_close,
+};
+
+/* The answer to sent MAD i: a GetResp with status, its data's first octet value. */
+static void answer(size_t i, unsigned status, uint8_t value)
+{
+	uint8_t mad[256];
+	const struct mad_source from = {.lid = wire.sent[i].lid, .qpn = 1};
+	int cls = wire.sent[i].mgmt_class;
+
+	memcpy(mad, wire.sent[i].mad, sizeof(mad));
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_RESPONSE & 0x7f);
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+	if (cls == IB_SMI_DIRECT_CLASS)
+		mad_set_field(mad, 0, IB_DRSMP_STATUS_F, status);
+	else
+		mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
+	mad[mad_class_data_offset(cls)] = value;
+	mad_engine_received(mad, sizeof(mad), 0, &from);
+	mad_engine_pump();
+}
+
+/* ---- what the callbacks got -------------------------------------------------------- */
+
+struct outcome {
+	unsigned calls;
+	int result;
+	uint8_t first;
+};
+
+static void done(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct outcome *o = ctx;
+
+	o->calls++;
+	o->result = result;
+	o->first = data && len ? data[0] : 0;
+}
+
+static int perf_get(unsigned lid, unsigned attr, struct outcome *o)
+{
+	return mad_engine_perf(lid, IB_MAD_METHOD_GET, attr, NULL, 0, done, o);
+}
+
+static void far_future(struct timespec *t)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += 3600;
+}
+
+/* The engine's counters run on across the tests: each looks at its own. */
+static struct mad_engine_stats stats_before;
+
+static int setup(void **state)
+{
+	(void)state;
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_ALARM_DONT_USE_SIG, 1);
+	memset(&wire, 0, sizeof(wire));
+	mad_engine_set_limits(1000, 2, 256, 4);
+	mad_engine_get_stats(&stats_before);
+	return mad_engine_attach(&fake);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mad_engine_close();
+	return 0;
+}
+
+/* ---- tests ------------------------------------------------------------------------------ */
+
+static void the_window_bounds_what_is_in_flight(void **state)
+{
+	struct outcome o[10] = {{0}};
+	struct mad_engine_stats st;
+
+	(void)state;
+	mad_engine_set_limits(1000, 2, 4, 4);
+	for (unsigned i = 0; i < 10; i++)
+		assert_int_equal(perf_get(10 + i, IB_GSI_PORT_COUNTERS, &o[i]), 0);
+	assert_int_equal(wire.n, 4);
+	mad_engine_get_stats(&st);
+	assert_int_equal(st.in_flight, 4);
+	assert_int_equal(st.queued, 6);
+	answer(0, 0, 0x11);
+	assert_int_equal(o[0].calls, 1);
+	assert_int_equal(o[0].result, MAD_OK);
+	assert_int_equal(o[0].first, 0x11);
+	assert_int_equal(wire.n, 5); /* one answer: one more out */
+	assert_int_equal(wire.sent[4].lid, 14);
+	for (size_t i = 1; i < 10; i++)
+		answer(i, 0, 0);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(o[i].calls, 1);
+	mad_engine_get_stats(&st);
+	assert_int_equal(st.in_flight, 0);
+	assert_int_equal(st.queued, 0);
+	assert_int_equal(st.sent - stats_before.sent, 10);
+	assert_int_equal(st.answered - stats_before.answered, 10);
+}
+
+/* Destinations with requests and room take turns for the window: a sweep
+ * keeps every node busy instead of queueing on one; each holds at most its
+ * limit. */
+static void destinations_take_turns_within_their_limit(void **state)
+{
+	struct outcome o[9] = {{0}};
+
+	(void)state;
+	mad_engine_set_limits(1000, 2, 3, 2);
+	for (int i = 0; i < 4; i++)
+		perf_get(1, IB_GSI_PORT_COUNTERS, &o[i]);
+	for (int i = 4; i < 8; i++)
+		perf_get(2, IB_GSI_PORT_COUNTERS, &o[i]);
+	perf_get(3, IB_GSI_PORT_COUNTERS, &o[8]);
+	/* LID 1 up to its limit, then the window is full */
+	assert_int_equal(wire.n, 3);
+	assert_int_equal(wire.sent[0].lid, 1);
+	assert_int_equal(wire.sent[1].lid, 1);
+	assert_int_equal(wire.sent[2].lid, 2);
+	/* each answer frees a place in the window: the next destination in
+	 * turn takes it (LID 2, then 3), not the one that answered */
+	answer(0, 0, 0);
+	assert_int_equal(wire.n, 4);
+	assert_int_equal(wire.sent[3].lid, 2);
+	answer(1, 0, 0);
+	assert_int_equal(wire.n, 5);
+	assert_int_equal(wire.sent[4].lid, 3);
+	answer(2, 0, 0);
+	assert_int_equal(wire.n, 6);
+	assert_int_equal(wire.sent[5].lid, 1);
+	/* a wider window: LID 2 and LID 1 in turn, up to their limits; LID 2's
+	 * last request waits for one of its two in flight, whatever the window */
+	mad_engine_set_limits(1000, 2, 16, 2);
+	answer(4, 0, 0);
+	assert_int_equal(o[8].calls, 1);
+	assert_int_equal(wire.n, 8);
+	assert_int_equal(wire.sent[6].lid, 2);
+	assert_int_equal(wire.sent[7].lid, 1);
+	answer(5, 0, 0);
+	assert_int_equal(wire.n, 8);
+	answer(3, 0, 0);
+	assert_int_equal(wire.n, 9);
+	assert_int_equal(wire.sent[8].lid, 2);
+}
+
+/* Directed-route SMPs (no LID: the local SMA, nodes without one yet) share
+ * one destination without the per-destination limit. */
+static void directed_route_is_not_limited_per_destination(void **state)
+{
+	struct outcome o[6] = {{0}};
+	ib_portid_t local;
+
+	(void)state;
+	mad_engine_set_limits(1000, 2, 16, 1);
+	mad_portid_local(&local);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(mad_engine_smp_get(&local, IB_ATTR_PORT_INFO, (unsigned)i, done, &o[i]),
+				 0);
+	assert_int_equal(wire.n, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(wire.sent[i].mgmt_class, IB_SMI_DIRECT_CLASS);
+		assert_int_equal(wire.sent[i].attr_mod, i);
+	}
+	answer(3, 0, 7);
+	assert_int_equal(o[3].result, MAD_OK);
+	assert_int_equal(o[3].first, 7);
+}
+
+/* A timeout sends the request again, before what waits behind it at its
+ * destination, until the retries are spent: then MAD_TIMEOUT. */
+static void timeouts_retry_first_then_fail(void **state)
+{
+	struct outcome a = {0}, b = {0};
+	struct timespec later;
+	struct mad_engine_stats st;
+
+	(void)state;
+	mad_engine_set_limits(1000, 2, 16, 1);
+	perf_get(5, IB_GSI_PORT_COUNTERS, &a);
+	perf_get(5, IB_GSI_PORT_COUNTERS_EXT, &b);
+	assert_int_equal(wire.n, 1);
+	far_future(&later);
+	mad_engine_expire(&later);
+	assert_int_equal(wire.n, 2);
+	assert_int_equal(wire.sent[1].attr_id, IB_GSI_PORT_COUNTERS); /* the retry, not b */
+	assert_int_not_equal(wire.sent[1].tid, wire.sent[0].tid);
+	mad_engine_expire(&later);
+	assert_int_equal(wire.n, 3);
+	assert_int_equal(a.calls, 0);
+	mad_engine_expire(&later);
+	assert_int_equal(a.calls, 1);
+	assert_int_equal(a.result, MAD_TIMEOUT);
+	assert_int_equal(wire.n, 4); /* b's turn */
+	assert_int_equal(wire.sent[3].attr_id, IB_GSI_PORT_COUNTERS_EXT);
+	/* a late answer to a's first try matches nothing */
+	answer(0, 0, 0);
+	assert_int_equal(a.calls, 1);
+	mad_engine_get_stats(&st);
+	assert_int_equal(st.timeouts - stats_before.timeouts, 1);
+	assert_int_equal(st.dropped - stats_before.dropped, 1);
+	/* not yet due: nothing happens */
+	clock_gettime(CLOCK_MONOTONIC, &later);
+	mad_engine_expire(&later);
+	assert_int_equal(wire.n, 4);
+}
+
+/* The transport's own "no answer" (the kernel's timeout) is a try too. */
+static void a_transport_timeout_is_a_try(void **state)
+{
+	struct outcome a = {0};
+	const struct mad_source from = {.lid = 5};
+
+	(void)state;
+	mad_engine_set_limits(1000, 1, 16, 4);
+	perf_get(5, IB_GSI_PORT_COUNTERS, &a);
+	mad_engine_received(wire.sent[0].mad, 256, ETIMEDOUT, &from);
+	mad_engine_pump();
+	assert_int_equal(wire.n, 2);
+	mad_engine_received(wire.sent[1].mad, 256, ETIMEDOUT, &from);
+	mad_engine_pump();
+	assert_int_equal(a.calls, 1);
+	assert_int_equal(a.result, MAD_TIMEOUT);
+}
+
+/* An answer that does not fit its request (another attribute) is dropped:
+ * the request stays in flight and its real answer still counts; a MAD
+ * status is the result. */
+static void malformed_answers_are_dropped(void **state)
+{
+	struct outcome a = {0}, b = {0};
+	struct mad_engine_stats st;
+	uint8_t short_mad[16] = {0};
+	const struct mad_source from = {.lid = 6};
+
+	(void)state;
+	perf_get(6, IB_GSI_PORT_COUNTERS, &a);
+	perf_get(7, IB_GSI_PORT_COUNTERS, &b);
+	mad_set_field(wire.sent[0].mad, 0, IB_MAD_ATTRID_F, IB_GSI_PORT_SAMPLES_CONTROL);
+	answer(0, 0, 1);
+	assert_int_equal(a.calls, 0);
+	mad_engine_received(short_mad, sizeof(short_mad), 0, &from);
+	mad_engine_get_stats(&st);
+	assert_int_equal(st.dropped - stats_before.dropped, 2);
+	mad_set_field(wire.sent[0].mad, 0, IB_MAD_ATTRID_F, IB_GSI_PORT_COUNTERS);
+	answer(0, 0, 2);
+	assert_int_equal(a.calls, 1);
+	assert_int_equal(a.first, 2);
+	answer(1, 0x0c, 0); /* unsupported attribute */
+	assert_int_equal(b.result, 0x0c);
+}
+
+static unsigned unsolicited_calls, unsolicited_lid;
+
+static void on_unsolicited(void *ctx, const uint8_t *mad, size_t len,
+			   const struct mad_source *from)
+{
+	(void)ctx;
+	(void)mad;
+	(void)len;
+	unsolicited_calls++;
+	unsolicited_lid = from->lid;
+}
+
+static void requests_of_others_go_to_the_unsolicited_handler(void **state)
+{
+	uint8_t report[256] = {0};
+	const struct mad_source from = {.lid = 1, .qpn = 1};
+
+	(void)state;
+	mad_set_field(report, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
+	mad_set_field(report, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_REPORT);
+	mad_engine_set_unsolicited(on_unsolicited, NULL);
+	mad_engine_received(report, sizeof(report), 0, &from);
+	assert_int_equal(unsolicited_calls, 1);
+	assert_int_equal(unsolicited_lid, 1);
+	mad_engine_set_unsolicited(NULL, NULL);
+	mad_engine_received(report, sizeof(report), 0, &from);
+	assert_int_equal(unsolicited_calls, 1);
+}
+
+static void failed_sends_and_missing_agents(void **state)
+{
+	struct outcome a = {0};
+	struct mad_call cc = {.mgmt_class = IB_CC_CLASS, .method = IB_MAD_METHOD_GET};
+	ib_portid_t to;
+
+	(void)state;
+	mad_portid_gs(&to, 9);
+	assert_int_equal(mad_engine_call(&to, &cc, done, &a), -1); /* no agent: not queued */
+	wire.fail = true;
+	assert_int_equal(perf_get(9, IB_GSI_PORT_COUNTERS, &a), 0);
+	assert_int_equal(a.calls, 1);
+	assert_int_equal(a.result, MAD_SEND_FAILED);
+}
+
+/* Closing drops what waits, without callbacks, and closes the wire. */
+static void closing_drops_everything_quietly(void **state)
+{
+	struct outcome o[8] = {{0}};
+
+	(void)state;
+	mad_engine_set_limits(1000, 2, 2, 1);
+	for (int i = 0; i < 8; i++)
+		perf_get(20 + (unsigned)(i % 2), IB_GSI_PORT_COUNTERS, &o[i]);
+	mad_engine_close();
+	assert_true(wire.closed);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(o[i].calls, 0);
+	/* and a new attach starts from nothing */
+	assert_int_equal(mad_engine_attach(&fake), 0);
+	assert_int_equal(perf_get(20, IB_GSI_PORT_COUNTERS, &o[0]), 0);
+	assert_int_equal(wire.sent[wire.n - 1].lid, 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(the_window_bounds_what_is_in_flight, setup, teardown),
+		cmocka_unit_test_setup_teardown(destinations_take_turns_within_their_limit, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(directed_route_is_not_limited_per_destination, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(timeouts_retry_first_then_fail, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_transport_timeout_is_a_try, setup, teardown),
+		cmocka_unit_test_setup_teardown(malformed_answers_are_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(requests_of_others_go_to_the_unsolicited_handler, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(failed_sends_and_missing_agents, setup, teardown),
+		cmocka_unit_test_setup_teardown(closing_drops_everything_quietly, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
