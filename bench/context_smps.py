@@ -35,7 +35,7 @@ SENT = re.compile(r"sent class 0x01 attr 0x([0-9a-f]{4}) mod 0x[0-9a-f]+ tid 0x[
 
 
 def switch_lid_and_context(bed):
-    out = subprocess.run(bed.run("ibnetdiscover"), capture_output=True, text=True).stdout
+    out = subprocess.run(bed.command("ibnetdiscover"), capture_output=True, text=True).stdout
     m = re.search(r'^Switch\s+\d+\s+"S-([0-9a-f]+)"\s+# "%s".* lid (\d+)' % SWITCH, out, re.M)
     return int(m.group(2)), "ib-" + m.group(1)
 

@@ -99,7 +99,7 @@ def main():
         for tool in ("iblinkinfo", "ibnetdiscover"):
             peers[tool] = []
             for _ in range(args.runs):
-                t, out = timed(bed.run(tool))
+                t, out = timed(bed.command(tool))
                 if out.returncode:
                     raise SystemExit("%s failed: %s" % (tool, out.stderr))
                 peers[tool].append(t)
@@ -122,9 +122,7 @@ def main():
             for command, number, into in (("Unlink", 1, down), ("ReLink", 2, up)):
                 n0 = len(lines)
                 started = time.monotonic()
-                subprocess.run([os.path.join(TOP, "scripts", "simfabric"), "sim", "--dir",
-                                bed.dir, '%s "leaf%d"[%d]' % (command, leaf, uplink)],
-                               capture_output=True, env=env())
+                bed.sim('%s "leaf%d"[%d]' % (command, leaf, uplink))
                 hit = None
                 while hit is None and time.monotonic() - started < 60:
                     hit = next((w for w, l in lines[n0:] if "OID: %s%d\t" % (NOTIFY, number)

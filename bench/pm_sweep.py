@@ -28,7 +28,7 @@ import time
 from benchlib import MADS_SENT, SMA_GROUPS, STATS, TOP, TestBed, env, snmpget
 
 TOPOLOGY = "fattree-612.net"
-PM_GROUP_INDEX = 14  # cache_group_name order: pmCounters
+PM_GROUP_INDEX = 14  # ibsnmpdCacheIndex of pmCounters (src/pm/pm_area.c)
 PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"
 BARE = os.path.join(os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build")),
                     "bench-pipelined-pma")
@@ -74,7 +74,7 @@ def main():
         # ibqueryerrors over all ports, same fabric, same run
         iqe = []
         for _ in range(3):
-            t, out = timed(bed.run("ibqueryerrors"))
+            t, out = timed(bed.command("ibqueryerrors"))
             iqe.append(t)
         m = re.search(r"(\d+) ports checked", out.stdout + out.stderr)
         iqe_ports = int(m.group(1)) if m else -1
@@ -90,7 +90,7 @@ def main():
                 pairs.append("%s %s\n" % (value.split()[-1], name.rsplit(".", 1)[1]))
         bare = []
         for _ in range(3):
-            res = subprocess.run(bed.run(BARE, str(args.outstanding), "ext"),
+            res = subprocess.run(bed.command(BARE, str(args.outstanding), "ext"),
                                  input="".join(pairs),
                                  capture_output=True, text=True, env=env())
             m = re.search(r"answers (\d+) of (\d+) in ([\d.]+) s", res.stdout)
@@ -100,7 +100,7 @@ def main():
 
         # perfquery, one process per port
         lids = []
-        disc = subprocess.run(bed.run("ibnetdiscover", "-p"), capture_output=True, text=True,
+        disc = subprocess.run(bed.command("ibnetdiscover", "-p"), capture_output=True, text=True,
                               env=env()).stdout
         for line in disc.splitlines():
             f = line.split()
@@ -110,7 +110,7 @@ def main():
                 break
         started = time.perf_counter()
         for lid, port in lids:
-            subprocess.run(bed.run("perfquery", lid, port), capture_output=True, env=env())
+            subprocess.run(bed.command("perfquery", lid, port), capture_output=True, env=env())
         pq = time.perf_counter() - started
 
         # the 64-bit table through snmpd, cached: stop the 2 s sweeps first

@@ -118,7 +118,7 @@ def main():
         watcher.start()
 
         # --- 1. latency -----------------------------------------------------
-        inj = subprocess.run(bed.run(INJECTOR, "-V", "-n", str(N), "-i", "10000", "145",
+        inj = subprocess.run(bed.command(INJECTOR, "-V", "-n", str(N), "-i", "10000", "145",
                                      "lid=4", "sysguid=0x%x" % GUID_BASE, node="hca3"),
                              capture_output=True, text=True, env=env())
         sent = {int(a): int(b) for _, a, b in
@@ -161,7 +161,7 @@ def main():
         burst = 1000
         n0 = len(watcher.lines)
         r0, s0 = counter(bed.target, 1), counter(bed.target, 2)
-        inj = subprocess.run(bed.run(INJECTOR, "-V", "-n", str(burst), "-i", "200", "145", "lid=4",
+        inj = subprocess.run(bed.command(INJECTOR, "-V", "-n", str(burst), "-i", "200", "145", "lid=4",
                                      "sysguid=0x%x" % (GUID_BASE + 0x100000), node="hca3"),
                              capture_output=True, text=True, env=env())
         first = min(int(l.split()[2]) for l in inj.stdout.splitlines() if l.startswith("sent "))

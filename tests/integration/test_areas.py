@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import fields, node_guids, parse_varbinds, start_testbed, stop_testbed, wait_for
+from conftest import fields, node_guids, start_testbed, stop_testbed, wait_for
 
 FABRIC_ENTRY = ".1.3.6.1.4.1.8072.9999.9999.117.1.5.1.1."
 NODE_ENTRY = ".1.3.6.1.4.1.8072.9999.9999.117.1.6.1.1."

@@ -1,24 +1,20 @@
-"""Every fault of bench/faults.py, each held a short while (snmpd stopped for 10 s:
+"""Every fault of the test-bed package's faults.py (bench/faults.py prints
+its figures), each held a short while (snmpd stopped for 10 s:
 test_faults.py stops it for 30), in three groups of faults on a fat-tree
-test bed each while a manager polls and traps flow (the figures are the bench's;
-bench/README.md has a longer run). What must hold for each fault:
+test bed each while a manager polls and traps flow (bench/README.md has a
+longer run). What must hold for each fault:
 
 - it is over: ibsnmpd answers again, a trap sent after the fault arrives, and
-  what the fault touched is right again (bench/faults.py says what);
+  what the fault touched is right again (faults.py says what);
 - no trap sent after the recovery is lost;
 - ibsnmpd answers every GET throughout, unless the fault is in snmpd itself
   (killed, stopped): no request waits on the fabric;
 - the log says what happened in a few lines, not one per MAD or per retry
   (50 SIGHUPs: two lines each, "re-reading" and net-snmp's warning that its
   AgentX session is open already)."""
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
-from conftest import TOP
+from simfabric import faults  # on the path conftest.py sets
 
 MASTER_FAULTS = ("snmpd-sigkill", "snmpd-sigstop")
 
@@ -34,15 +30,10 @@ GROUPS = {
 
 
 @pytest.mark.parametrize("group", sorted(GROUPS))
-def test_every_fault_ends_and_loses_no_trap_after_it(tmp_path, group):
-    report = tmp_path / "faults.json"
-    out = subprocess.run([sys.executable, os.path.join(TOP, "bench", "faults.py"),
-                          "--hold", "6", "--stop-hold", "10", "--only", ",".join(GROUPS[group]),
-                          "--json", str(report)],
-                         capture_output=True, text=True, cwd=str(tmp_path))
-    print(out.stdout, out.stderr)
-    assert out.returncode == 0, out.stderr[-3000:]
-    results = json.loads(report.read_text())
+def test_every_fault_ends_and_loses_no_trap_after_it(group):
+    results, reports = faults.run(hold=6, stop_hold=10, only=GROUPS[group], progress=print)
+    faults.print_table(results)
+    assert not reports, "sanitizer reports from ibsnmpd:\n" + "\n".join(reports)
     assert sorted(r["fault"] for r in results) == sorted(GROUPS[group])
     for r in results:
         name = r["fault"]
@@ -56,11 +47,7 @@ def test_every_fault_ends_and_loses_no_trap_after_it(tmp_path, group):
             assert len(r["log_kinds"]) <= 8 and r["log_lines"] <= 40, r
 
 
-def test_the_groups_cover_every_fault_of_the_bench():
-    sys.path.insert(0, os.path.join(TOP, "bench"))
-    sys.dont_write_bytecode = True  # nothing left in the checkout
-    import faults  # noqa: E402 (bench/ is not a package)
-
+def test_the_groups_cover_every_fault():
     names = [f[0] for f in faults.faults(6, 10)]
     grouped = [n for g in GROUPS.values() for n in g]
     assert len(names) == 11 and sorted(names) == sorted(grouped)

@@ -1,0 +1,682 @@
+"""A simulated test bed: ibsim (the fabric), opensm (SM/SA), snmpd (AgentX
+master on a loopback UDP port), snmptrapd (writing to a file) and ibsnmpd
+attached to one node of the fabric, all in one directory.
+
+Everything a bed starts is recorded in DIR/pids ("NAME PID" lines) and
+stopped by its PID; each service's command line is DIR/NAME.cmd (a script
+that execs it, so that it can be started again as it first was) and its
+output DIR/NAME.out; DIR/env holds the variables `up` prints. The layout
+is the command line's (scripts/simfabric): other tools read it."""
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TOPOLOGIES = os.path.join(TOP, "tests", "topologies")
+UMAD2SIM = os.environ.get("UMAD2SIM", "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so")
+WAIT_SUBNET_S = int(os.environ.get("SIMFABRIC_WAIT_SUBNET_S", "120"))
+WAIT_AGENT_S = int(os.environ.get("SIMFABRIC_WAIT_AGENT_S", "60"))
+NODE_TYPE = ".1.3.6.1.3.117.3.1.1.4.0"  # ibSmaNodeType.0: ibsnmpd serves
+SYS_NAME = ".1.3.6.1.2.1.1.5.0"
+
+# The bed's SNMPv3 user (loopback only; the secrets are the bed's own).
+V3_USER, V3_AUTH, V3_PRIV = "simfabric", "simfabric-auth", "simfabric-priv"
+SERVICES = ("ibsim", "opensm", "snmpd", "snmptrapd", "ibsnmpd", "console-holder")
+
+
+class BedError(Exception):
+    """What the command line says as "simfabric: ..." before it exits 1."""
+
+
+def snmp_env():
+    return dict(os.environ, MIBS="")  # numeric OIDs only; no MIB noise
+
+
+def free_udp_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def alive(pid):
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie of ours is not alive
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def holds_udp_port(pid, port):
+    """Whether pid has a UDP socket bound to 127.0.0.1:port. A port found free
+    is free only until somebody binds it: another bed (tests run beds side by
+    side), or any client's ephemeral port. A service that could not bind it
+    exits, while a query of the port would be answered by whoever holds it,
+    so the test is on the socket itself."""
+    want = "0100007F:%04X" % port
+    inodes = set()
+    try:
+        with open("/proc/net/udp") as f:
+            for line in f.readlines()[1:]:
+                parts = line.split()
+                if len(parts) > 9 and parts[1] == want:
+                    inodes.add("socket:[%s]" % parts[9])
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                if os.readlink("/proc/%d/fd/%s" % (pid, fd)) in inodes:
+                    return True
+            except OSError:
+                continue
+    except OSError:
+        return False
+    return False
+
+
+def launch(script, *args):
+    """Runs a shell command line in the background, in a session of its own
+    (a test runner's Ctrl-C is not its) and not as a child of this process
+    (its shell exits at once: the service is init's, reaped when it ends,
+    whatever runs this); its PID."""
+    # the job's stdout is not the pipe its PID comes back on (whatever it
+    # opens, however long that takes, this returns at once)
+    out = subprocess.run(["bash", "-c", "exec 3>&1 >/dev/null 2>&1; setsid %s 3>&- & echo $! >&3"
+                          % script, "launch"] + list(args),
+                         capture_output=True, text=True, check=True)
+    return int(out.stdout.split()[-1])
+
+
+def first_node(topology):
+    """The first node of a topology file: where opensm attaches."""
+    import re
+    with open(topology) as f:
+        for line in f:
+            if re.match(r"^(Switch|Hca|Rt)", line):
+                m = re.search(r'"([^"]+)"', line)
+                if m:
+                    return m.group(1)
+    raise BedError("no node in topology file %s" % topology)
+
+
+def find_ibsnmpd(given=None):
+    for c in (given, os.environ.get("IBSNMPD_BIN"), os.path.join(TOP, "build", "ibsnmpd"),
+              shutil.which("ibsnmpd")):
+        if c and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def issm_shim(ibsnmpd):
+    """The IsSM shim of ibsnmpd's build tree, else $SIM_ISSM_SHIM's."""
+    for c in (os.environ.get("SIM_ISSM_SHIM"),
+              os.path.join(os.path.dirname(ibsnmpd), "tests", "sim_issm_shim.so"),
+              os.path.join(TOP, "build", "tests", "sim_issm_shim.so")):
+        if c and os.path.isfile(c):
+            return c
+    return None
+
+
+class Bed:
+    """A bed in its directory: up() makes one, Bed(dir) takes one that runs."""
+
+    def __init__(self, directory):
+        self.dir = os.path.abspath(directory)
+        self.env = self._read_env()
+        self._sockname = None
+
+    # ---- what the bed is -------------------------------------------------------
+
+    def _read_env(self):
+        res = {}
+        try:
+            with open(os.path.join(self.dir, "env")) as f:
+                for line in f:
+                    if "=" in line:
+                        k, v = line.rstrip("\n").split("=", 1)
+                        res[k] = v.strip('"')
+        except OSError:
+            pass
+        return res
+
+    @property
+    def target(self):
+        return self.env["SNMP_TARGET"]
+
+    @property
+    def node(self):
+        return self.env.get("SIMFABRIC_NODE")
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def pids(self):
+        """[(name, pid)] in the order they were started."""
+        try:
+            with open(self.path("pids")) as f:
+                return [(n, int(p)) for n, p in (l.split() for l in f if l.strip())]
+        except (OSError, ValueError):
+            return []
+
+    def pid_of(self, name):
+        """The last PID recorded for name (None)."""
+        found = [p for n, p in self.pids() if n == name]
+        return found[-1] if found else None
+
+    @property
+    def pid(self):
+        """ibsnmpd's."""
+        return self.pid_of("ibsnmpd")
+
+    def log(self, name):
+        with open(self.path(name), errors="replace") as f:
+            return f.read()
+
+    def log_size(self, name="ibsnmpd.log"):
+        return os.path.getsize(self.path(name))
+
+    def log_since(self, offset, name="ibsnmpd.log"):
+        """The non-empty lines written to name after offset."""
+        with open(self.path(name), errors="replace") as f:
+            f.seek(offset)
+            return [l for l in f.read().splitlines() if l.strip()]
+
+    def rss_kib(self, name="ibsnmpd"):
+        with open("/proc/%d/status" % self.pid_of(name)) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def sanitizer_reports(self):
+        """ASan and UBSan reports in what ibsnmpd printed (also while exiting)."""
+        try:
+            text = self.log("ibsnmpd.out")
+        except OSError:
+            return []
+        return [l for l in text.splitlines()
+                if "ERROR: AddressSanitizer" in l or "runtime error:" in l]
+
+    def state(self, lines=12):
+        """Which services run, and the end of their logs (shown with a failed
+        test: the bed's directory is gone after it)."""
+        out = ["%s %d %s" % (n, p, "running" if alive(p) else "exited") for n, p in self.pids()]
+        for name in ("ibsnmpd.log", "ibsnmpd.out", "snmpd.log", "snmptrapd.out"):
+            try:
+                tail = [l for l in self.log(name).splitlines()
+                        if not l.startswith("Connection from")][-lines:]
+            except OSError:
+                continue
+            out.append("--- %s" % name)
+            out.extend(tail)
+        return "\n".join(out)
+
+    # ---- services ---------------------------------------------------------------
+
+    def write_cmd(self, name, argv):
+        """DIR/NAME.cmd: a script that execs argv in the bed (cwd DIR)."""
+        with open(self.path(name + ".cmd"), "w") as f:
+            f.write("#!/usr/bin/env bash\n")
+            f.write("cd %s\n" % shlex.quote(self.dir))
+            f.write("export MIBS= SNMP_PERSISTENT_DIR=%s IBSIM_SOCKNAME=%s\n" % (
+                shlex.quote(self.path("persist")), shlex.quote(self.ibsim_sockname)))
+            f.write("exec %s\n" % " ".join(shlex.quote(a) for a in argv))
+
+    @property
+    def ibsim_sockname(self):
+        return self.env.get("IBSIM_SOCKNAME") or self._sockname
+
+    def start_service(self, name):
+        """Runs DIR/NAME.cmd in the background and records its PID."""
+        if not os.path.isfile(self.path(name + ".cmd")):
+            raise BedError("no recorded command for %s in %s" % (name, self.dir))
+        if alive(self.pid_of(name)):
+            raise BedError("%s is already running" % name)
+        pid = launch('bash "$1" </dev/null >>"$2" 2>&1', self.path(name + ".cmd"),
+                     self.path(name + ".out"))
+        with open(self.path("pids"), "a") as f:
+            f.write("%s %d\n" % (name, pid))
+        if name == "opensm":  # opensm writes no pid file; the partition policy signals it
+            with open(self.path("opensm.pid"), "w") as f:
+                f.write("%d\n" % pid)
+        return pid
+
+    def stop_pid(self, pid):
+        """TERM, then KILL after a few seconds."""
+        if not alive(pid):
+            return
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+        for _ in range(50):
+            if not alive(pid):
+                return
+            time.sleep(0.1)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        for _ in range(20):
+            if not alive(pid):
+                return
+            time.sleep(0.1)
+
+    def stop(self, name):
+        pid = self.pid_of(name)
+        if pid:
+            self.stop_pid(pid)
+
+    def start(self, name, node=None):
+        """Starts a service again with the command line it was first started
+        with (node: attached to another node, e.g. to move the SM)."""
+        if node:
+            import re
+            path = self.path(name + ".cmd")
+            with open(path) as f:
+                text = f.read()
+            with open(path, "w") as f:
+                f.write(re.sub(r"SIM_HOST=[^ ]*", "SIM_HOST=" + node, text))
+        return self.start_service(name)
+
+    def down(self):
+        """Stops everything it started. Clients of the simulator first, ibsim
+        last: opensm whose ibsim is gone can spin instead of exiting."""
+        if not os.path.isfile(self.path("pids")):
+            raise BedError("no test bed in '%s' (give --dir or SIMFABRIC_DIR)" % self.dir)
+        pids = self.pids()
+        for name in ("ibsnmpd", "snmptrapd", "snmpd", "opensm", "ibsim", "console-holder"):
+            for n, p in pids:
+                if n == name:
+                    self.stop_pid(p)
+        for _, p in pids:  # anything else recorded (extra clients started by tests)
+            self.stop_pid(p)
+        open(self.path("pids"), "w").close()
+
+    # ---- the fabric -------------------------------------------------------------
+
+    def sim(self, command):
+        """One command to ibsim's console."""
+        fifo = self.path("ibsim.console")
+        if not os.path.exists(fifo):
+            raise BedError("no ibsim console in %s" % self.dir)
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        try:
+            os.write(fd, (command + "\n").encode())
+        finally:
+            os.close(fd)
+
+    def command(self, *cmd, node=None):
+        """argv that runs cmd (e.g. smpquery) attached to a node of the fabric,
+        in the bed's directory (libumad2sim writes its fake sysfs, sys-PID/,
+        into the current directory and leaves it when the program is killed)."""
+        return ["env", "-C", self.dir, "LD_PRELOAD=" + self.env.get("UMAD2SIM", UMAD2SIM),
+                "SIM_HOST=" + (node or self.node), "IBSIM_SOCKNAME=" + self.ibsim_sockname,
+                "MIBS="] + list(cmd)
+
+    def run_on_node(self, *cmd, node=None, ok_codes=(0,), timeout=60):
+        """Runs an infiniband-diags command attached to a node; its stdout."""
+        out = subprocess.run(self.command(*cmd, node=node), capture_output=True, text=True,
+                             timeout=timeout)
+        if out.returncode not in ok_codes:
+            raise AssertionError("%s failed: %s" % (" ".join(cmd), out.stderr))
+        return out.stdout
+
+    def spawn(self, name, *cmd, node=None):
+        """Starts cmd in the background attached to a node, recorded as name
+        (stop(name) or down() stops it by PID); output in DIR/NAME.out."""
+        if name in SERVICES or "/" in name or not name:
+            raise BedError("spawn: '%s' is not a name for an extra service" % name)
+        self.write_cmd(name, ["env", "LD_PRELOAD=" + self.env.get("UMAD2SIM", UMAD2SIM),
+                              "SIM_HOST=" + (node or self.node)] + list(cmd))
+        return self.start_service(name)
+
+    # ---- the command line's commands, in-process ------------------------------
+
+    def simfabric(self, *args, check=True):
+        """A command of scripts/simfabric on this bed (down, sim, stop, start,
+        spawn), as the command line would run it: a CompletedProcess, or
+        (check) CalledProcessError when it fails."""
+        sub, rest = args[0], list(args[1:])
+        try:
+            if sub == "down":
+                self.down()
+            elif sub == "sim":
+                self.sim(" ".join(rest))
+            elif sub == "stop":
+                self.stop(rest[0])
+            elif sub == "start":
+                self.start(rest[0], node=rest[2] if len(rest) > 2 and rest[1] == "--node"
+                           else None)
+            elif sub == "spawn":
+                node = None
+                cmd = rest[1:]
+                if cmd[:1] == ["--node"]:
+                    node, cmd = cmd[1], cmd[2:]
+                if cmd[:1] == ["--"]:
+                    cmd = cmd[1:]
+                self.spawn(rest[0], *cmd, node=node)
+            else:
+                raise BedError("'%s' is not a command for a running bed" % sub)
+        except BedError as e:
+            if check:
+                raise subprocess.CalledProcessError(1, ["simfabric"] + list(args), "",
+                                                    "simfabric: %s\n" % e) from e
+            return subprocess.CompletedProcess(["simfabric"] + list(args), 1, "",
+                                               "simfabric: %s\n" % e)
+        return subprocess.CompletedProcess(["simfabric"] + list(args), 0, "", "")
+
+    # ---- a manager --------------------------------------------------------------
+
+    def snmp(self, tool, *args, community="public", extra=(), target=None, timeout=2, retries=1):
+        return subprocess.run([tool, "-v2c", "-c", community, "-On", "-t", str(timeout), "-r",
+                               str(retries)] + list(extra) + [target or self.target] +
+                              list(args), capture_output=True, text=True, env=snmp_env(),
+                              timeout=60 + timeout * 10)
+
+    def v3(self, tool, context, *args, extra=()):
+        """An SNMPv3 request (the bed's user) in a context."""
+        return subprocess.run([tool] + self.env["SNMP_V3_ARGS"].split() +
+                              ["-n", context, "-On", "-t", "3", "-r", "1"] + list(extra) +
+                              [self.target] + list(args),
+                              capture_output=True, text=True, env=snmp_env(), timeout=120)
+
+
+def _check_tools(topology, ibsnmpd, with_agent):
+    if not os.path.isfile(topology):
+        raise BedError("topology file %s not found" % topology)
+    if not os.path.isfile(UMAD2SIM):
+        raise BedError("%s not found: apt-get install libumad2sim0 ibsim-utils" % UMAD2SIM)
+    for b in ("ibsim", "opensm", "snmpd", "snmptrapd"):
+        if not shutil.which(b):
+            raise BedError("%s not found (see README.md: install the dependencies)" % b)
+    if with_agent and not ibsnmpd:
+        raise BedError("ibsnmpd binary not found: build it (cmake --build build) or pass "
+                       "--ibsnmpd")
+
+
+def _wait_for(secs, what, bed, predicate):
+    """Polls predicate; BedError when secs have passed."""
+    for _ in range(secs * 5):
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise BedError("timed out after %ds waiting for %s (logs in %s)" % (secs, what, bed.dir))
+
+
+def _file_has(path, text):
+    try:
+        with open(path, errors="replace") as f:
+            return text in f.read()
+    except OSError:
+        return False
+
+
+def _start_on_free_port(bed, name, write_conf):
+    """Up to 5 times: a free port, NAME's configuration for it, NAME started;
+    done when it holds the port, another try when it exited (the port was
+    taken meanwhile). The port."""
+    import sys
+    for attempt in range(1, 6):
+        port = free_udp_port()
+        write_conf(port)
+        pid = bed.start_service(name)
+        for _ in range(100):
+            if holds_udp_port(pid, port):
+                return port
+            if not alive(pid):
+                break
+            time.sleep(0.2)
+        print("simfabric: %s did not bind udp:127.0.0.1:%d (try %d)" % (name, port, attempt),
+              file=sys.stderr)
+        bed.stop_pid(pid)
+        # its PID may be another's later: not recorded any more
+        kept = [(n, p) for n, p in bed.pids() if not (n == name and p == pid)]
+        with open(bed.path("pids"), "w") as f:
+            f.writelines("%s %d\n" % np for np in kept)
+    return None
+
+
+def _agent_serves(bed, port):
+    """ibsnmpd is up when ibSmaNodeType.0 has a value; true at once if it died
+    (the caller sees it is gone)."""
+    if not alive(bed.pid_of("ibsnmpd")):
+        return True
+    out = subprocess.run(["snmpget", "-v2c", "-c", "public", "-t", "1", "-r", "0", "-Oqv",
+                          "udp:127.0.0.1:%d" % port, NODE_TYPE],
+                         capture_output=True, text=True, env=snmp_env())
+    return out.stdout.strip().isdigit()
+
+
+def up(topology=None, node=None, directory=None, ibsnmpd=None, conf_extra=(), snmpd_extra=(),
+       with_agent=True, direct=False, preload=None, debug=None, traps=True, partitions=True,
+       warn=None):
+    """Starts a bed; waits until the subnet is up and ibsnmpd has registered;
+    returns the Bed. On failure what it started is stopped and BedError says
+    why. warn(text): where the bed's notes go (stderr by default)."""
+    import sys
+    warn = warn or (lambda text: print(text, file=sys.stderr))
+    topology = topology or os.path.join(TOPOLOGIES, "switch-3ca.net")
+    ibsnmpd = find_ibsnmpd(ibsnmpd)
+    _check_tools(topology, ibsnmpd, with_agent)
+    topology = os.path.abspath(topology)
+    sm_node = first_node(topology)
+    node = node or sm_node
+    directory = directory or tempfile.mkdtemp(prefix="simfabric.", dir="/tmp")
+    for d in (directory, os.path.join(directory, "persist"), os.path.join(directory, "osm-cache")):
+        os.makedirs(d, exist_ok=True)
+    bed = Bed(directory)
+    if os.path.exists(bed.path("pids")) and os.path.getsize(bed.path("pids")):
+        raise BedError("%s already holds a test bed (simfabric down --dir %s)" % (bed.dir, bed.dir))
+    open(bed.path("pids"), "w").close()
+    # unique per bed: ibsim's socket name, UDP ports, the AgentX socket
+    bed._sockname = "simfabric-%s-%d" % (os.path.basename(bed.dir), os.getpid())
+    try:
+        _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_agent, direct,
+            preload, debug, traps, partitions, warn)
+    except BaseException:
+        bed.down()
+        raise
+    return bed
+
+
+def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_agent, direct,
+        preload, debug, traps, partitions, warn):
+    # --- ibsim, its console on a fifo held open by a sleeper ---------------------
+    fifo = bed.path("ibsim.console")
+    os.mkfifo(fifo)
+    holder = launch('sleep infinity 1<>"$1" </dev/null', fifo) # read-write: no wait
+    with open(bed.path("pids"), "a") as f:
+        f.write("console-holder %d\n" % holder)
+    bed.write_cmd("ibsim", ["ibsim", "-s", topology])
+    with open(bed.path("ibsim.cmd")) as f:
+        text = f.read().rstrip("\n")
+    with open(bed.path("ibsim.cmd"), "w") as f:
+        f.write(text + " <" + shlex.quote(fifo) + "\n")
+    bed.start_service("ibsim")
+    _wait_for(20, "ibsim to start", bed, lambda: _file_has(bed.path("ibsim.out"), "sim>"))
+
+    # --- opensm, SM/SA of the simulated subnet --------------------------------------
+    with open(bed.path("opensm.conf"), "w") as f:
+        f.write("force_log_flush TRUE\nlog_file %s\npartition_config_file %s\n"
+                "dump_files_dir %s\n" % (bed.path("opensm.log"), bed.path("partitions.conf"),
+                                         bed.path("osm-cache")))
+    with open(bed.path("partitions.conf"), "w") as f:
+        f.write("Default=0x7fff, ipoib : ALL=full ;\n")
+    bed.write_cmd("opensm", ["env", "LD_PRELOAD=" + UMAD2SIM, "SIM_HOST=" + sm_node,
+                             "OSM_CACHE_DIR=" + bed.path("osm-cache"), "OSM_TMP_DIR=" + bed.dir,
+                             "opensm", "-F", bed.path("opensm.conf")])
+    bed.start_service("opensm")
+    _wait_for(WAIT_SUBNET_S, "opensm: SUBNET UP", bed,
+              lambda: _file_has(bed.path("opensm.log"), "SUBNET UP") or
+              _file_has(bed.path("opensm.out"), "SUBNET UP"))
+
+    # --- snmptrapd -> file -------------------------------------------------------------
+    def snmptrapd_conf(port):
+        with open(bed.path("snmptrapd.conf"), "w") as f:
+            f.write("snmpTrapdAddr udp:127.0.0.1:%d\ndisableAuthorization yes\n" % port)
+
+    bed.write_cmd("snmptrapd", ["snmptrapd", "-f", "-C", "-c", bed.path("snmptrapd.conf"), "-Lf",
+                                bed.path("traps.log"), "-p", bed.path("snmptrapd.pid"), "-On"])
+    trap_port = _start_on_free_port(bed, "snmptrapd", snmptrapd_conf)
+    if not trap_port:
+        raise BedError("snmptrapd could not bind a port (logs in %s)" % bed.dir)
+
+    # --- snmpd, AgentX master on loopback ------------------------------------------
+    def snmpd_conf(port):
+        with open(bed.path("snmpd.conf"), "w") as f:
+            f.write("agentaddress udp:127.0.0.1:%d\n" % port)
+            f.write("master agentx\nagentxsocket unix:%s\nagentxperms 0600 0700\n"
+                    % bed.path("agentx.sock"))
+            f.write("rocommunity public 127.0.0.1\nrwcommunity private 127.0.0.1\n")
+            f.write("trap2sink 127.0.0.1:%d public\n" % trap_port)
+            f.write("sysName simfabric-%s\n" % os.path.basename(bed.dir))
+            f.write("# an SNMPv3 user that may read and write every context: each node of the\n"
+                    "# subnet is served in a context of its own (ib-<node GUID>)\n")
+            f.write('createUser %s SHA "%s" AES "%s"\n' % (V3_USER, V3_AUTH, V3_PRIV))
+            f.write("view simfabricAll included .1\ngroup simfabricV3 usm %s\n" % V3_USER)
+            f.write('access simfabricV3 "" usm priv prefix simfabricAll simfabricAll none\n')
+            for line in snmpd_extra:
+                f.write(line + "\n")
+
+    bed.write_cmd("snmpd", ["snmpd", "-f", "-C", "-c", bed.path("snmpd.conf"), "-Lf",
+                            bed.path("snmpd.log"), "-p", bed.path("snmpd.pid")])
+    snmp_port = _start_on_free_port(bed, "snmpd", snmpd_conf)
+    if not snmp_port:
+        raise BedError("snmpd could not bind a port (logs in %s)" % bed.dir)
+    _wait_for(20, "snmpd", bed, lambda: subprocess.run(
+        ["snmpget", "-v2c", "-c", "public", "-t", "1", "-r", "0",
+         "udp:127.0.0.1:%d" % snmp_port, SYS_NAME], capture_output=True,
+        env=snmp_env()).returncode == 0)
+    direct_port = free_udp_port() if direct else None  # checked below: ibsnmpd must hold it
+
+    # --- ibsnmpd attached to the chosen node -------------------------------------------
+    with open(bed.path("ibsnmpd.conf"), "w") as f:
+        f.write("# written by simfabric\n")
+        if not direct:
+            f.write("agentxPingInterval 2\n")
+        f.write("madTimeout 500\n")
+        if direct:
+            # direct mode: its own port, the same access as the bed's snmpd
+            f.write("agentaddress udp:127.0.0.1:%d\n" % direct_port)
+            f.write("rocommunity public 127.0.0.1\nrwcommunity private 127.0.0.1\n")
+            f.write('createUser %s SHA "%s" AES "%s"\n' % (V3_USER, V3_AUTH, V3_PRIV))
+            f.write("view simfabricAll included .1\ngroup simfabricV3 usm %s\n" % V3_USER)
+            f.write('access simfabricV3 "" usm priv prefix simfabricAll simfabricAll none\n')
+            f.write("trap2sink 127.0.0.1:%d public\n" % trap_port)
+        if traps:
+            # opensm's default SM_Key; its log also says which traps it saw
+            f.write("saKey 0x1\nosmLogFile %s\n" % bed.path("opensm.log"))
+        if partitions:
+            f.write("partitionFile %s\nopensmPidFile %s\n" % (bed.path("partitions.conf"),
+                                                              bed.path("opensm.pid")))
+        for line in conf_extra:
+            f.write(line + "\n")
+    if traps and not preload and ibsnmpd:
+        # ibsim hands SA Reports (the traps opensm forwards) only to IsSM
+        # clients: the test-only shim makes ibsnmpd's port one
+        preload = issm_shim(ibsnmpd)
+        if not preload:
+            warn("simfabric: sim_issm_shim.so not found (build the project or set "
+                 "SIM_ISSM_SHIM): IB traps will not reach ibsnmpd")
+    bed.write_cmd("ibsnmpd", ["env", "LD_PRELOAD=" + ((preload + " ") if preload else "") +
+                              UMAD2SIM, "SIM_HOST=" + node, ibsnmpd or "ibsnmpd", "-f", "-Lf",
+                              bed.path("ibsnmpd.log"), "-c", bed.path("ibsnmpd.conf"), "-x",
+                              "unix:" + bed.path("agentx.sock"), "-p", bed.path("ibsnmpd.pid")] +
+                  (["-D" + debug] if debug else []))
+    with open(bed.path("env"), "w") as f:
+        f.write("SIMFABRIC_DIR=%s\n" % bed.dir)
+        f.write("SNMP_TARGET=udp:127.0.0.1:%d\n" % snmp_port)
+        f.write("SNMP_COMMUNITY=public\nSNMP_RW_COMMUNITY=private\n")
+        f.write('SNMP_V3_ARGS="-v3 -l authPriv -u %s -a SHA -A %s -x AES -X %s"\n'
+                % (V3_USER, V3_AUTH, V3_PRIV))
+        if direct_port:
+            f.write("SNMP_DIRECT_TARGET=udp:127.0.0.1:%d\n" % direct_port)
+        f.write("TRAP_LOG=%s\n" % bed.path("traps.log"))
+        f.write("TRAP_TARGET=udp:127.0.0.1:%d\n" % trap_port)
+        f.write("IBSIM_SOCKNAME=%s\n" % bed.ibsim_sockname)
+        f.write("SIMFABRIC_NODE=%s\nSIMFABRIC_SM_NODE=%s\n" % (node, sm_node))
+        f.write("SIMFABRIC_TOPOLOGY=%s\nUMAD2SIM=%s\n" % (topology, UMAD2SIM))
+    bed.env = bed._read_env()
+    if with_agent:
+        bed.start_service("ibsnmpd")
+        port = direct_port or snmp_port
+        why = None
+        try:
+            _wait_for(WAIT_AGENT_S, "ibsnmpd to register", bed, lambda: _agent_serves(bed, port))
+            if not alive(bed.pid_of("ibsnmpd")):
+                why = "ibsnmpd exited (logs in %s)" % bed.dir
+            elif direct_port and not holds_udp_port(bed.pid_of("ibsnmpd"), direct_port):
+                why = "ibsnmpd does not hold udp:127.0.0.1:%d" % direct_port
+        except BedError as e:
+            why = str(e)
+        if why:
+            try:
+                warn("\n".join(bed.log("ibsnmpd.log").splitlines()[-5:]))
+            except OSError:
+                pass
+            raise BedError(why)
+
+
+class running:
+    """A bed for the time of a with-block (the benches, the fault and soak
+    runs): its directory is made first (conf lines may name it as {dir}),
+    the bed is brought up on entering and down, its directory removed
+    (unless IBSNMPD_KEEP_TESTBED), on leaving. Every bed up is in
+    running.beds, for stop_all_on_sigterm()."""
+
+    beds = []
+
+    def __init__(self, topology, node, conf=(), snmpd_conf=(), preload=None, direct=False,
+                 debug=None, binary=None, minimal=True, prefix="ibsnmpd-bench."):
+        self.dir = tempfile.mkdtemp(prefix=prefix)
+        if not os.path.isabs(topology):
+            topology = os.path.join(TOPOLOGIES, topology)
+        self.args = dict(topology=topology, node=node, directory=self.dir,
+                         conf_extra=[l.replace("{dir}", self.dir) for l in conf],
+                         snmpd_extra=list(snmpd_conf), preload=preload, direct=direct,
+                         debug=debug, ibsnmpd=binary, traps=not minimal,
+                         partitions=not minimal)
+        self.bed = None
+
+    def __enter__(self):
+        import sys
+        try:
+            self.bed = up(**self.args)
+        except BedError as e:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            sys.exit("simfabric up failed: %s" % e)
+        running.beds.append(self)
+        return self.bed
+
+    def __exit__(self, *exc):
+        if self in running.beds:
+            running.beds.remove(self)
+        if self.bed:
+            self.bed.down()
+        if not os.environ.get("IBSNMPD_KEEP_TESTBED"):
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def stop_all_on_sigterm(*files):
+    """A run stopped with SIGTERM takes its beds down (and removes files)
+    before it exits."""
+    def stop(*_):
+        for r in list(running.beds):
+            r.__exit__()
+        for f in files:
+            if os.path.exists(f):
+                os.unlink(f)
+        os._exit(1)
+    signal.signal(signal.SIGTERM, stop)

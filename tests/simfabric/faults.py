@@ -1,0 +1,408 @@
+"""Faults with figures: what a manager sees while the fabric, the master
+agent, the SM or the daemon's own inputs fail, one fault after the other on
+one test bed.
+
+The bed: a generated fat tree (4 leaf and 2 spine switches, 12 HCAs; opensm
+on spine1), ibsnmpd on h1-1 (behind leaf1) sweeping every port's counters
+every 2 s. Throughout, a manager polls: a GET of three objects every 0.1 s
+and, every tenth time, a bulk walk of one of SMA-MIB, IB-PM-MIB and
+IBSNMPD-MIB (in turn); and a trap 145 with its own System Image GUID is
+injected at h4-3 every 0.5 s (opensm -> SA Report -> ibsnmpd -> snmpd ->
+snmptrapd).
+
+Each fault: 3 s as usual, the fault for HOLD seconds (the hung master: 30 s),
+then it is removed and the bed watched until it has recovered (ibsnmpd
+answers, a trap sent after the removal arrives, and what the fault touched is
+right again: no stale port, the node list rediscovered, the partition policy
+served). Printed per fault:
+- GETs answered of sent and walks complete of started, from the fault to the
+  recovery; the longest GET (ms) and, for comparison, before the fault;
+- the time from the removal to the recovery (s);
+- traps lost while the fault held (the path was broken: expected for some),
+  and lost after the recovery (must be 0);
+- the log lines ibsnmpd wrote meanwhile: how many, how many kinds (digits
+  folded), and the kinds.
+
+The faults, the manager and the trap source live here, in the test-bed
+package: bench/faults.py prints the figures (run(), print_table()), the
+fault matrix test (tests/integration/test_fault_matrix.py) checks them.
+
+Usage: bench/faults.py [--hold S] [--stop-hold S] [--only NAME[,NAME...]] [--json FILE]
+Environment: IBSNMPD_BIN (else build/ibsnmpd), SIM_TRAP_INJECTOR and
+SIM_ISSM_SHIM (else under build/tests)."""
+import argparse
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from .bed import TOP, running, snmp_env as env, stop_all_on_sigterm
+
+BUILD = os.path.join(TOP, "build")
+INJECTOR = os.environ.get("SIM_TRAP_INJECTOR") or os.path.join(BUILD, "tests", "sim-trap-injector")
+SHIM = os.environ.get("SIM_ISSM_SHIM") or os.path.join(BUILD, "tests", "sim_issm_shim.so")
+GEN_FATTREE = os.path.join(TOP, "tests", "topologies", "gen-fattree.py")
+
+NODE_TYPE = ".1.3.6.1.3.117.3.1.1.4.0"
+SYS_UPTIME = ".1.3.6.1.2.1.1.3.0"
+MADS_SENT = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.1.0"
+TREES = (".1.3.6.1.3.117.3", ".1.3.6.1.3.117.1", ".1.3.6.1.4.1.8072.9999.9999.117")
+PM_STALE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1.25"
+PARTITION_NAME = ".1.3.6.1.4.1.8072.9999.9999.117.3.1.1.1.2"
+GUID_BASE = 0x6000000000000000
+GUID_RE = re.compile(r"117\.3\.1\.1\.6\.0 = Hex-STRING: ([0-9A-F ]+)")
+ME, FAR_LEAF, TRAP_NODE = "h1-1", "leaf4", "h4-3"
+BEFORE_S, AFTER_S, LATE_S = 3, 5, 3  # as usual before; watched after the recovery; late traps
+
+
+def snmp(bed, tool, *args, timeout=1):
+    return subprocess.run([tool, "-v2c", "-c", "public", "-On", "-t", str(timeout), "-r", "0",
+                           bed.target] + list(args), capture_output=True, text=True, env=env())
+
+
+class Poller(threading.Thread):
+    """The manager: (start, seconds, answered) of every GET and walk."""
+
+    def __init__(self, bed):
+        super().__init__(daemon=True)
+        self.bed, self.gets, self.walks, self.stop = bed, [], [], False
+
+    def run(self):
+        n = 0
+        while not self.stop:
+            n += 1
+            t = time.monotonic()
+            if n % 10 == 0:
+                out = snmp(self.bed, "snmpbulkwalk", "-Cr25", TREES[(n // 10) % len(TREES)])
+                ok = out.returncode == 0 and "Timeout" not in out.stderr
+                self.walks.append((t, time.monotonic() - t, ok))
+            else:
+                out = snmp(self.bed, "snmpget", NODE_TYPE, SYS_UPTIME, MADS_SENT)
+                ok = out.returncode == 0 and "No Such" not in out.stdout
+                self.gets.append((t, time.monotonic() - t, ok))
+            time.sleep(0.1)
+
+
+class TrapSource(threading.Thread):
+    """A trap 145 every 0.5 s, each with its own System Image GUID; notes
+    when each was sent and when it appeared in snmptrapd's log."""
+
+    def __init__(self, bed):
+        super().__init__(daemon=True)
+        self.bed, self.sent, self.stop = bed, {}, False
+        self.arrived, self.log_off = {}, 0
+        self.lock = threading.Lock()  # collect() is called from two threads
+
+    def run(self):
+        k = 0
+        while not self.stop:
+            k += 1
+            t = time.monotonic()
+            subprocess.run(self.bed.command(INJECTOR, "-n", "1", "145", "lid=1",
+                                            "sysguid=0x%x" % (GUID_BASE + k), node=TRAP_NODE),
+                           capture_output=True, env=env())
+            self.sent[k] = t
+            self.collect()
+            time.sleep(max(0.0, 0.5 - (time.monotonic() - t)))
+
+    def collect(self):
+        with self.lock:
+            self.collect_locked()
+
+    def collect_locked(self):
+        try:
+            with open(os.path.join(self.bed.dir, "traps.log"), "rb") as f:
+                f.seek(self.log_off)
+                text = f.read()
+        except OSError:
+            return
+        end = text.rfind(b"\n") + 1
+        self.log_off += end
+        now = time.monotonic()
+        for m in GUID_RE.finditer(text[:end].decode(errors="replace")):
+            k = int(m.group(1).replace(" ", ""), 16) - GUID_BASE
+            self.arrived.setdefault(k, now)
+
+
+# ---- what "recovered" means beyond "answers and forwards traps" ----------------------
+
+def no_stale_port(bed):
+    out = snmp(bed, "snmpbulkwalk", "-Cr50", PM_STALE, timeout=2)
+    values = [l.rsplit(" ", 1)[-1] for l in out.stdout.splitlines() if " = " in l]
+    return out.returncode == 0 and values and all(v == "2" for v in values)
+
+
+def rediscovered(since):
+    return lambda bed: any("subnet discovered" in l for l in bed.log_since(since))
+
+
+def partitions_served(names):
+    def check(bed):
+        out = snmp(bed, "snmpwalk", PARTITION_NAME, timeout=2)
+        return sorted(re.findall(r'"([^"]*)"', out.stdout)) == sorted(names)
+    return check
+
+
+# ---- the faults: (name, apply, remove, extra recovery check) ---------------------------
+
+def helper_mode(bed, mode):
+    with open(os.path.join(bed.dir, "helper-mode"), "w") as f:
+        f.write(mode)
+
+
+def write_policy(bed, make):
+    path = os.path.join(bed.dir, "partitions.conf")
+    make(path + ".new")
+    os.rename(path + ".new", path)
+
+
+def policy_text(text):
+    def make(p):
+        with open(p, "w") as f:
+            f.write(text)
+    return make
+
+
+DEFAULT_POLICY = "Default=0x7fff, ipoib : ALL=full ;\n"  # not a row: Default is no table's
+NEW_POLICY = DEFAULT_POLICY + "storage=0x0123 : ALL=full ;\n"
+RESTORED_POLICY = DEFAULT_POLICY + "restored=0x0124 : ALL=full ;\n"
+
+
+def faults(hold, stop_hold):
+    sigstop = {}
+
+    def new_sm(bed):
+        """opensm on spine2; returns when it says it is master (sminfo)."""
+        bed.start("opensm", node="spine2")
+        for _ in range(300):
+            out = subprocess.run(bed.command("sminfo", node=TRAP_NODE), capture_output=True,
+                                 text=True, env=env())
+            if "SMINFO_MASTER" in out.stdout and "sm lid 1 " not in out.stdout:
+                return time.monotonic()
+            time.sleep(0.2)
+        return None
+
+    def kill_snmpd(bed):
+        os.kill(bed.pid_of("snmpd"), signal.SIGKILL)
+
+    def stop_snmpd(bed):
+        sigstop["pid"] = bed.pid_of("snmpd")
+        os.kill(sigstop["pid"], signal.SIGSTOP)
+
+    def sighup_50(bed):
+        for _ in range(50):
+            os.kill(bed.pid, signal.SIGHUP)
+            time.sleep(0.02)
+
+    def fifo_policy(bed):
+        path = os.path.join(bed.dir, "partitions.conf")
+        os.mkfifo(path + ".new")
+        os.rename(path + ".new", path)
+
+    return [
+        ("mad-loss-30%-own-port", hold,
+         lambda b: b.sim('Error "%s"[1] 30' % ME), lambda b: b.sim('Error "%s"[1] 0' % ME),
+         no_stale_port),
+        ("mad-loss-100%-far-leaf", hold,
+         lambda b: b.sim('Error "%s"[0] 100' % FAR_LEAF),
+         lambda b: b.sim('Error "%s"[0] 0' % FAR_LEAF), no_stale_port),
+        ("snmpd-sigkill", hold, kill_snmpd, lambda b: b.start("snmpd"), None),
+        ("snmpd-sigstop", stop_hold, stop_snmpd,
+         lambda b: os.kill(sigstop["pid"], signal.SIGCONT), None),
+        ("sm-failover", hold, lambda b: b.stop("opensm"), new_sm, None),
+        ("own-link-down", hold, lambda b: b.sim('Unlink "%s"[1]' % ME),
+         lambda b: b.sim('ReLink "%s"[1]' % ME), no_stale_port),
+        ("sighup-x50-in-sweeps", 1, sighup_50, lambda b: None, None),
+        ("discovery-helper-hangs", max(hold, 25), lambda b: helper_mode(b, "hang"),
+         lambda b: helper_mode(b, "ok"), "rediscovered"),
+        ("discovery-helper-dies", max(hold, 12), lambda b: helper_mode(b, "die"),
+         lambda b: helper_mode(b, "ok"), "rediscovered"),
+        ("partition-file-fifo", hold, fifo_policy,
+         lambda b: write_policy(b, policy_text(RESTORED_POLICY)), partitions_served(["restored"])),
+        ("partition-file-replaced", 1, lambda b: write_policy(b, policy_text(NEW_POLICY)),
+         lambda b: None, partitions_served(["storage"])),
+    ]
+
+
+def kinds(lines):
+    """Log lines with their numbers folded: one kind per condition."""
+    seen = {}
+    for l in lines:
+        k = re.sub(r"0x[0-9a-fA-F]+|\d+(\.\d+)?", "#", l)
+        seen[k] = seen.get(k, 0) + 1
+    return seen
+
+
+def run_fault(bed, poller, traps, name, hold, apply, remove, check):
+    before_t = time.monotonic()
+    time.sleep(BEFORE_S)
+    log_off = bed.log_size()
+    t_apply = time.monotonic()
+    apply(bed)
+    time.sleep(hold)
+    t_remove = time.monotonic()
+    t_ready = remove(bed)  # the SM failover: when the new SM is master
+    t_ready = t_ready if isinstance(t_ready, float) else None
+    if check == "rediscovered":
+        check = rediscovered(bed.log_size())
+    recovered = None
+    while time.monotonic() - t_remove < 120:
+        now = time.monotonic()
+        traps.collect()
+        answered = [g for g in poller.gets if g[0] > t_remove and g[2]]
+        trap_back = [k for k, t in traps.sent.items() if t > t_remove and k in traps.arrived]
+        if answered and trap_back and (check is None or check(bed)):
+            first_trap = min(traps.arrived[k] for k in trap_back)
+            recovered = max(answered[0][0] + answered[0][1], first_trap, now if check else 0)
+            break
+        time.sleep(0.2)
+    t_end = recovered or time.monotonic()
+    time.sleep(AFTER_S)  # traps sent now must all arrive
+    t_after = time.monotonic()
+    time.sleep(LATE_S)  # late ones
+    traps.collect()
+    window = [g for g in poller.gets if t_apply <= g[0] <= t_end]
+    walks = [w for w in poller.walks if t_apply <= w[0] <= t_end]
+    before = [g[1] for g in poller.gets if before_t <= g[0] < t_apply]
+    during = [k for k, t in traps.sent.items() if t_apply <= t < t_remove]
+    after = [k for k, t in traps.sent.items() if recovered and recovered < t <= t_after]
+    since_ready = [k for k, t in traps.sent.items() if t_ready and t_ready <= t <= t_after]
+    lines = bed.log_since(log_off)
+    r = {
+        "fault": name, "hold_s": hold,
+        "gets_sent": len(window), "gets_answered": sum(1 for g in window if g[2]),
+        "walks_started": len(walks), "walks_complete": sum(1 for w in walks if w[2]),
+        "longest_get_ms": round(max([g[1] for g in window] or [0]) * 1000),
+        "longest_get_before_ms": round(max(before or [0]) * 1000),
+        "median_get_before_ms": round(statistics.median(before) * 1000, 1) if before else None,
+        "recovery_s": round(recovered - t_remove, 1) if recovered else None,
+        "traps_sent_during": len(during),
+        "traps_lost_during": sum(1 for k in during if k not in traps.arrived),
+        "traps_sent_after": len(after),
+        "traps_lost_after": sum(1 for k in after if k not in traps.arrived),
+        "log_lines": len(lines), "log_kinds": kinds(lines),
+    }
+    if t_ready:  # from the new SM's mastership to traps flowing again
+        r.update({"ready_s": round(t_ready - t_remove, 1),
+                  "recovery_after_ready_s": round(recovered - t_ready, 1) if recovered else None,
+                  "traps_sent_since_ready": len(since_ready),
+                  "traps_lost_since_ready": sum(1 for k in since_ready
+                                                if k not in traps.arrived)})
+    return r
+
+
+def helper_script(bed_dir):
+    real = os.path.join(os.path.dirname(os.environ.get("IBSNMPD_BIN") or
+                                        os.path.join(BUILD, "ibsnmpd")), "ibsnmpd-discover")
+    path = os.path.join(bed_dir, "helper.sh")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n# the discovery helper, or one that hangs or dies (helper-mode)\n"
+                'case "$(cat %s/helper-mode 2>/dev/null)" in\n'
+                "hang) exec sleep 3600 ;;\ndie) exit 3 ;;\n*) exec %s \"$@\" ;;\nesac\n"
+                % (bed_dir, real))
+    os.chmod(path, 0o755)
+    return path
+
+
+def print_table(results):
+    print("%-24s %9s %9s %7s %7s %8s %9s %9s %5s" % (
+        "fault", "GETs", "walks", "max ms", "(before)", "recov s", "traps lost", "after", "log"))
+    for r in results:
+        print("%-24s %4d/%-4d %4d/%-4d %7d %7d %8s %5d/%-4d %4d/%-4d %5d" % (
+            r["fault"], r["gets_answered"], r["gets_sent"], r["walks_complete"],
+            r["walks_started"], r["longest_get_ms"], r["longest_get_before_ms"],
+            r["recovery_s"], r["traps_lost_during"], r["traps_sent_during"],
+            r["traps_lost_after"], r["traps_sent_after"], r["log_lines"]))
+    for r in results:
+        if "ready_s" in r:
+            print("%s: the new SM master %.1f s after it was started; traps flowing "
+                  "%s s after that; of the traps sent since it was master %d lost of %d" % (
+                      r["fault"], r["ready_s"], r["recovery_after_ready_s"],
+                      r["traps_lost_since_ready"], r["traps_sent_since_ready"]))
+    for r in results:
+        print("\n%s: %d log lines, %d kinds" % (r["fault"], r["log_lines"], len(r["log_kinds"])))
+        for k, n in sorted(r["log_kinds"].items(), key=lambda kv: -kv[1]):
+            print("  %4d x %s" % (n, k[:150]))
+
+
+def fat_tree(leaves, spines, per_leaf):
+    """A generated fat tree in a temporary file (its path); the test tools
+    must be built."""
+    for path in (INJECTOR, SHIM):
+        if not os.path.exists(path):
+            raise RuntimeError("%s missing: build first (cmake --build build)" % path)
+    with tempfile.NamedTemporaryFile("w", suffix=".net", prefix="ibsnmpd-bench.",
+                                     delete=False) as topo:
+        topo.write(subprocess.run([sys.executable, GEN_FATTREE, str(leaves), str(spines),
+                                   str(per_leaf)], capture_output=True, text=True,
+                                  check=True).stdout)
+    return topo.name
+
+
+def wait_subscribed(bed):
+    """Until ibsnmpd has subscribed to the trap the benches inject."""
+    log = os.path.join(bed.dir, "ibsnmpd.log")
+    for _ in range(600):
+        if "subscribed to trap 145" in open(log).read():
+            return
+        time.sleep(0.1)
+
+
+CONF = ["saKey 0x1", "notificationLimit 0 60", "cacheLifetime pmCounters 2",
+        "pmDiscoveryInterval 10", "pmDiscoveryHelper {dir}/helper.sh",
+        "partitionFile {dir}/partitions.conf", "opensmPidFile {dir}/opensm.pid"]
+
+
+def run(hold=20, stop_hold=30, only=(), progress=None):
+    """Every fault (or those named in only) in turn on one bed; the results
+    (a dict per fault) and the sanitizer reports of ibsnmpd."""
+    topo = fat_tree(4, 2, 3)
+    chosen = [f for f in faults(hold, stop_hold) if not only or f[0] in only]
+    results = []
+    try:
+        r = running(topo, ME, conf=CONF, preload=SHIM)
+        helper_script(r.dir)
+        with r as bed:
+            wait_subscribed(bed)
+            poller, traps = Poller(bed), TrapSource(bed)
+            poller.start()
+            traps.start()
+            try:
+                for name, fault_hold, apply, remove, check in chosen:
+                    res = run_fault(bed, poller, traps, name, fault_hold, apply, remove, check)
+                    if progress:
+                        progress("%s: recovered in %s s" % (name, res["recovery_s"]))
+                    results.append(res)
+            finally:
+                poller.stop = traps.stop = True
+                poller.join()
+                traps.join()
+            reports = bed.sanitizer_reports()
+    finally:
+        os.unlink(topo)
+    return results, reports
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hold", type=float, default=20)
+    ap.add_argument("--stop-hold", type=float, default=30, help="snmpd stopped this long")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    stop_all_on_sigterm()
+    results, reports = run(args.hold, args.stop_hold,
+                           [n for n in args.only.split(",") if n],
+                           progress=lambda text: print(text, file=sys.stderr))
+    print_table(results)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    if reports:
+        sys.exit("sanitizer reports from ibsnmpd:\n" + "\n".join(reports))
