@@ -1,4 +1,4 @@
-/* OpenSM's partition file (seed 004): parsed, changed and rewritten in
+/* OpenSM's partition file: parsed, changed and rewritten in
  * place. Pure (no net-snmp, no I/O): the unit tests and the fuzz targets
  * link it alone. */
 #ifndef IBSNMPD_PARTITION_FILE_H

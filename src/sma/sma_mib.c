@@ -1,5 +1,5 @@
 /* SMA-MIB handlers: each object is read from one cache snapshot of the node
- * (sma_node.c), whose fields come from one SMP attribute decoder
+ * (sma_collector.c), whose fields come from one SMP attribute decoder
  * (sma_nodeinfo.c, sma_decode.c). Handlers never wait on the fabric.
  *
  *   ibSmaNodeInfo.N        <- node group    <- NodeInfo, NodeDescription
