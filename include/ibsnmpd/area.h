@@ -55,6 +55,13 @@ struct area_def {
 	void (*stop)(void *self);
 };
 
+/* An area_def's configuration and cache groups from its arrays and its
+ * values' structure: AREA_CONFIG(tokens, cfg, defaults), AREA_CACHES(caches). */
+#define AREA_CONFIG(tokens_, cfg_, defaults_)                                         \
+	.tokens = (tokens_), .n_tokens = sizeof(tokens_) / sizeof((tokens_)[0]),       \
+	.config = &(cfg_), .config_size = sizeof(cfg_), .config_defaults = (defaults_)
+#define AREA_CACHES(caches_) .caches = (caches_), .n_caches = sizeof(caches_) / sizeof((caches_)[0])
+
 /* Registers the tokens and cache groups of every area of the list
  * (NULL-terminated) with the configuration, before the files are read. */
 void areas_configure(const struct area_def *const *list);

@@ -72,16 +72,14 @@ const struct topo_port *topology_port(const struct topology *f, size_t node, uns
 
 /* ---- the area (topology_area.c) ---- */
 
-struct topology_area;
 struct area_def;
 extern const struct area_def topology_area_def;
 
-/* The last discovery (NULL: none yet). */
-const struct topology *topology_current(const struct topology_area *a);
-/* The group whose publications are the discoveries (to observe or follow). */
-struct cache_group *topology_group(struct topology_area *a);
-/* Asks for a discovery now (logged; one at a time). */
-void topology_rediscover(struct topology_area *a);
+/* The group whose snapshot is the last discovery (NULL until the first)
+ * and whose publications are the discoveries, for an area that follows it
+ * (from a start hook); NULL, logged as "WHO needs the subnet's topology",
+ * when the topology area does not run. */
+struct cache_group *topology_followed_by(const char *who);
 
 /* Where SMPs to the node go: its LID, or (no LID yet: no SM) the directed
  * route the discovery took; -1 if neither is known. */

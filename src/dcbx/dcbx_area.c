@@ -103,15 +103,10 @@ static const struct config_token tokens[] = {
 
 const struct area_def dcbx_area_def = {
 	.name = "DCBX",
-	.tokens = tokens,
-	.n_tokens = sizeof(tokens) / sizeof(tokens[0]),
-	.config = &dcbx_cfg,
-	.config_size = sizeof(dcbx_cfg),
-	.config_defaults = defaults,
+	AREA_CONFIG(tokens, dcbx_cfg, defaults),
 	.wanted = wanted,
 	.enable_token = "dcbxEnable",
-	.caches = caches,
-	.n_caches = sizeof(caches) / sizeof(caches[0]),
+	AREA_CACHES(caches),
 	.start = start,
 	.register_mib = register_handlers,
 	.reload = reload,

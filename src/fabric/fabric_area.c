@@ -38,18 +38,13 @@ static void trap_seen(const struct notice *n, const char *via, void *arg)
 
 static void *start(const struct area_env *env)
 {
-	struct topology_area *topology = area_find(&topology_area_def);
-	struct fabric_area *a;
+	struct cache_group *topology = topology_followed_by("the link sweeps");
+	struct fabric_area *a = topology ? calloc(1, sizeof(*a)) : NULL;
 
 	(void)env;
-	if (!topology) {
-		snmp_log(LOG_ERR, "the link sweeps need the subnet's topology\n");
-		return NULL;
-	}
-	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
-	a->topology = topology_group(topology);
+	a->topology = topology;
 	fabric_sweep_init(a, config_cache_lifetime(&caches[0]), cfg.state_file, cfg.baseline_reset);
 	cache_group_observe(&a->group, &a->notified, fabric_notify_published, a);
 	cache_group_observe(a->topology, &a->discovered, discovered, a);
@@ -110,15 +105,10 @@ static const struct config_token tokens[] = {
 
 const struct area_def fabric_area_def = {
 	.name = "the link sweeps",
-	.tokens = tokens,
-	.n_tokens = sizeof(tokens) / sizeof(tokens[0]),
-	.config = &cfg,
-	.config_size = sizeof(cfg),
-	.config_defaults = defaults,
+	AREA_CONFIG(tokens, cfg, defaults),
 	.wanted = wanted,
 	.enable_token = "fabricEnable",
-	.caches = caches,
-	.n_caches = sizeof(caches) / sizeof(caches[0]),
+	AREA_CACHES(caches),
 	.start = start,
 	.register_mib = register_handlers,
 	.reload = reload,

@@ -20,21 +20,16 @@ static struct node_config {
 
 static void *start(const struct area_env *env)
 {
-	struct topology_area *topology = area_find(&topology_area_def);
+	struct cache_group *topology = topology_followed_by("the node contexts");
 	struct fabric_area *fabric = area_find(&fabric_area_def);
 	struct pm_area *pm = area_find(&pm_area_def);
 	struct sma_area *sma = area_find(&sma_area_def);
-	struct node_area *a;
+	struct node_area *a = topology ? calloc(1, sizeof(*a)) : NULL;
 
 	(void)env;
-	if (!topology) {
-		snmp_log(LOG_ERR, "the node contexts need the subnet's topology\n");
-		return NULL;
-	}
-	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
-	a->topology = topology_group(topology);
+	a->topology = topology;
 	a->ports = fabric ? &fabric->group : NULL;
 	a->counters = pm ? &pm->sweep : NULL;
 	a->local = sma ? sma_local(sma) : NULL;
@@ -88,11 +83,7 @@ static const struct config_token tokens[] = {
 
 const struct area_def node_area_def = {
 	.name = "the node contexts",
-	.tokens = tokens,
-	.n_tokens = sizeof(tokens) / sizeof(tokens[0]),
-	.config = &cfg,
-	.config_size = sizeof(cfg),
-	.config_defaults = defaults,
+	AREA_CONFIG(tokens, cfg, defaults),
 	.start = start,
 	.register_mib = register_handlers,
 	.reload = reload,

@@ -31,11 +31,10 @@ static void discovered(struct cache_group *g, const void *before, const void *af
 
 static void *start(const struct area_env *env)
 {
-	struct topology_area *topology = area_find(&topology_area_def);
 	struct pkey_policy *pp;
 
 	(void)env;
-	pp = pkey_policy_start(topology ? topology_group(topology) : NULL,
+	pp = pkey_policy_start(topology_followed_by("the partition verifier"),
 			       config_cache_lifetime(&caches[0]));
 	if (!pp) {
 		snmp_log(LOG_ERR, "cannot start the partition policy: out of memory\n");
@@ -107,13 +106,8 @@ static const struct config_token tokens[] = {
 
 const struct area_def pkey_area_def = {
 	.name = "the partition policy",
-	.tokens = tokens,
-	.n_tokens = sizeof(tokens) / sizeof(tokens[0]),
-	.config = &pkey_cfg,
-	.config_size = sizeof(pkey_cfg),
-	.config_defaults = defaults,
-	.caches = caches,
-	.n_caches = sizeof(caches) / sizeof(caches[0]),
+	AREA_CONFIG(tokens, pkey_cfg, defaults),
+	AREA_CACHES(caches),
 	.start = start,
 	.register_mib = register_handlers,
 	.reload = reload,

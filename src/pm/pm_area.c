@@ -71,18 +71,13 @@ static void swept(struct cache_group *g, const void *before, const void *after, 
 
 static void *start(const struct area_env *env)
 {
-	struct topology_area *topology = area_find(&topology_area_def);
-	struct pm_area *pm;
+	struct cache_group *topology = topology_followed_by("the PM sweeps");
+	struct pm_area *pm = topology ? calloc(1, sizeof(*pm)) : NULL;
 
 	(void)env;
-	if (!topology) {
-		snmp_log(LOG_ERR, "the PM sweeps need the subnet's topology\n");
-		return NULL;
-	}
-	pm = calloc(1, sizeof(*pm));
 	if (!pm)
 		return NULL;
-	pm->topology = topology_group(topology);
+	pm->topology = topology;
 	pm_sweep_init(pm, config_cache_lifetime(&caches[0]));
 	pm_samples_init(pm, config_cache_lifetime(&caches[1]));
 	pm_samples_watch_all(pm, cfg.sample_nodes, cfg.n_sample_nodes);
@@ -168,15 +163,10 @@ static const struct config_token tokens[] = {
 
 const struct area_def pm_area_def = {
 	.name = "the subnet's performance sweeps",
-	.tokens = tokens,
-	.n_tokens = sizeof(tokens) / sizeof(tokens[0]),
-	.config = &cfg,
-	.config_size = sizeof(cfg),
-	.config_defaults = defaults,
+	AREA_CONFIG(tokens, cfg, defaults),
 	.wanted = wanted,
 	.enable_token = "pmEnable",
-	.caches = caches,
-	.n_caches = sizeof(caches) / sizeof(caches[0]),
+	AREA_CACHES(caches),
 	.start = start,
 	.register_mib = register_handlers,
 	.reload = reload,

@@ -52,14 +52,13 @@ struct topology_area {
 	struct cache_observer sm_watch;
 };
 
-const struct topology *topology_current(const struct topology_area *a)
+struct cache_group *topology_followed_by(const char *who)
 {
-	return cache_snapshot(&a->group);
-}
+	struct topology_area *a = area_find(&topology_area_def);
 
-struct cache_group *topology_group(struct topology_area *a)
-{
-	return &a->group;
+	if (!a)
+		snmp_log(LOG_ERR, "%s needs the subnet's topology\n", who);
+	return a ? &a->group : NULL;
 }
 
 int topology_node_portid(const struct topo_node *nd, ib_portid_t *to)
@@ -117,7 +116,8 @@ static void start_discovery(struct cache_group *g)
 	DEBUGMSGTL(("ibsnmpd:topology", "discovery started (pid %ld)\n", (long)pid));
 }
 
-void topology_rediscover(struct topology_area *a)
+/* A discovery now (logged; one at a time). */
+static void rediscover(struct topology_area *a)
 {
 	if (a->group.refreshing)
 		return; /* one at a time */
@@ -250,7 +250,7 @@ static void rediscover_now(unsigned reg, void *arg)
 
 	(void)reg;
 	a->link_trap_alarm = 0;
-	topology_rediscover(a);
+	rediscover(a);
 }
 
 /* A link changed state somewhere (trap 128): the subnet is rediscovered once
@@ -280,7 +280,7 @@ static void local_ports_published(struct cache_group *g, const void *before, con
 		return;
 	snmp_log(LOG_NOTICE, "master SM moved from LID %u to LID %u: rediscovering the subnet\n",
 		 from, to);
-	topology_rediscover(a);
+	rediscover(a);
 }
 
 /* ---- the area ----------------------------------------------------------------- */
@@ -361,11 +361,7 @@ static const struct config_token tokens[] = {
 
 const struct area_def topology_area_def = {
 	.name = "the subnet's topology",
-	.tokens = tokens,
-	.n_tokens = sizeof(tokens) / sizeof(tokens[0]),
-	.config = &cfg,
-	.config_size = sizeof(cfg),
-	.config_defaults = defaults,
+	AREA_CONFIG(tokens, cfg, defaults),
 	.start = start,
 	.reload = reload,
 	.stop = stop,

@@ -177,11 +177,7 @@ static const struct config_token tokens[] = {
 
 const struct area_def trap_area_def = {
 	.name = "the traps",
-	.tokens = tokens,
-	.n_tokens = sizeof(tokens) / sizeof(tokens[0]),
-	.config = &trap_cfg,
-	.config_size = sizeof(trap_cfg),
-	.config_defaults = defaults,
+	AREA_CONFIG(tokens, trap_cfg, defaults),
 	.start = start,
 	.register_mib = register_handlers,
 	.started = started,

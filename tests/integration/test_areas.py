@@ -2,11 +2,9 @@
 counter sweeps), the link table and every node's context are served all
 the same, checked against ibnetdiscover and smpquery on the same fabric;
 the counters' tables and cache rows are absent."""
-import re
-
 import pytest
 
-from conftest import fields, node_guids, start_testbed, stop_testbed, wait_for
+from conftest import fields, links, node_guids, start_testbed, stop_testbed, wait_for
 
 FABRIC_ENTRY = ".1.3.6.1.4.1.8072.9999.9999.117.1.5.1.1."
 NODE_ENTRY = ".1.3.6.1.4.1.8072.9999.9999.117.1.6.1.1."
@@ -31,21 +29,6 @@ def bed():
 
 def guid_arcs(guid):
     return ".".join(str(x) for x in guid.to_bytes(8, "big"))
-
-
-def links(bed):
-    """{(node description, port): (peer description, peer port)} of ibnetdiscover."""
-    res, node = {}, None
-    for line in bed.run_on_node("ibnetdiscover").splitlines():
-        m = re.match(r'^(?:Switch|Ca)\s+\d+\s+"[HS]-[0-9a-f]+"\s+# "([^"]+)"', line)
-        if m:
-            node = m.group(1)
-            continue
-        m = re.match(r'^\[(\d+)\](?:\([0-9a-f]+\))?\s+"[HS]-[0-9a-f]+"\[(\d+)\]'
-                     r'(?:\([0-9a-f]+\))?\s+#[^"]*"([^"]+)"', line)
-        if m and node:
-            res[(node, int(m.group(1)))] = (m.group(3), int(m.group(2)))
-    return res
 
 
 def test_the_link_table_is_served_without_counter_sweeps(bed):

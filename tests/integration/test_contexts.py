@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import (fields, node_guids, parse_varbinds, start_testbed, stop_testbed,
+from conftest import (fields, links, node_guids, parse_varbinds, start_testbed, stop_testbed,
                       tool_path, wait_for)
 
 NODE_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.6.1.1."
@@ -65,19 +65,7 @@ def portinfo(bed, lid, port):
     return fields(bed.run_on_node("smpquery", "portinfo", str(lid), str(port)))
 
 
-def peers(bed):
-    """{(node description, port): (peer description, peer port)} from ibnetdiscover."""
-    res, node = {}, None
-    for line in bed.run_on_node("ibnetdiscover").splitlines():
-        m = re.match(r'^(?:Switch|Ca)\s+\d+\s+"[HS]-[0-9a-f]+"\s+# "([^"]+)"', line)
-        if m:
-            node = m.group(1)
-            continue
-        m = re.match(r'^\[(\d+)\](?:\([0-9a-f]+\))?\s+"[HS]-[0-9a-f]+"\[(\d+)\]'
-                     r'(?:\([0-9a-f]+\))?\s+#[^"]*"([^"]+)"', line)
-        if m and node:
-            res[(node, int(m.group(1)))] = (m.group(3), int(m.group(2)))
-    return res
+peers = links  # {(node, port): (peer, peer port)} of ibnetdiscover
 
 
 def test_node_table_lists_every_node_and_its_context(bed):

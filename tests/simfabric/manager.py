@@ -82,6 +82,22 @@ def node_guids(bed):
     return res
 
 
+def links(bed):
+    """{(node description, port): (peer description, peer port)} of every
+    link ibnetdiscover shows."""
+    res, node = {}, None
+    for line in bed.run_on_node("ibnetdiscover").splitlines():
+        m = re.match(r'^(?:Switch|Ca)\s+\d+\s+"[HS]-[0-9a-f]+"\s+# "([^"]+)"', line)
+        if m:
+            node = m.group(1)
+            continue
+        m = re.match(r'^\[(\d+)\](?:\([0-9a-f]+\))?\s+"[HS]-[0-9a-f]+"\[(\d+)\]'
+                     r'(?:\([0-9a-f]+\))?\s+#[^"]*"([^"]+)"', line)
+        if m and node:
+            res[(node, int(m.group(1)))] = (m.group(3), int(m.group(2)))
+    return res
+
+
 def port_pkeys(bed, lid, port=1):
     """{P_Key base: full?} of a port, from smpquery pkeys."""
     out = bed.run_on_node("smpquery", "pkeys", str(lid), str(port))

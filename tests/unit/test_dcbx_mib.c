@@ -18,31 +18,12 @@
 
 #include "agent_harness.h"
 #include "dcbx/dcbx_internal.h"
+#include "fixtures.h"
 
 #define IFINDEX 5
 
 static struct dcbx_backend backend = {.fd = -1}; /* no socket */
 static struct dcbx_mib mib;
-
-static struct dcbx_port fixture(void)
-{
-	struct dcbx_port p = {.ifindex = IFINDEX, .ifname = "eth2", .have_state = true, .state = 1,
-			      .have_numtcs = true, .numtcs_pg = 8, .numtcs_pfc = 8,
-			      .have_pg = true, .have_pfc = true, .have_apps = true,
-			      .have_feat = true, .n_apps = 1};
-
-	for (int i = 0; i < DCBX_PRIOS; i++)
-		p.prio_pgid[i] = i < 4 ? 0 : 1;
-	p.pg_bw[0] = 60;
-	p.pg_bw[1] = 40;
-	p.pfc[3] = 1;
-	p.apps[0] = (struct dcbx_app){.selector = 1, .id = 4791, .prio_map = 0x08}; /* RoCEv2 */
-	for (int f = 0; f < DCBX_FEAT_COUNT; f++) {
-		p.have_feat_of[f] = true;
-		p.feat[f] = DCBX_FLAG_ENABLE | DCBX_FLAG_ADVERTISE;
-	}
-	return p;
-}
 
 static int setup(void **state)
 {
@@ -51,7 +32,7 @@ static int setup(void **state)
 	(void)state;
 	config_set_defaults(&ibsnmpd_cfg);
 	harness_start();
-	*ports = fixture();
+	*ports = fixture_dcbx_port(IFINDEX, "eth2", false);
 	backend.group.snapshot = dcbx_snapshot_new(ports, 1); /* published */
 	return dcbx_mib_register(&mib, &backend, NULL);
 }

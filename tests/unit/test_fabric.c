@@ -18,6 +18,8 @@
 #include "ibsnmpd/node.h"
 #include "ibsnmpd/pm.h"
 
+#include "fixtures.h"
+
 /* Two switches (sw1 LID 1, sw2 LID 2, 4 ports each) cabled sw1/3-sw2/3, a
  * CA (LID 5) on sw1 port 1; sw1 port 2 and 4, sw2 1, 2, 4 are empty. */
 static const char discovery[] =
@@ -59,19 +61,8 @@ static struct topology *fabric(void)
 static void portinfo(struct fabric_reading *r, uint64_t guid, unsigned port, bool up,
 		     unsigned width_active, unsigned width_enabled)
 {
-	memset(r, 0, sizeof(*r));
-	r->guid = guid;
-	r->port = port;
-	r->result = MAD_OK;
-	mad_set_field(r->data, 0, IB_PORT_LID_F, guid == CA1 ? 5 : (unsigned)guid);
-	mad_set_field(r->data, 0, IB_PORT_STATE_F, up ? 4 : 1);
-	mad_set_field(r->data, 0, IB_PORT_PHYS_STATE_F, up ? 5 : 2);
-	mad_set_field(r->data, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 3);
-	mad_set_field(r->data, 0, IB_PORT_LINK_WIDTH_ENABLED_F, width_enabled);
-	mad_set_field(r->data, 0, IB_PORT_LINK_WIDTH_ACTIVE_F, up ? width_active : 0);
-	mad_set_field(r->data, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 1);
-	mad_set_field(r->data, 0, IB_PORT_LINK_SPEED_ENABLED_F, 1);
-	mad_set_field(r->data, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 1);
+	fixture_portinfo(r, guid, port, guid == CA1 ? 5 : (unsigned)guid, up, width_active,
+			 width_enabled, 1);
 }
 
 /* Every port of the fixture; the links named in `down` are down, the

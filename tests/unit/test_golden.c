@@ -30,6 +30,7 @@
 #include "ibsnmpd/topology.h"
 
 #include "agent_harness.h"
+#include "fixtures.h"
 #include "dcbx/dcbx_internal.h"
 #include "pkey/pkey_policy.h"
 
@@ -449,22 +450,11 @@ static struct topology *subnet(void)
 	return (struct topology *)topology_get(f);
 }
 
+/* PortInfo of a QDR port (LinkSpeed 1|2|4), 4X when up. */
 static void portinfo(struct fabric_reading *r, uint64_t guid, unsigned port, bool up,
 		     unsigned width_active)
 {
-	memset(r, 0, sizeof(*r));
-	r->guid = guid;
-	r->port = port;
-	r->result = MAD_OK;
-	mad_set_field(r->data, 0, IB_PORT_LID_F, guid == CA1 ? 5 : (unsigned)guid);
-	mad_set_field(r->data, 0, IB_PORT_STATE_F, up ? 4 : 1);
-	mad_set_field(r->data, 0, IB_PORT_PHYS_STATE_F, up ? 5 : 2);
-	mad_set_field(r->data, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 3);
-	mad_set_field(r->data, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 3);
-	mad_set_field(r->data, 0, IB_PORT_LINK_WIDTH_ACTIVE_F, up ? width_active : 0);
-	mad_set_field(r->data, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
-	mad_set_field(r->data, 0, IB_PORT_LINK_SPEED_ENABLED_F, 7);
-	mad_set_field(r->data, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);
+	fixture_portinfo(r, guid, port, guid == CA1 ? 5 : (unsigned)guid, up, width_active, 3, 7);
 	mad_set_field(r->data, 0, IB_PORT_NEIGHBOR_MTU_F, 5);
 	mad_set_field(r->data, 0, IB_PORT_OPER_VLS_F, 4);
 }
@@ -684,40 +674,6 @@ static void partition_mib_of_a_file(void **state)
 
 /* ---- DCBX: one port with a peer, one without --------------------------------------- */
 
-static struct dcbx_port dcbx_fixture(unsigned ifindex, const char *name, bool peer)
-{
-	struct dcbx_port p = {.ifindex = ifindex, .have_state = true, .state = 1,
-			      .have_numtcs = true, .numtcs_pg = 8, .numtcs_pfc = 8,
-			      .have_pg = true, .have_pfc = true, .have_apps = true,
-			      .have_feat = true, .n_apps = 1};
-
-	snprintf(p.ifname, sizeof(p.ifname), "%s", name);
-	for (int i = 0; i < DCBX_PRIOS; i++)
-		p.prio_pgid[i] = i < 4 ? 0 : 1;
-	p.pg_bw[0] = 60;
-	p.pg_bw[1] = 40;
-	p.pfc[3] = 1;
-	p.apps[0] = (struct dcbx_app){.selector = 1, .id = 4791, .prio_map = 0x08}; /* RoCEv2 */
-	for (int f = 0; f < DCBX_FEAT_COUNT; f++) {
-		p.have_feat_of[f] = true;
-		p.feat[f] = DCBX_FLAG_ENABLE | DCBX_FLAG_ADVERTISE;
-	}
-	if (peer) {
-		p.have_peer_pg = p.have_peer_pfc = p.have_peer_apps = true;
-		p.peer_pg_enable = 1;
-		p.peer_pg_tcs = 8;
-		p.peer_pg_bw[0] = 50;
-		p.peer_pg_bw[1] = 50;
-		for (int i = 0; i < DCBX_PRIOS; i++)
-			p.peer_prio_pg[i] = i % 2;
-		p.peer_pfc_en = 0x08;
-		p.peer_pfc_tcs = 8;
-		p.n_peer_apps = 1;
-		p.peer_apps[0] = p.apps[0];
-	}
-	return p;
-}
-
 static void dcbx_mib_of_two_ports(void **state)
 {
 	static const oid dcbx_mib[] = {OID_LLDP_XDCBX_MIB};
@@ -727,8 +683,8 @@ static void dcbx_mib_of_two_ports(void **state)
 	struct walk w = {0};
 
 	(void)state;
-	ports[0] = dcbx_fixture(5, "eth2", true);
-	ports[1] = dcbx_fixture(6, "eth3", false);
+	ports[0] = fixture_dcbx_port(5, "eth2", true);
+	ports[1] = fixture_dcbx_port(6, "eth3", false);
 	backend.group.snapshot = dcbx_snapshot_new(ports, 2);
 	assert_int_equal(dcbx_mib_register(&mib, &backend, NULL), 0);
 	walk_subtree(&w, NULL, dcbx_mib, OID_LENGTH(dcbx_mib));
