@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -227,6 +228,15 @@ static int send_umad(void *self, int mgmt_class, void *umad, size_t len, unsigne
 	return umad_send(dev.fd, dev.agent[mgmt_class & 0xff], umad, (int)len, (int)timeout_ms, 0);
 }
 
+static void wait_received(void *self, unsigned ms)
+{
+	struct pollfd p = {.fd = dev.pipe_r, .events = POLLIN};
+
+	(void)self;
+	if (dev.pipe_r >= 0 && poll(&p, 1, (int)ms) > 0)
+		on_pipe_readable(dev.pipe_r, NULL);
+}
+
 static void stop_receiving(void *self)
 {
 	(void)self;
@@ -264,8 +274,9 @@ static void close_device(void *self)
 	 * closed (a late answer, an SA Report) makes the simulator's own
 	 * receive thread lock a NULL fd's mutex (ibsim umad2sim.c, __receiver)
 	 * and the daemon dies with SIGSEGV while exiting; its exit handler
-	 * stops that thread first. The kernel closes the real device at exit
-	 * the same way. */
+	 * stops that thread first (and mad_engine_close waited for the answers
+	 * in flight, so that none arrives meanwhile). The kernel closes the
+	 * real device at exit the same way. */
 }
 
 /* A failed open: what was taken goes back (nothing has been received yet:
@@ -364,7 +375,8 @@ int mad_device_open(const char *ca_name, int port_num, struct mad_local_port *ou
 		umad_release_port(&pinfo);
 	}
 	*wire = (struct mad_transport){.supports = supports, .send = send_umad,
-				       .stop_receiving = stop_receiving, .close = close_device};
+				       .wait = wait_received, .stop_receiving = stop_receiving,
+				       .close = close_device};
 	*exit_code = 0;
 	return 0;
 }

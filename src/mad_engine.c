@@ -58,6 +58,7 @@ struct mad_dest {
 static struct {
 	struct mad_transport wire;
 	bool open;
+	bool silent; /* stopping: no callbacks, no retries */
 	unsigned timeout_ms, retries, max_outstanding, max_per_dest;
 	uint32_t next_tid;
 	struct mad_dest *by_lid;                /* MAD_UNICAST_LIDS of them */
@@ -167,7 +168,8 @@ static void finish(struct mad_request *r, int result, const uint8_t *data, size_
 {
 	if (result == MAD_TIMEOUT)
 		eng.stats.timeouts++;
-	r->done(r->ctx, result, data, len);
+	if (!eng.silent)
+		r->done(r->ctx, result, data, len);
 	free(r);
 }
 
@@ -285,7 +287,7 @@ void mad_engine_pump(void)
 static void retry_or_fail(struct mad_request *r)
 {
 	unlink_in_flight(r);
-	if (r->tries_left > 0) {
+	if (r->tries_left > 0 && !eng.silent) {
 		r->tries_left--;
 		queue_request(r, true); /* retries go first */
 		return;
@@ -322,7 +324,7 @@ void mad_engine_received(const uint8_t *data, size_t len, int status,
 		return;
 	}
 	if (!status && !mad_get_field(mad, 0, IB_MAD_RESPONSE_F)) {
-		if (eng.unsolicited)
+		if (eng.unsolicited && !eng.silent)
 			eng.unsolicited(eng.unsolicited_ctx, data, len, from);
 		else
 			DEBUGMSGTL(("ibsnmpd:mad", "ignoring an unsolicited MAD (class 0x%02x)\n",
@@ -507,17 +509,73 @@ int mad_engine_attach(const struct mad_transport *wire)
 	return 0;
 }
 
-void mad_engine_stop_receiving(void)
+/* Requests not yet sent, dropped without callbacks. */
+static void drop_queued(void)
 {
-	if (eng.open && eng.wire.stop_receiving)
-		eng.wire.stop_receiving(eng.wire.self);
+	for (size_t lid = 0; lid <= MAD_UNICAST_LIDS; lid++) {
+		struct mad_dest *d = lid < MAD_UNICAST_LIDS ? (eng.by_lid ? &eng.by_lid[lid] : NULL)
+							    : &eng.directed;
+
+		while (d && d->head) {
+			struct mad_request *r = d->head;
+
+			d->head = r->next;
+			free(r);
+		}
+		if (d) {
+			d->tail = NULL;
+			d->ready = false;
+		}
+	}
+	eng.ready_head = eng.ready_tail = NULL;
+	eng.n_queued = 0;
+}
+
+void mad_engine_stop_calling_back(void)
+{
+	if (!eng.open)
+		return;
+	eng.silent = true;
+	drop_queued();
+}
+
+/* Why closing waits for answers: under libumad2sim (the simulator), a MAD
+ * that arrives while the process exits can deadlock the library's exit
+ * handler (it holds its device lock while it joins its receive thread,
+ * which waits for that lock to deliver the MAD), and the daemon never
+ * exits. Waiting here for what is in flight, at most one try's deadline
+ * and never more than a couple of seconds, leaves nothing to arrive. On
+ * hardware it costs the same short wait and nothing else. */
+#define CLOSE_WAIT_MAX_MS 2000
+
+static void wait_for_answers(void)
+{
+	struct timespec now, limit;
+	unsigned ms = eng.timeout_ms + eng.timeout_ms / 4 + 10;
+
+	if (!eng.wire.wait)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &limit);
+	ts_add_ms(&limit, ms < CLOSE_WAIT_MAX_MS ? ms : CLOSE_WAIT_MAX_MS);
+	while (eng.n_in_flight || eng.n_queued) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (ts_passed(&limit, &now))
+			break;
+		mad_engine_expire(&now); /* silent: a timeout ends its request */
+		if (eng.n_in_flight || eng.n_queued)
+			eng.wire.wait(eng.wire.self, eng.timeout_ms / 8 + 1);
+	}
 }
 
 void mad_engine_close(void)
 {
 	if (!eng.open)
 		return;
-	mad_engine_stop_receiving();
+	if (!eng.silent)
+		mad_engine_stop_calling_back();
+	wait_for_answers();
+	if (eng.wire.stop_receiving)
+		eng.wire.stop_receiving(eng.wire.self);
 	eng.open = false;
 	if (eng.timer)
 		snmp_alarm_unregister(eng.timer);
@@ -532,24 +590,12 @@ void mad_engine_close(void)
 			free(r);
 		}
 	}
-	for (size_t lid = 0; lid <= MAD_UNICAST_LIDS; lid++) {
-		struct mad_dest *d = lid < MAD_UNICAST_LIDS ? (eng.by_lid ? &eng.by_lid[lid] : NULL)
-							    : &eng.directed;
-
-		while (d && d->head) {
-			struct mad_request *r = d->head;
-
-			d->head = r->next;
-			free(r);
-		}
-		if (d)
-			d->tail = NULL;
-	}
-	eng.ready_head = eng.ready_tail = NULL;
+	drop_queued();
 	eng.directed = (struct mad_dest){0};
 	free(eng.by_lid);
 	eng.by_lid = NULL;
-	eng.n_in_flight = eng.n_queued = 0;
+	eng.n_in_flight = 0;
+	eng.silent = false;
 	if (eng.wire.close)
 		eng.wire.close(eng.wire.self);
 	memset(&eng.wire, 0, sizeof(eng.wire));

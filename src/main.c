@@ -297,7 +297,7 @@ static void start_areas(const struct mad_local_port *local)
 
 static void stop_all(void)
 {
-	mad_engine_stop_receiving();
+	mad_engine_stop_calling_back();
 	agent_mib_unregister();
 	areas_unregister_mib();
 	areas_stop();

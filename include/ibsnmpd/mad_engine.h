@@ -45,6 +45,9 @@ struct mad_transport {
 	void *self;
 	bool (*supports)(void *self, int mgmt_class); /* an agent of the class is there */
 	int (*send)(void *self, int mgmt_class, void *umad, size_t len, unsigned timeout_ms);
+	/* Hands what arrives within ms to the engine (mad_engine_received);
+	 * closing waits with it for the answers to MADs in flight. May be NULL. */
+	void (*wait)(void *self, unsigned ms);
 	void (*stop_receiving)(void *self); /* may be NULL */
 	void (*close)(void *self);          /* may be NULL */
 };
@@ -61,11 +64,12 @@ void mad_engine_pump(void);
 /* Requests in flight whose deadline is before now are sent again or fail
  * with MAD_TIMEOUT (the engine's timer calls it; tests give the time). */
 void mad_engine_expire(const struct timespec *now);
-/* Stopping: the transport stops receiving first, so that nothing reads the
- * device while the areas are torn down (sends still go out; answers are no
- * longer taken). */
-void mad_engine_stop_receiving(void);
-/* Drops what is queued or in flight (no callback) and closes the transport. */
+/* Stopping, first step: no callback is called any more, so that the areas
+ * can be torn down; what is queued is dropped. Sends still go out (an
+ * unsubscription) and answers are still taken, and dropped. */
+void mad_engine_stop_calling_back(void);
+/* Waits, for a bounded time, for the answers to the MADs in flight, then
+ * drops what is left (no callback) and closes the transport. */
 void mad_engine_close(void);
 /* max_outstanding: MADs in flight in all; max_per_destination: to one LID
  * (directed-route MADs only count against the first). */

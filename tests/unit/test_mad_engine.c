@@ -2,7 +2,8 @@
  * window of MADs in flight, destinations taking turns within their limit,
  * directed-route MADs outside it, retries first in their queue, timeouts
  * (the test gives the time), answers matched by TID, malformed ones
- * dropped, requests of others handed on, failed sends, closing. */
+ * dropped, requests of others handed on, failed sends, stopping and
+ * closing. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +35,8 @@ static struct {
 	size_t n;
 	bool fail;      /* the next sends fail */
 	bool closed;
+	bool answer_on_wait; /* wait answers what was sent since the last wait */
+	size_t answered, waits;
 } wire;
 
 static bool fake_supports(void *self, int mgmt_class)
@@ -69,8 +72,24 @@ static void fake_close(void *self)
 	wire.closed = true;
 }
 
+static void answer(size_t i, unsigned status, uint8_t value);
+
+static void fake_wait(void *self, unsigned ms)
+{
+	struct timespec t = {.tv_nsec = (long)ms * 1000000};
+
+	(void)self;
+	wire.waits++;
+	if (!wire.answer_on_wait) {
+		nanosleep(&t, NULL);
+		return;
+	}
+	while (wire.answered < wire.n)
+		answer(wire.answered++, 0, 7);
+}
+
 static const struct mad_transport fake = {
-	.supports = fake_supports, .send = fake_send, .close = fake_close,
+	.supports = fake_supports, .send = fake_send, .wait = fake_wait, .close = fake_close,
 };
 
 /* The answer to sent MAD i: a GetResp with status, its data's first octet value. */
@@ -136,6 +155,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	mad_engine_set_limits(10, 2, 256, 4); /* closing waits for no one long */
 	mad_engine_close();
 	return 0;
 }
@@ -373,7 +393,7 @@ static void closing_drops_everything_quietly(void **state)
 	struct outcome o[8] = {{0}};
 
 	(void)state;
-	mad_engine_set_limits(1000, 2, 2, 1);
+	mad_engine_set_limits(40, 2, 2, 1);
 	for (int i = 0; i < 8; i++)
 		perf_get(20 + (unsigned)(i % 2), IB_GSI_PORT_COUNTERS, &o[i]);
 	mad_engine_close();
@@ -384,6 +404,57 @@ static void closing_drops_everything_quietly(void **state)
 	assert_int_equal(mad_engine_attach(&fake), 0);
 	assert_int_equal(perf_get(20, IB_GSI_PORT_COUNTERS, &o[0]), 0);
 	assert_int_equal(wire.sent[wire.n - 1].lid, 20);
+}
+
+/* Stopping: queued requests are dropped, new ones still go out (an
+ * unsubscription), nothing calls back; closing waits for the answers to
+ * what is in flight. */
+static void stopping_waits_for_answers_without_callbacks(void **state)
+{
+	struct outcome o[5] = {{0}};
+	uint8_t report[256] = {0};
+	const struct mad_source from = {.lid = 1, .qpn = 1};
+
+	(void)state;
+	mad_engine_set_limits(1000, 2, 2, 1);
+	for (int i = 0; i < 4; i++)
+		perf_get(20 + (unsigned)i, IB_GSI_PORT_COUNTERS, &o[i]);
+	assert_int_equal(wire.n, 2);
+	mad_engine_set_unsolicited(on_unsolicited, NULL);
+	unsolicited_calls = 0;
+	mad_engine_stop_calling_back();
+	assert_int_equal(perf_get(30, IB_GSI_PORT_COUNTERS, &o[4]), 0); /* waits for room */
+	mad_set_field(report, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
+	mad_set_field(report, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_REPORT);
+	mad_engine_received(report, sizeof(report), 0, &from);
+	wire.answer_on_wait = true;
+	mad_engine_close();
+	mad_engine_set_unsolicited(NULL, NULL);
+	assert_true(wire.closed);
+	assert_int_equal(unsolicited_calls, 0);
+	assert_int_equal(wire.n, 3); /* 20, 21, then 30; 22 and 23 were dropped */
+	assert_int_equal(wire.sent[2].lid, 30);
+	assert_int_equal(wire.answered, 3);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(o[i].calls, 0);
+	assert_int_equal(mad_engine_attach(&fake), 0); /* for the teardown */
+}
+
+/* Nothing answers: closing gives up after one try's deadline, without
+ * retrying. */
+static void closing_waits_no_longer_than_a_try(void **state)
+{
+	struct outcome o = {0};
+
+	(void)state;
+	mad_engine_set_limits(40, 3, 8, 4);
+	perf_get(20, IB_GSI_PORT_COUNTERS, &o);
+	mad_engine_close();
+	assert_true(wire.closed);
+	assert_true(wire.waits > 0);
+	assert_int_equal(wire.n, 1);
+	assert_int_equal(o.calls, 0);
+	assert_int_equal(mad_engine_attach(&fake), 0);
 }
 
 int main(void)
@@ -401,6 +472,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(failed_sends_and_missing_agents, setup, teardown),
 		cmocka_unit_test_setup_teardown(closing_drops_everything_quietly, setup, teardown),
+		cmocka_unit_test_setup_teardown(stopping_waits_for_answers_without_callbacks, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(closing_waits_no_longer_than_a_try, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
