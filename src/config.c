@@ -78,13 +78,6 @@ static void handle_token(const char *token, char *line)
 	}
 }
 
-/* Called by net-snmp before the files are (re)read: back to defaults so that
- * a line removed before SIGHUP stops having an effect. */
-static void reset_all(void)
-{
-	config_defaults();
-}
-
 void config_defaults(void)
 {
 	for (size_t t = 0; t < n_tables; t++)
@@ -104,9 +97,12 @@ void config_register_tokens_of(const struct config_token *tokens, size_t n,
 	if (defaults)
 		defaults();
 	for (size_t i = 0; i < n; i++)
-		/* the first token of all carries the reset of every table */
+		/* the first token of all carries the reset of every table, which
+		 * net-snmp calls before the files are (re)read: a line removed
+		 * before SIGHUP stops having an effect */
 		register_config_handler(NULL, tokens[i].name, handle_token,
-					n_tables == 1 && i == 0 ? reset_all : NULL, tokens[i].help);
+					n_tables == 1 && i == 0 ? config_defaults : NULL,
+					tokens[i].help);
 }
 
 void config_register_caches(const struct cache_decl *decls, size_t n)

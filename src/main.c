@@ -137,6 +137,8 @@ static void fatal(int code, const char *msg)
 	if (pid_file_written)
 		unlink(pid_file_written);
 	report_ready(code);
+	/* e.g. stopped during start-up: MADs are in flight (see mad_engine_close) */
+	mad_engine_close();
 	exit(code);
 }
 

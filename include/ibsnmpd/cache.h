@@ -45,6 +45,8 @@ struct cache_group {
 	struct cache_observer *observers; /* in the order they came */
 };
 
+/* Refreshes every lifetime from now on, and now (if no refresh is running);
+ * on a started group, the same as cache_group_refresh_now. */
 void cache_group_start(struct cache_group *g);
 void cache_group_stop(struct cache_group *g);
 /* Refreshes now (if no refresh is running), besides the periodic ones. */

@@ -25,7 +25,7 @@ static void discovered(struct cache_group *g, const void *before, const void *af
 
 	(void)g;
 	(void)after;
-	if (!before && !pp->status.refreshing) /* the first discovery */
+	if (!before) /* the first discovery */
 		cache_group_refresh_now(&pp->status);
 }
 

@@ -39,10 +39,7 @@ static void discovered(struct cache_group *g, const void *before, const void *af
 	(void)after;
 	pm_view_refresh(pm);
 	pm_sweep_discovered(pm);
-	if (!pm->samples.alarm)
-		cache_group_start(&pm->samples);
-	else if (!pm->samples.refreshing)
-		cache_group_refresh_now(&pm->samples);
+	cache_group_start(&pm->samples);
 }
 
 static void trap_seen(const struct notice *n, const char *via, void *arg)

@@ -7,17 +7,11 @@
  * discovery, again for a node that did not answer it, and after a trap 144
  * from the node. A node that does not answer costs only its own timeouts;
  * its ports are marked stale and keep their last values. */
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_engine.h"
@@ -472,13 +466,11 @@ int pm_clear_counters(struct pm_area *pm, unsigned lid, unsigned port,
 	return 0;
 }
 
-/* A discovery is published: sweep its node list now; then every lifetime. */
+/* A discovery is published: sweep its node list now (unless a sweep runs);
+ * then every lifetime. */
 void pm_sweep_discovered(struct pm_area *pm)
 {
-	if (!pm->sweep.alarm)
-		cache_group_start(&pm->sweep);
-	else if (!pm->sweep.refreshing)
-		cache_group_refresh_now(&pm->sweep);
+	cache_group_start(&pm->sweep);
 }
 
 void pm_sweep_init(struct pm_area *pm, unsigned lifetime_s)

@@ -4,7 +4,8 @@ the same, checked against ibnetdiscover and smpquery on the same fabric;
 the counters' tables and cache rows are absent."""
 import pytest
 
-from conftest import fields, links, node_guids, start_testbed, stop_testbed, wait_for
+from conftest import (fields, guid_index, links, node_guids, start_testbed, stop_testbed,
+                      wait_for)
 
 FABRIC_ENTRY = ".1.3.6.1.4.1.8072.9999.9999.117.1.5.1.1."
 NODE_ENTRY = ".1.3.6.1.4.1.8072.9999.9999.117.1.6.1.1."
@@ -27,17 +28,13 @@ def bed():
         stop_testbed(b)
 
 
-def guid_arcs(guid):
-    return ".".join(str(x) for x in guid.to_bytes(8, "big"))
-
-
 def test_the_link_table_is_served_without_counter_sweeps(bed):
     nodes = node_guids(bed)
     want = links(bed)
     assert want
     for (desc, port), (peer, peer_port) in want.items():
         guid = nodes[desc][0]
-        row = "%s.%d" % (guid_arcs(guid), port)
+        row = "%s.%d" % (guid_index(guid), port)
         remote_port = FABRIC_ENTRY + "17." + row
         assert wait_for(lambda: bed.get(remote_port)[remote_port][1] == str(peer_port),
                         seconds=30), (desc, port)
