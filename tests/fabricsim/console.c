@@ -1,0 +1,233 @@
+/* fabricsim's console: ibsim's command syntax where ibsim has the command
+ * (Unlink, ReLink, PerformanceSet, Error), and a few of its own (Dead, Alive,
+ * Width, Speed, Stats). A node is "NAME" (its node description) or a GUID,
+ * a port [N]; without a port, Unlink/ReLink take every port of the node. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fabricsim.h"
+
+static const char *const help =
+	"# Unlink \"node\"[port]           take a link down (both ends; every port without [port])\n"
+	"# ReLink \"node\"[port]           bring it back up\n"
+	"# PerformanceSet \"node\"[port] PortCounters.FIELD=VALUE | PortCountersExtended.FIELD=VALUE\n"
+	"# Error \"node\"[port] PERCENT    answers about that port come back as timeouts\n"
+	"# Dead \"node\" / Alive \"node\"    the node answers nothing at all / again\n"
+	"# Width \"node\"[port] 1X|2X|4X|8X|12X, Speed \"node\"[port] SDR|...|NDR|XDR (both ends)\n"
+	"# Stats                         MADs answered so far\n";
+
+unsigned long fs_answered[4]; /* SMP, PMA, SA, undeliverable: server.c counts */
+
+/* "NAME"[PORT] at *s; the node, the port (-1: none given); s moves past */
+static int parse_target(const struct fabric *f, char **s, int *node, int *port, FILE *out)
+{
+	char *p = *s, *end, name[128];
+	size_t len;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '"') {
+		end = strchr(p + 1, '"');
+		if (!end) {
+			fprintf(out, "# missing closing quote\n");
+			return -1;
+		}
+		len = (size_t)(end - p - 1);
+		p++;
+	} else {
+		end = p;
+		while (*end && !isspace((unsigned char)*end) && *end != '[')
+			end++;
+		len = (size_t)(end - p);
+		end--;
+	}
+	if (len == 0 || len >= sizeof(name)) {
+		fprintf(out, "# give a node: \"NAME\"[PORT]\n");
+		return -1;
+	}
+	memcpy(name, p, len);
+	name[len] = 0;
+	*node = fs_find_node(f, name);
+	if (*node < 0) {
+		fprintf(out, "# nodeid \"%s\" not found\n", name);
+		return -1;
+	}
+	p = end + 1;
+	*port = -1;
+	if (*p == '[') {
+		char *close;
+		long v = strtol(p + 1, &close, 0);
+
+		if (*close != ']' || v < 0 || v > f->nodes[*node].nports) {
+			fprintf(out, "# bad port in \"%s\"\n", name);
+			return -1;
+		}
+		*port = (int)v;
+		p = close + 1;
+	}
+	*s = p;
+	return 0;
+}
+
+static const char *const error_names[FS_ERRORS] = {
+	"SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
+	"PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors", "PortXmitDiscards",
+	"PortXmitConstraintErrors", "PortRcvConstraintErrors", "LocalLinkIntegrityErrors",
+	"ExcessiveBufferOverrunErrors", "VL15Dropped", "PortXmitWait"};
+static const char *const data_names[FS_DATAS] = {"PortXmitData", "PortRcvData", "PortXmitPkts",
+						 "PortRcvPkts"};
+
+static void performance_set(struct fabric *f, int node, int port, char *s, FILE *out)
+{
+	char *dot, *eq, *end;
+	unsigned long long v;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	dot = strchr(s, '.');
+	eq = strchr(s, '=');
+	if (port < 0 || !dot || !eq || eq < dot) {
+		fprintf(out, "# PerformanceSet \"node\"[port] Attribute.Field=value\n");
+		return;
+	}
+	*dot = *eq = 0;
+	for (char *t = eq - 1; t > dot && isspace((unsigned char)*t); t--)
+		*t = 0;
+	v = strtoull(eq + 1, &end, 0);
+	if (end == eq + 1) {
+		fprintf(out, "# value '%s' is not a valid integer\n", eq + 1);
+		return;
+	}
+	uint32_t pi = fs_port_index(f, (uint32_t)node, (uint8_t)port);
+
+	if (!strcasecmp(s, "PortCounters") || !strcasecmp(s, "PortCountersExtended")) {
+		for (int k = 0; k < FS_DATAS; k++)
+			if (!strcasecmp(dot + 1, data_names[k])) {
+				fs_set_data_counter(f, pi, (enum fs_data)k, v);
+				return;
+			}
+		for (int k = 0; !strcasecmp(s, "PortCounters") && k < FS_ERRORS; k++)
+			if (!strcasecmp(dot + 1, error_names[k])) {
+				fs_errors(f, pi, true)->v[k] = v;
+				return;
+			}
+	}
+	fprintf(out, "# unknown attribute field %s.%s\n", s, dot + 1);
+}
+
+static int width_code(const char *s)
+{
+	static const struct {
+		const char *name;
+		int code;
+	} w[] = {{"1X", 1}, {"4X", 2}, {"8X", 4}, {"12X", 8}, {"2X", 16}};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (!strcasecmp(s, w[i].name))
+			return w[i].code;
+	return -1;
+}
+
+static int speed_code(const char *s)
+{
+	static const char *const names[FS_SPEEDS] = {"SDR", "DDR", "QDR", "FDR",
+						     "EDR", "HDR", "NDR", "XDR"};
+
+	for (int i = 0; i < FS_SPEEDS; i++)
+		if (!strcasecmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static void for_ports(struct fabric *f, int node, int port, bool up,
+		      void (*link_changed)(struct fabric *f, uint32_t node))
+{
+	struct fs_node *n = &f->nodes[node];
+	unsigned first = port < 0 ? 1 : (unsigned)port, last = port < 0 ? n->nports : (unsigned)port;
+
+	for (unsigned p = first; p <= last; p++) {
+		uint32_t pi = n->first_port + p;
+		struct fs_port *fp = &f->ports[pi];
+		uint32_t peer = fp->peer;
+
+		if (peer == FS_NO_PORT || fp->up == up)
+			continue;
+		fs_set_link(f, pi, up);
+		if (link_changed) {
+			link_changed(f, (uint32_t)node);
+			link_changed(f, fs_node_of_port(f, peer));
+		}
+	}
+}
+
+void fs_console(struct fabric *f, char *line, FILE *out,
+		void (*link_changed)(struct fabric *f, uint32_t node))
+{
+	char *s = line, *cmd;
+	int node, port;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s || *s == '#')
+		return;
+	cmd = s;
+	while (*s && !isspace((unsigned char)*s))
+		s++;
+	if (*s)
+		*s++ = 0;
+	if (!strcasecmp(cmd, "help") || !strcmp(cmd, "?")) {
+		fputs(help, out);
+		return;
+	}
+	if (!strcasecmp(cmd, "Stats")) {
+		fprintf(out, "answered: %lu SMPs, %lu PerfMgt, %lu SA; %lu undeliverable\n",
+			fs_answered[0], fs_answered[1], fs_answered[2], fs_answered[3]);
+		return;
+	}
+	if (parse_target(f, &s, &node, &port, out))
+		return;
+	if (!strcasecmp(cmd, "Unlink") || !strcasecmp(cmd, "ReLink") || !strcasecmp(cmd, "Link")) {
+		for_ports(f, node, port, strcasecmp(cmd, "Unlink") != 0, link_changed);
+	} else if (!strcasecmp(cmd, "PerformanceSet")) {
+		performance_set(f, node, port, s, out);
+	} else if (!strcasecmp(cmd, "Error")) {
+		long rate = strtol(s, NULL, 0);
+		struct fs_node *n = &f->nodes[node];
+
+		if (rate < 0 || rate > 100) {
+			fprintf(out, "# rate %ld: give 0-100\n", rate);
+			return;
+		}
+		for (unsigned p = port < 0 ? 0 : (unsigned)port;
+		     p <= (port < 0 ? n->nports : (unsigned)port); p++)
+			f->ports[n->first_port + p].err_rate = (uint8_t)rate;
+	} else if (!strcasecmp(cmd, "Dead") || !strcasecmp(cmd, "Alive")) {
+		f->nodes[node].dead = !strcasecmp(cmd, "Dead");
+	} else if (!strcasecmp(cmd, "Width") || !strcasecmp(cmd, "Speed")) {
+		char word[16] = "";
+		int code;
+		struct fs_port *p;
+
+		sscanf(s, "%15s", word);
+		code = !strcasecmp(cmd, "Width") ? width_code(word) : speed_code(word);
+		if (port < 1 || code < 0) {
+			fprintf(out, "# %s \"node\"[port] VALUE: bad port or value '%s'\n", cmd, word);
+			return;
+		}
+		p = fs_port_of(f, (uint32_t)node, (uint8_t)port);
+		for (int end = 0; end < 2 && p; end++) {
+			if (!strcasecmp(cmd, "Width"))
+				p->width = (uint8_t)code;
+			else
+				p->speed = (uint8_t)code;
+			p = p->peer == FS_NO_PORT ? NULL : &f->ports[p->peer];
+		}
+		if (link_changed) {
+			link_changed(f, (uint32_t)node);
+		}
+	} else {
+		fprintf(out, "# unknown command '%s' (help lists them)\n", cmd);
+	}
+}

@@ -1,0 +1,208 @@
+/* fabricsim: the project's simulator of modern InfiniBand fabrics, a test
+ * tool. It speaks the client protocol of ibsim (what libumad2sim, preloaded
+ * into any libibumad program, talks over Unix datagram sockets), so that
+ * unmodified ibsnmpd and infiniband-diags run against it as against ibsim,
+ * without ibsim's limits (2,048 nodes, 36-port switches, SDR-QDR) and without
+ * opensm: the simulator assigns the LIDs and plays the SM itself (SMInfo,
+ * InformInfo subscriptions, trap 128 Reports).
+ *
+ * Why a server and not a libibumad of our own: libumad2sim is Debian's, used
+ * unchanged by every test bed already; a server keeps one fabric shared by
+ * every client (ibsnmpd, ibnetdiscover, perfquery ...) as ibsim does. */
+#ifndef FABRICSIM_H
+#define FABRICSIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- ibsim's client protocol (facts from ibsim 0.10 include/ibsim.h: the
+ * layout libumad2sim sends; written here, not included: Debian ships no
+ * header for it) ---- */
+#define FS_MAGIC 0xdeadbeefu
+#define FS_CTL_DATA 64
+
+enum fs_ctl_type {
+	FS_CTL_ERROR,
+	FS_CTL_CONNECT,
+	FS_CTL_DISCONNECT,
+	FS_CTL_GET_PORT,
+	FS_CTL_GET_VENDOR,
+	FS_CTL_GET_GID,
+	FS_CTL_GET_GUID,
+	FS_CTL_GET_NODEINFO,
+	FS_CTL_GET_PORTINFO,
+	FS_CTL_SET_ISSM,
+	FS_CTL_GET_PKEYS,
+};
+
+struct fs_ctl {
+	uint32_t magic;
+	uint32_t clientid;
+	uint32_t type;
+	uint32_t len;
+	char data[FS_CTL_DATA];
+};
+
+struct fs_client_info {
+	uint32_t id; /* the client's pid in, its client number out */
+	uint32_t qp;
+	uint32_t issm;
+	char nodeid[32];
+};
+
+/* dlid, slid: network order in the low 16 bits; qps and status network order */
+struct fs_request {
+	uint32_t dlid;
+	uint32_t slid;
+	uint32_t dqp;
+	uint32_t sqp;
+	uint32_t status;
+	uint64_t length;
+	uint8_t mad[256];
+};
+
+struct fs_vendor {
+	uint32_t vendor_id;
+	uint32_t vendor_part_id;
+	uint32_t hw_ver;
+	uint64_t fw_ver;
+};
+
+struct fs_port_lid {
+	uint16_t lid;
+	uint8_t state;
+};
+
+/* ---- the model ---- */
+#define FS_NO_PORT UINT32_MAX
+#define FS_MAX_LID 0xbfff /* unicast LIDs 1..49151 */
+
+enum fs_speed { FS_SDR, FS_DDR, FS_QDR, FS_FDR, FS_EDR, FS_HDR, FS_NDR, FS_XDR, FS_SPEEDS };
+
+enum fs_node_type { FS_CA = 1, FS_SWITCH = 2 };
+
+/* counters set from the console (PerformanceSet), kept only for the ports
+ * that have any: most ports never do */
+struct fs_port_errors {
+	uint64_t v[16]; /* indexed by enum fs_error */
+};
+
+enum fs_error {
+	FS_SYMBOL_ERRORS,
+	FS_LINK_RECOVERS,
+	FS_LINK_DOWNED,
+	FS_RCV_ERRORS,
+	FS_RCV_REMOTE_PHYS,
+	FS_RCV_SWITCH_RELAY,
+	FS_XMIT_DISCARDS,
+	FS_XMIT_CONSTRAINT,
+	FS_RCV_CONSTRAINT,
+	FS_LOCAL_LINK_INTEGRITY,
+	FS_EXCESSIVE_OVERRUN,
+	FS_VL15_DROPPED,
+	FS_XMIT_WAIT,
+	FS_ERRORS
+};
+
+/* the four data counters: they move with time while the link is up */
+enum fs_data { FS_XMIT_DATA, FS_RCV_DATA, FS_XMIT_PKTS, FS_RCV_PKTS, FS_DATAS };
+
+struct fs_port {
+	uint32_t peer;      /* the cabled port at the other end, FS_NO_PORT if none */
+	uint32_t errors;    /* index + 1 into fabric.errors, 0 if none set */
+	uint16_t lid;
+	uint8_t num;
+	uint8_t up;         /* cabled and not Unlinked */
+	uint8_t width;      /* LinkWidthActive, IBA encoding (1 1X, 2 4X, 4 8X, 8 12X, 16 2X) */
+	uint8_t speed;      /* enum fs_speed */
+	uint8_t err_rate;   /* Error: per cent of answers turned into status 110 */
+	uint8_t pad;
+	uint64_t data_offset[FS_DATAS]; /* value subtracted: clears and sets */
+	double up_seconds;  /* time up before up_since */
+	double up_since;    /* when it came up (if up) */
+};
+
+struct fs_node {
+	char *name;           /* node description, also the console's name */
+	uint64_t guid;
+	uint64_t sys_guid;
+	uint32_t first_port;  /* index of port 0 in fabric.ports */
+	uint32_t component;   /* nodes reach each other within one component */
+	uint16_t lid;         /* of port 0 (switch) or port 1 (CA) */
+	uint16_t device_id;
+	uint8_t type;         /* enum fs_node_type */
+	uint8_t nports;
+	uint8_t dead;         /* Dead: answers nothing at all */
+	uint8_t level;        /* 0 hosts, 1 leaves, 2 spines, 3 cores: for the names only */
+};
+
+struct fs_subscriber {
+	int client;
+	uint16_t trap_lo, trap_hi;
+};
+
+struct fabric {
+	struct fs_node *nodes;
+	uint32_t nnodes, nswitches;
+	struct fs_port *ports;
+	uint32_t nports;
+	uint32_t lid_port[FS_MAX_LID + 1]; /* LID -> port index */
+	uint16_t max_lid;
+	uint32_t sm_node;
+	struct fs_port_errors *errors;
+	uint32_t nerrors, errors_cap;
+	double epoch;                      /* CLOCK_MONOTONIC at start */
+	uint8_t **dist;                    /* per switch: hops to every switch, lazily */
+	uint32_t *switch_index;            /* node -> switch number, or UINT32_MAX */
+	uint32_t *switches;                /* switch number -> node */
+	struct fs_subscriber subs[64];
+	int nsubs;
+	uint32_t sm_activity;
+	uint16_t notice_count;
+	uint8_t default_speed, default_width;
+};
+
+/* model.c */
+double fs_now(void);
+uint32_t fs_add_node(struct fabric *f, enum fs_node_type type, uint8_t nports, const char *name,
+		     uint8_t level);
+void fs_cable(struct fabric *f, uint32_t node_a, uint8_t port_a, uint32_t node_b, uint8_t port_b);
+void fs_finish(struct fabric *f);
+struct fs_port *fs_port_of(struct fabric *f, uint32_t node, uint8_t num);
+uint32_t fs_port_index(struct fabric *f, uint32_t node, uint8_t num);
+uint32_t fs_node_of_port(const struct fabric *f, uint32_t port_index);
+int fs_find_node(const struct fabric *f, const char *name);
+void fs_set_link(struct fabric *f, uint32_t port_index, bool up);
+void fs_components(struct fabric *f);
+uint64_t fs_data_counter(const struct fabric *f, uint32_t port_index, enum fs_data which);
+void fs_set_data_counter(struct fabric *f, uint32_t port_index, enum fs_data which,
+			 uint64_t value);
+struct fs_port_errors *fs_errors(struct fabric *f, uint32_t port_index, bool create);
+uint64_t fs_port_guid(const struct fabric *f, uint32_t node, uint8_t num);
+uint64_t fs_link_bps(uint8_t speed, uint8_t width);
+int fs_route_port(struct fabric *f, uint32_t node, uint16_t lid);
+void fs_write_links(const struct fabric *f, FILE *out);
+
+/* generate.c */
+enum fs_layout { FS_FATTREE3, FS_FATTREE2, FS_RAIL };
+int fs_generate(struct fabric *f, enum fs_layout layout, unsigned radix, unsigned hosts,
+		char *err, size_t errlen);
+
+/* mads.c: the answer to one request in place; false: none (dropped) */
+struct fs_origin {
+	int client;
+	uint32_t port; /* the client's port */
+};
+bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request *r);
+void fs_encode_nodeinfo(struct fabric *f, uint32_t node, uint8_t entry_port, uint8_t *data);
+void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t entry_port,
+			uint8_t *data);
+/* a Report(Notice 128) for subscribers: filled in r; false if nobody wants it */
+bool fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r);
+
+/* console.c: one command line; output to out */
+void fs_console(struct fabric *f, char *line, FILE *out,
+		void (*link_changed)(struct fabric *f, uint32_t node));
+
+#endif

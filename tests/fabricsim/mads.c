@@ -1,0 +1,570 @@
+/* fabricsim's answers: SMPs (LID- and directed-routed), PerfMgt and the few
+ * SA attributes an agent uses when no opensm runs (InformInfo; SMInfo from
+ * the SM's node). Fields through libibmad's mad_set_field; the one PortInfo
+ * field Debian's libibmad lacks (XDR) by its offset. */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "fabricsim.h"
+
+#define STATUS_UNSUP_ATTR 0x000c /* unsupported method/attribute */
+#define STATUS_BAD_FIELD 0x001c  /* invalid value in an attribute field */
+#define TIMEOUT_STATUS 110       /* what libumad2sim reports as a timeout */
+
+/* PortInfo CapabilityMask and CapabilityMask2 bits (IBA 14.2.5.6) */
+#define CAP_IS_SM (1u << 1)
+#define CAP_CA (0x0001c848u)     /* trap, SL mapping, sys image GUID, ext speeds, cap2, CM */
+#define CAP_SWITCH0 (0x0000c808u) /* trap, sys image GUID, ext speeds, cap2 */
+#define CAP2_2X_WIDTH 0x0010u
+#define CAP2_HDR 0x0020u
+#define CAP2_NDR 0x0400u
+#define CAP2_EXT_SPEEDS2 0x0800u
+#define CAP2_XDR 0x1000u
+
+struct target {
+	uint32_t node;
+	uint8_t entry;   /* the port the MAD came in by (0: a switch's own) */
+	bool routed;
+};
+
+static uint32_t origin_node(const struct fabric *f, const struct fs_origin *from)
+{
+	return fs_node_of_port(f, from->port);
+}
+
+/* Directed route from the client's port along the initial path: each hop
+ * leaves by the port the path names and enters the node at the far end of
+ * that cable. rpath gets the entry ports, as ibsim's does. */
+static bool walk_directed(struct fabric *f, const struct fs_origin *from, uint8_t *mad,
+			  struct target *t)
+{
+	uint8_t path[64], rpath[64] = {0};
+	unsigned hops = mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F);
+	uint32_t node = origin_node(f, from);
+	uint8_t entry = f->ports[from->port].num;
+
+	if (hops > 63)
+		return false;
+	mad_get_array(mad, 0, IB_DRSMP_PATH_F, path);
+	rpath[0] = entry;
+	for (unsigned i = 1; i <= hops; i++) {
+		struct fs_node *n = &f->nodes[node];
+		struct fs_port *out;
+
+		if (i > 1 && n->type != FS_SWITCH)
+			return false; /* only switches forward */
+		if (path[i] == 0 || path[i] > n->nports)
+			return false;
+		out = &f->ports[n->first_port + path[i]];
+		if (!out->up || out->peer == FS_NO_PORT)
+			return false;
+		node = fs_node_of_port(f, out->peer);
+		entry = f->ports[out->peer].num;
+		rpath[i] = entry;
+	}
+	mad_set_array(mad, 0, IB_DRSMP_RPATH_F, rpath);
+	t->node = node;
+	t->entry = entry;
+	return true;
+}
+
+static bool route_lid(struct fabric *f, const struct fs_origin *from, uint16_t lid,
+		      struct target *t)
+{
+	uint32_t port, here = origin_node(f, from);
+
+	if (lid == 0xffff) { /* permissive: the local port */
+		t->node = here;
+		t->entry = f->ports[from->port].num;
+		return true;
+	}
+	if (lid == 0 || lid > FS_MAX_LID || f->lid_port[lid] == UINT32_MAX)
+		return false;
+	port = f->lid_port[lid];
+	t->node = fs_node_of_port(f, port);
+	t->entry = f->ports[port].num;
+	if (t->node != here && f->nodes[t->node].component != f->nodes[here].component)
+		return false;
+	return true;
+}
+
+/* ---- SMPs ---- */
+
+static void speed_fields(const struct fs_port *p, uint8_t *d)
+{
+	unsigned ext_active = 0, ext2_active = 0, cap2 = CAP2_2X_WIDTH;
+	/* what the port supports: every speed up to its own */
+	unsigned top = p->speed;
+
+	mad_set_field(d, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
+	mad_set_field(d, 0, IB_PORT_LINK_SPEED_ENABLED_F, 7);
+	if (p->speed <= FS_QDR) {
+		mad_set_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 1u << p->speed);
+	} else {
+		/* an extended speed rules: the legacy field says SDR, as HCAs do */
+		mad_set_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 1);
+		if (p->speed < FS_XDR)
+			ext_active = 1u << (p->speed - FS_FDR);
+		else
+			ext2_active = 1;
+	}
+	{
+		unsigned ext_supported = 0;
+
+		for (unsigned s = FS_FDR; s <= top && s < FS_XDR; s++)
+			ext_supported |= 1u << (s - FS_FDR);
+		mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F, ext_supported);
+		mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, ext_supported);
+		mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F, p->up || !p->num ? ext_active : 0);
+	}
+	if (top >= FS_HDR)
+		cap2 |= CAP2_HDR;
+	if (top >= FS_NDR)
+		cap2 |= CAP2_NDR;
+	if (top >= FS_XDR) {
+		cap2 |= CAP2_XDR | CAP2_EXT_SPEEDS2;
+		/* LinkSpeedExtActive2 (bits 449-450), Supported2 (451-452),
+		 * Enabled2 (453-455) of PortInfo, IBA 1.7: value 1 = XDR.
+		 * Written by offset: Debian 12's libibmad has no field for them. */
+		d[56] = (uint8_t)((d[56] & 0x80) | ((p->up || !p->num ? ext2_active : 0) << 5) |
+				  (1u << 3) | 1u);
+	}
+	mad_set_field(d, 0, IB_PORT_CAPMASK2_F, cap2);
+}
+
+void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t entry_port,
+			uint8_t *d)
+{
+	struct fs_node *n = &f->nodes[node];
+	struct fs_port *p = &f->ports[n->first_port + num];
+	/* a switch's port 0 reports the link of port 1 as its own speed */
+	struct fs_port *link = num == 0 && n->nports ? &f->ports[n->first_port + 1] : p;
+	bool up = num == 0 || (p->up && p->peer != FS_NO_PORT);
+	unsigned cap;
+
+	memset(d, 0, IB_SMP_DATA_SIZE);
+	mad_set_field64(d, 0, IB_PORT_GID_PREFIX_F, 0xfe80000000000000ULL);
+	mad_set_field(d, 0, IB_PORT_LID_F, p->lid);
+	mad_set_field(d, 0, IB_PORT_SMLID_F, f->nodes[f->sm_node].lid);
+	cap = n->type == FS_SWITCH ? CAP_SWITCH0 : CAP_CA;
+	if (node == f->sm_node)
+		cap |= CAP_IS_SM;
+	mad_set_field(d, 0, IB_PORT_CAPMASK_F, cap);
+	mad_set_field(d, 0, IB_PORT_MKEY_LEASE_F, 15);
+	mad_set_field(d, 0, IB_PORT_LOCAL_PORT_F, entry_port);
+	mad_set_field(d, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 1 | 2 | 16);
+	mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 1 | 2 | 16);
+	/* a down port keeps its width: tools warn on 0 (IBA allows any value) */
+	mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ACTIVE_F, link->width);
+	mad_set_field(d, 0, IB_PORT_STATE_F, up ? 4 : 1);          /* Active, Down */
+	mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, up ? 5 : 2);     /* LinkUp, Polling */
+	mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, 2);
+	mad_set_field(d, 0, IB_PORT_NEIGHBOR_MTU_F, 5);            /* 4096 */
+	mad_set_field(d, 0, IB_PORT_VL_CAP_F, 4);                  /* VL0-7 */
+	mad_set_field(d, 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F, 8);
+	mad_set_field(d, 0, IB_PORT_VL_ARBITRATION_LOW_CAP_F, 8);
+	mad_set_field(d, 0, IB_PORT_MTU_CAP_F, 5);
+	mad_set_field(d, 0, IB_PORT_VL_STALL_COUNT_F, 7);
+	mad_set_field(d, 0, IB_PORT_HOQ_LIFE_F, 20);
+	mad_set_field(d, 0, IB_PORT_OPER_VLS_F, up ? 4 : 0);
+	mad_set_field(d, 0, IB_PORT_SUBN_TIMEOUT_F, 18);
+	mad_set_field(d, 0, IB_PORT_RESP_TIME_VAL_F, 16);
+	speed_fields(link, d);
+	if (!up)
+		mad_set_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 0);
+}
+
+void fs_encode_nodeinfo(struct fabric *f, uint32_t node, uint8_t entry_port, uint8_t *d)
+{
+	struct fs_node *n = &f->nodes[node];
+
+	memset(d, 0, IB_SMP_DATA_SIZE);
+	mad_set_field(d, 0, IB_NODE_BASE_VERS_F, 1);
+	mad_set_field(d, 0, IB_NODE_CLASS_VERS_F, 1);
+	mad_set_field(d, 0, IB_NODE_TYPE_F, n->type);
+	mad_set_field(d, 0, IB_NODE_NPORTS_F, n->nports);
+	mad_set_field64(d, 0, IB_NODE_SYSTEM_GUID_F, n->sys_guid);
+	mad_set_field64(d, 0, IB_NODE_GUID_F, n->guid);
+	mad_set_field64(d, 0, IB_NODE_PORT_GUID_F,
+			fs_port_guid(f, node, n->type == FS_SWITCH ? 0 : entry_port));
+	mad_set_field(d, 0, IB_NODE_PARTITION_CAP_F, n->type == FS_SWITCH ? 8 : 128);
+	mad_set_field(d, 0, IB_NODE_DEVID_F, n->device_id);
+	mad_set_field(d, 0, IB_NODE_REVISION_F, 0xa0);
+	mad_set_field(d, 0, IB_NODE_LOCAL_PORT_F, entry_port);
+	mad_set_field(d, 0, IB_NODE_VENDORID_F, 0x02c9); /* Mellanox */
+}
+
+static int smp(struct fabric *f, const struct target *t, unsigned method, unsigned attr,
+	       uint32_t mod, uint8_t *d)
+{
+	struct fs_node *n = &f->nodes[t->node];
+
+	if (method != IB_MAD_METHOD_GET && method != IB_MAD_METHOD_SET)
+		return STATUS_UNSUP_ATTR;
+	/* Sets are answered as Gets: the simulated fabric is the SM's already */
+	switch (attr) {
+	case IB_ATTR_NODE_DESC:
+		memset(d, 0, IB_SMP_DATA_SIZE);
+		strncpy((char *)d, n->name, IB_SMP_DATA_SIZE - 1);
+		return 0;
+	case IB_ATTR_NODE_INFO:
+		fs_encode_nodeinfo(f, t->node, t->entry, d);
+		return 0;
+	case IB_ATTR_PORT_INFO: {
+		uint32_t num = mod & 0xff;
+
+		if (n->type != FS_SWITCH && num == 0)
+			num = t->entry;
+		if (num > n->nports || (n->type != FS_SWITCH && num == 0))
+			return STATUS_BAD_FIELD;
+		fs_encode_portinfo(f, t->node, (uint8_t)num, t->entry, d);
+		return 0;
+	}
+	case IB_ATTR_SWITCH_INFO:
+		if (n->type != FS_SWITCH)
+			return STATUS_UNSUP_ATTR;
+		memset(d, 0, IB_SMP_DATA_SIZE);
+		mad_set_field(d, 0, IB_SW_LINEAR_FDB_CAP_F, FS_MAX_LID + 1);
+		mad_set_field(d, 0, IB_SW_MCAST_FDB_CAP_F, 4096);
+		mad_set_field(d, 0, IB_SW_LINEAR_FDB_TOP_F, f->max_lid);
+		mad_set_field(d, 0, IB_SW_DEF_MCAST_PRIM_F, 0xff);
+		mad_set_field(d, 0, IB_SW_DEF_MCAST_NOT_PRIM_F, 0xff);
+		mad_set_field(d, 0, IB_SW_LIFE_TIME_F, 18);
+		mad_set_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F, 8);
+		mad_set_field(d, 0, IB_SW_MCAST_FDB_TOP_F, 0xc000);
+		return 0;
+	case IB_ATTR_GUID_INFO:
+		memset(d, 0, IB_SMP_DATA_SIZE);
+		if ((mod & 0xffff) == 0)
+			mad_encode_field(d, IB_GUID_GUID0_F, &(uint64_t){fs_port_guid(
+				f, t->node, n->type == FS_SWITCH ? 0 : t->entry)});
+		return 0;
+	case IB_ATTR_PKEY_TBL:
+		memset(d, 0, IB_SMP_DATA_SIZE);
+		if ((mod & 0xffff) == 0)
+			d[0] = d[1] = 0xff; /* the default partition, full member */
+		return 0;
+	case IB_ATTR_LINEARFORWTBL: {
+		uint32_t block = mod & 0x3ff;
+
+		if (n->type != FS_SWITCH)
+			return STATUS_UNSUP_ATTR;
+		for (unsigned i = 0; i < 64; i++) {
+			uint32_t lid = block * 64 + i;
+
+			d[i] = (uint8_t)(lid > f->max_lid ? 255 : fs_route_port(f, t->node,
+										   (uint16_t)lid));
+		}
+		return 0;
+	}
+	case IB_ATTR_SLVL_TABLE:
+	case IB_ATTR_VL_ARBITRATION:
+	case IB_ATTR_MULTICASTFORWTBL:
+		memset(d, 0, IB_SMP_DATA_SIZE);
+		return 0;
+	case IB_ATTR_SMINFO:
+		if (t->node != f->sm_node)
+			return STATUS_UNSUP_ATTR;
+		memset(d, 0, IB_SMP_DATA_SIZE);
+		mad_set_field64(d, 0, IB_SMINFO_GUID_F, fs_port_guid(f, t->node, 1));
+		mad_set_field(d, 0, IB_SMINFO_ACT_F, ++f->sm_activity);
+		mad_set_field(d, 0, IB_SMINFO_STATE_F, 3); /* master */
+		return 0;
+	default:
+		return STATUS_UNSUP_ATTR;
+	}
+}
+
+/* ---- PerfMgt ---- */
+
+static uint32_t clip(uint64_t v, unsigned bits)
+{
+	uint64_t max = bits >= 32 ? 0xffffffffULL : (1ULL << bits) - 1;
+
+	return (uint32_t)(v > max ? max : v);
+}
+
+static const struct {
+	enum MAD_FIELDS field;
+	unsigned bits;
+} error_fields[FS_ERRORS] = {
+	[FS_SYMBOL_ERRORS] = {IB_PC_ERR_SYM_F, 16},
+	[FS_LINK_RECOVERS] = {IB_PC_LINK_RECOVERS_F, 8},
+	[FS_LINK_DOWNED] = {IB_PC_LINK_DOWNED_F, 8},
+	[FS_RCV_ERRORS] = {IB_PC_ERR_RCV_F, 16},
+	[FS_RCV_REMOTE_PHYS] = {IB_PC_ERR_PHYSRCV_F, 16},
+	[FS_RCV_SWITCH_RELAY] = {IB_PC_ERR_SWITCH_REL_F, 16},
+	[FS_XMIT_DISCARDS] = {IB_PC_XMT_DISCARDS_F, 16},
+	[FS_XMIT_CONSTRAINT] = {IB_PC_ERR_XMTCONSTR_F, 8},
+	[FS_RCV_CONSTRAINT] = {IB_PC_ERR_RCVCONSTR_F, 8},
+	[FS_LOCAL_LINK_INTEGRITY] = {IB_PC_ERR_LOCALINTEG_F, 4},
+	[FS_EXCESSIVE_OVERRUN] = {IB_PC_ERR_EXCESS_OVR_F, 4},
+	[FS_VL15_DROPPED] = {IB_PC_VL15_DROPPED_F, 16},
+	[FS_XMIT_WAIT] = {IB_PC_XMT_WAIT_F, 32},
+};
+
+static const enum MAD_FIELDS data_fields[FS_DATAS] = {IB_PC_XMT_BYTES_F, IB_PC_RCV_BYTES_F,
+						      IB_PC_XMT_PKTS_F, IB_PC_RCV_PKTS_F};
+static const enum MAD_FIELDS ext_fields[FS_DATAS] = {IB_PC_EXT_XMT_BYTES_F, IB_PC_EXT_RCV_BYTES_F,
+						     IB_PC_EXT_XMT_PKTS_F, IB_PC_EXT_RCV_PKTS_F};
+
+/* the ports a PortSelect names: one, or every port (AllPortSelect, 0xff) */
+static int selected_ports(const struct fs_node *n, unsigned select, unsigned *first,
+			  unsigned *last)
+{
+	if (select == 0xff) {
+		*first = 1;
+		*last = n->nports;
+		return 0;
+	}
+	if (select > n->nports || (n->type != FS_SWITCH && select == 0))
+		return -1;
+	*first = *last = select;
+	return 0;
+}
+
+static int port_counters(struct fabric *f, const struct target *t, unsigned method, uint8_t *d,
+			 bool extended)
+{
+	struct fs_node *n = &f->nodes[t->node];
+	unsigned select = mad_get_field(d, 0, extended ? IB_PC_EXT_PORT_SELECT_F :
+						       IB_PC_PORT_SELECT_F);
+	unsigned mask = mad_get_field(d, 0, extended ? IB_PC_EXT_COUNTER_SELECT_F :
+						     IB_PC_COUNTER_SELECT_F);
+	unsigned mask2 = extended ? 0 : mad_get_field(d, 0, IB_PC_COUNTER_SELECT2_F);
+	unsigned first, last;
+	uint64_t sum_err[FS_ERRORS] = {0}, sum_data[FS_DATAS] = {0};
+
+	if (selected_ports(n, select, &first, &last))
+		return STATUS_BAD_FIELD;
+	for (unsigned num = first; num <= last; num++) {
+		uint32_t pi = n->first_port + num;
+		struct fs_port_errors *e;
+
+		if (method == IB_MAD_METHOD_SET) {
+			for (int k = 0; k < FS_DATAS; k++)
+				if (mask & (extended ? 1u << k : 1u << (12 + k)))
+					fs_set_data_counter(f, pi, (enum fs_data)k, 0);
+			e = fs_errors(f, pi, false);
+			for (int k = 0; e && !extended && k < FS_XMIT_WAIT; k++)
+				if (mask & (1u << k))
+					e->v[k] = 0;
+			if (e && !extended && (mask2 & 1))
+				e->v[FS_XMIT_WAIT] = 0;
+		}
+		for (int k = 0; k < FS_DATAS; k++)
+			sum_data[k] += fs_data_counter(f, pi, (enum fs_data)k);
+		e = fs_errors(f, pi, false);
+		for (int k = 0; e && k < FS_ERRORS; k++)
+			sum_err[k] += e->v[k];
+	}
+	memset(d, 0, IB_PC_DATA_SZ);
+	if (extended) {
+		mad_set_field(d, 0, IB_PC_EXT_PORT_SELECT_F, select);
+		mad_set_field(d, 0, IB_PC_EXT_COUNTER_SELECT_F, mask);
+		for (int k = 0; k < FS_DATAS; k++)
+			mad_set_field64(d, 0, ext_fields[k], sum_data[k]);
+		mad_set_field64(d, 0, IB_PC_EXT_XMT_UPKTS_F, sum_data[FS_XMIT_PKTS]);
+		mad_set_field64(d, 0, IB_PC_EXT_RCV_UPKTS_F, sum_data[FS_RCV_PKTS]);
+	} else {
+		mad_set_field(d, 0, IB_PC_PORT_SELECT_F, select);
+		mad_set_field(d, 0, IB_PC_COUNTER_SELECT_F, mask);
+		for (int k = 0; k < FS_ERRORS; k++)
+			mad_set_field(d, 0, error_fields[k].field,
+				      clip(sum_err[k], error_fields[k].bits));
+		for (int k = 0; k < FS_DATAS; k++)
+			mad_set_field(d, 0, data_fields[k], clip(sum_data[k], 32));
+	}
+	return 0;
+}
+
+static int pma(struct fabric *f, const struct target *t, unsigned method, unsigned attr,
+	       uint8_t *d)
+{
+	if (method != IB_MAD_METHOD_GET && method != IB_MAD_METHOD_SET)
+		return STATUS_UNSUP_ATTR;
+	switch (attr) {
+	case CLASS_PORT_INFO:
+		memset(d, 0, IB_PC_DATA_SZ);
+		mad_set_field(d, 0, IB_CPI_BASEVER_F, 1);
+		mad_set_field(d, 0, IB_CPI_CLASSVER_F, 1);
+		/* AllPortSelect, extended width, PortXmitWait */
+		mad_set_field(d, 0, IB_CPI_CAPMASK_F, 0x1300);
+		mad_set_field(d, 0, IB_CPI_RESP_TIME_VALUE_F, 18);
+		return 0;
+	case IB_GSI_PORT_COUNTERS:
+		return port_counters(f, t, method, d, false);
+	case IB_GSI_PORT_COUNTERS_EXT:
+		return port_counters(f, t, method, d, true);
+	case IB_GSI_PORT_RCV_ERROR_DETAILS:
+	case IB_GSI_PORT_XMIT_DISCARD_DETAILS: {
+		unsigned select = mad_get_field(d, 0, IB_PC_PORT_SELECT_F), first, last;
+
+		if (selected_ports(&f->nodes[t->node], select, &first, &last))
+			return STATUS_BAD_FIELD;
+		memset(d, 0, IB_PC_DATA_SZ);
+		mad_set_field(d, 0, IB_PC_PORT_SELECT_F, select);
+		return 0;
+	}
+	default:
+		return STATUS_UNSUP_ATTR;
+	}
+}
+
+/* ---- SA: InformInfo only (the simulator is the SM) ---- */
+
+static void subscribe(struct fabric *f, int client, const uint8_t *d)
+{
+	unsigned trap = (unsigned)(d[26] << 8 | d[27]);
+	bool on = d[23] != 0;
+	int i;
+
+	for (i = 0; i < f->nsubs; i++)
+		if (f->subs[i].client == client && f->subs[i].trap_lo == trap)
+			break;
+	if (!on) {
+		if (i < f->nsubs)
+			f->subs[i] = f->subs[--f->nsubs];
+		return;
+	}
+	if (i == f->nsubs && f->nsubs < (int)(sizeof(f->subs) / sizeof(f->subs[0]))) {
+		f->subs[f->nsubs].client = client;
+		f->subs[f->nsubs].trap_lo = f->subs[f->nsubs].trap_hi = (uint16_t)trap;
+		f->nsubs++;
+	}
+}
+
+static int sa(struct fabric *f, const struct fs_origin *from, unsigned method, unsigned attr,
+	      uint8_t *d)
+{
+	if (attr == IB_SA_ATTR_INFORMINFO && method == IB_MAD_METHOD_SET) {
+		subscribe(f, from->client, d);
+		return 0; /* the answer echoes the request */
+	}
+	return STATUS_UNSUP_ATTR;
+}
+
+/* Which port a MAD is about, for Error rates: PortInfo's, PortSelect's, else
+ * the one it came in by. */
+static uint8_t subject_port(unsigned mgmt, unsigned attr, uint32_t mod, uint8_t *d,
+			    const struct target *t)
+{
+	if ((mgmt == IB_SMI_CLASS || mgmt == IB_SMI_DIRECT_CLASS) && attr == IB_ATTR_PORT_INFO)
+		return (uint8_t)(mod & 0xff);
+	if (mgmt == IB_PERFORMANCE_CLASS && attr != CLASS_PORT_INFO)
+		return (uint8_t)mad_get_field(d, 0, IB_PC_PORT_SELECT_F);
+	return t->entry;
+}
+
+bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request *r)
+{
+	uint8_t *mad = r->mad;
+	unsigned mgmt = mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F);
+	unsigned method = mad_get_field(mad, 0, IB_MAD_METHOD_F);
+	unsigned attr = mad_get_field(mad, 0, IB_MAD_ATTRID_F);
+	uint32_t mod = mad_get_field(mad, 0, IB_MAD_ATTRMOD_F);
+	struct target t = {0};
+	unsigned offs = mgmt == IB_SA_CLASS ? IB_SA_DATA_OFFS : IB_SMP_DATA_OFFS;
+	uint8_t *d = mad + offs;
+	int status;
+	uint16_t own_lid = f->ports[from->port].lid;
+
+	if (mad_get_field(mad, 0, IB_MAD_RESPONSE_F) || method == IB_MAD_METHOD_TRAP_REPRESS ||
+	    mad_get_field(mad, 0, IB_MAD_BASEVER_F) != 1)
+		return false; /* answers to our Reports and such: nobody waits for them */
+	if (mgmt == IB_SMI_DIRECT_CLASS) {
+		if (mad_get_field(mad, 0, IB_DRSMP_DRDLID_F) != 0xffff ||
+		    mad_get_field(mad, 0, IB_DRSMP_DRSLID_F) != 0xffff ||
+		    !walk_directed(f, from, mad, &t))
+			goto unreachable;
+	} else if (mgmt == IB_SMI_CLASS || mgmt == IB_PERFORMANCE_CLASS || mgmt == IB_SA_CLASS) {
+		if (!route_lid(f, from, (uint16_t)ntohs((uint16_t)r->dlid), &t))
+			goto unreachable;
+		if (mgmt == IB_SA_CLASS && t.node != f->sm_node)
+			goto unreachable; /* no SA there */
+	} else {
+		goto unreachable;
+	}
+	if (f->nodes[t.node].dead)
+		return false; /* silence, as from a node that hung */
+	{
+		struct fs_node *n = &f->nodes[t.node];
+		uint8_t sp = subject_port(mgmt, attr, mod, d, &t);
+
+		if (sp <= n->nports) {
+			struct fs_port *p = &f->ports[n->first_port + sp];
+
+			if (p->err_rate && (unsigned)(random() % 100) < p->err_rate)
+				goto unreachable;
+		}
+	}
+	if (mgmt == IB_PERFORMANCE_CLASS)
+		status = pma(f, &t, method, attr, d);
+	else if (mgmt == IB_SA_CLASS)
+		status = sa(f, from, method, attr, d);
+	else
+		status = smp(f, &t, method, attr, mod, d);
+
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
+	if (mgmt == IB_SMI_DIRECT_CLASS) {
+		mad_set_field(mad, 0, IB_DRSMP_STATUS_F, (unsigned)status);
+		mad_set_field(mad, 0, IB_DRSMP_DIRECTION_F, 1);
+	} else {
+		mad_set_field(mad, 0, IB_MAD_STATUS_F, (unsigned)status);
+	}
+	{
+		uint32_t tl = r->dlid, tq = r->dqp;
+		uint16_t target_lid = f->nodes[t.node].type == FS_SWITCH ?
+			f->nodes[t.node].lid : f->ports[f->nodes[t.node].first_port + t.entry].lid;
+
+		r->dlid = mgmt == IB_SMI_DIRECT_CLASS ? tl : htons(own_lid);
+		r->slid = mgmt == IB_SMI_DIRECT_CLASS ? tl : htons(target_lid);
+		r->dqp = r->sqp;
+		r->sqp = tq;
+	}
+	r->status = 0;
+	return true;
+
+unreachable:
+	/* what ibsim does for a MAD it cannot deliver: back at once as a timeout */
+	r->status = htonl(TIMEOUT_STATUS);
+	return true;
+}
+
+bool fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r)
+{
+	struct fs_node *sw = &f->nodes[switch_node];
+	uint8_t *d;
+
+	memset(r, 0, sizeof(*r));
+	mad_set_field(r->mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(r->mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
+	mad_set_field(r->mad, 0, IB_MAD_CLASSVER_F, 2);
+	mad_set_field(r->mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_REPORT);
+	mad_set_field64(r->mad, 0, IB_MAD_TRID_F, 0x5100000000ULL + ++f->notice_count);
+	mad_set_field(r->mad, 0, IB_MAD_ATTRID_F, IB_SA_ATTR_NOTICE);
+	d = r->mad + IB_SA_DATA_OFFS;
+	mad_set_field(d, 0, IB_NOTICE_IS_GENERIC_F, 1);
+	mad_set_field(d, 0, IB_NOTICE_TYPE_F, 1);     /* urgent */
+	mad_set_field(d, 0, IB_NOTICE_PRODUCER_F, 2); /* switch */
+	mad_set_field(d, 0, IB_NOTICE_TRAP_NUMBER_F, 128);
+	mad_set_field(d, 0, IB_NOTICE_ISSUER_LID_F, sw->lid);
+	mad_set_field(d, 0, IB_NOTICE_COUNT_F, f->notice_count);
+	mad_set_field(d, 0, IB_NOTICE_DATA_LID_F, sw->lid);
+	{
+		uint64_t prefix = htobe64(0xfe80000000000000ULL), guid = htobe64(sw->guid);
+
+		memcpy(d + 64, &prefix, 8);
+		memcpy(d + 72, &guid, 8);
+	}
+	r->slid = htons(f->nodes[f->sm_node].lid);
+	r->sqp = htonl(1);
+	r->dqp = htonl(1);
+	r->length = htobe64(256);
+	return true;
+}
