@@ -36,6 +36,7 @@ static void build_switches(struct fabric *f, unsigned radix, struct pods *t)
 	unsigned half = radix / 2;
 	uint32_t *spine = calloc((size_t)t->count * half, sizeof(uint32_t));
 	uint32_t *core = NULL;
+	unsigned links_per_pair = 1, group = half;
 	char name[64], label[24];
 
 	t->leaf = calloc(t->leaves, sizeof(uint32_t));
@@ -50,9 +51,19 @@ static void build_switches(struct fabric *f, unsigned radix, struct pods *t)
 			snprintf(name, sizeof(name), "spine-%s-%u", label, k + 1);
 			spine[p * half + k] = fs_add_node(f, FS_SWITCH, (uint8_t)radix, name, 2);
 		}
+	/* cores in R/2 groups, group k over every pod's spine k; each spine-core
+	 * pair joined by c parallel links, c as large as the cores' ports allow
+	 * (few pods: few cores) */
 	if (t->count > 1) {
-		core = calloc((size_t)half * half, sizeof(uint32_t));
-		for (unsigned c = 0; c < half * half; c++) {
+		links_per_pair = 1;
+		for (unsigned c = half; c >= 1; c--)
+			if (half % c == 0 && c * t->count <= radix) {
+				links_per_pair = c;
+				break;
+			}
+		group = half / links_per_pair;
+		core = calloc((size_t)half * group, sizeof(uint32_t));
+		for (unsigned c = 0; c < half * group; c++) {
 			snprintf(name, sizeof(name), "core-%u", c + 1);
 			core[c] = fs_add_node(f, FS_SWITCH, (uint8_t)radix, name, 3);
 		}
@@ -68,7 +79,8 @@ static void build_switches(struct fabric *f, unsigned radix, struct pods *t)
 		for (unsigned k = 0; k < half; k++)
 			for (unsigned m = 0; m < half; m++)
 				fs_cable(f, spine[p * half + k], (uint8_t)(half + 1 + m),
-					 core[k * half + m], (uint8_t)(p + 1));
+					 core[k * group + m / links_per_pair],
+					 (uint8_t)(p * links_per_pair + m % links_per_pair + 1));
 	free(spine);
 	free(core);
 }
@@ -118,6 +130,7 @@ int fs_generate(struct fabric *f, enum fs_layout layout, unsigned radix, unsigne
 	}
 	{
 		unsigned switches = t.leaves + t.count * half + (t.count > 1 ? half * half : 0);
+		/* (at most: build_switches may need fewer cores) */
 
 		if ((unsigned long)endpoints + switches > FS_MAX_LID) {
 			snprintf(err, errlen, "%u endpoints and %u switches: more LIDs than a subnet's "

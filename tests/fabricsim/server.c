@@ -27,11 +27,19 @@ _Static_assert(offsetof(struct fs_request, mad) == 32, "ibsim's sim_request");
 
 #define MAX_CLIENTS 128
 
+#define MAX_QUEUED 65536
+
 struct client {
 	int fd;        /* our "outN", connected to the client's "inPID" */
 	uint32_t pid;
 	uint32_t port; /* where it is attached */
 	bool issm;
+	/* answers its socket had no room for: libumad2sim holds one lock while
+	 * it writes a request and while it reads an answer, so a simulator that
+	 * waited for room while the client waits to write would never move */
+	struct fs_request *queue;
+	uint32_t head, count, cap;
+	unsigned long dropped;
 };
 
 static struct fabric fabric;
@@ -68,33 +76,75 @@ static void drop_client(int id)
 		close(c->fd);
 	c->fd = -1;
 	c->pid = 0;
+	free(c->queue);
+	c->queue = NULL;
+	c->head = c->count = c->cap = 0;
 	for (int i = 0; i < fabric.nsubs; i++)
 		if (fabric.subs[i].client == id)
 			fabric.subs[i--] = fabric.subs[--fabric.nsubs];
 }
 
-/* to a client; waits up to a second for room in its queue (libumad2sim's
- * receive thread drains it), then gives up on that packet */
+/* false when the socket is full (try later), true when sent or given up */
+static bool write_one(int id, const struct fs_request *r)
+{
+	struct client *c = &clients[id];
+	ssize_t n = write(c->fd, r, sizeof(*r));
+
+	if (n == (ssize_t)sizeof(*r))
+		return true;
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS))
+		return false;
+	if (n < 0 && (errno == ECONNREFUSED || errno == ENOTCONN)) {
+		fprintf(stderr, "fabricsim: client %d (pid %u) is gone\n", id, c->pid);
+		drop_client(id);
+		return true;
+	}
+	fprintf(stderr, "fabricsim: client %d: an answer lost: %m\n", id);
+	return true;
+}
+
+/* sends what waits for a client, in order, as far as its socket takes it */
+static void flush_queue(int id)
+{
+	struct client *c = &clients[id];
+
+	while (c->fd >= 0 && c->count) {
+		if (!write_one(id, &c->queue[c->head]))
+			return;
+		if (c->fd < 0)
+			return;
+		c->head = (c->head + 1) % c->cap;
+		c->count--;
+	}
+}
+
 static void send_to(int id, const struct fs_request *r)
 {
 	struct client *c = &clients[id];
 
-	for (int tries = 0; c->fd >= 0 && tries < 2; tries++) {
-		ssize_t n = write(c->fd, r, sizeof(*r));
-		struct pollfd p = {.fd = c->fd, .events = POLLOUT};
+	if (c->fd < 0)
+		return;
+	if (!c->count && write_one(id, r))
+		return;
+	if (c->count == c->cap) {
+		uint32_t cap = c->cap ? c->cap * 2 : 256;
+		struct fs_request *q;
 
-		if (n == (ssize_t)sizeof(*r))
-			return;
-		if (n < 0 && (errno == ECONNREFUSED || errno == ENOTCONN)) {
-			fprintf(stderr, "fabricsim: client %d (pid %u) is gone\n", id, c->pid);
-			drop_client(id);
+		if (cap > MAX_QUEUED || !(q = malloc(sizeof(*q) * cap))) {
+			if (!c->dropped++)
+				fprintf(stderr, "fabricsim: client %d reads nothing: answers dropped\n",
+					id);
 			return;
 		}
-		if (n < 0 && errno != EAGAIN)
-			break;
-		poll(&p, 1, 1000);
+		for (uint32_t i = 0; i < c->count; i++)
+			q[i] = c->queue[(c->head + i) % c->cap];
+		free(c->queue);
+		c->queue = q;
+		c->head = 0;
+		c->cap = cap;
 	}
-	fprintf(stderr, "fabricsim: client %d does not read: a packet dropped\n", id);
+	c->queue[(c->head + c->count) % c->cap] = *r;
+	c->count++;
 }
 
 static bool pid_alive(uint32_t pid)
@@ -433,6 +483,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < MAX_CLIENTS; i++)
 			if (clients[i].fd >= 0) {
 				pfd[n] = (struct pollfd){.fd = clients[i].fd, .events = POLLIN};
+				if (clients[i].count)
+					pfd[n].events |= POLLOUT;
 				ids[n++] = i;
 			}
 		if (poll(pfd, (nfds_t)n, 1000) < 0) {
@@ -441,7 +493,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		for (int i = 0; i < n; i++) {
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			if (!(pfd[i].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
 				continue;
 			if (ids[i] == -1) {
 				serve_ctl(ctl_fd);
@@ -466,7 +518,10 @@ int main(int argc, char **argv)
 				if (line_len == sizeof(line) - 1)
 					line_len = 0; /* an overlong line: dropped */
 			} else {
-				serve_client(ids[i]);
+				if (pfd[i].revents & POLLOUT)
+					flush_queue(ids[i]);
+				if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))
+					serve_client(ids[i]);
 			}
 		}
 	}

@@ -8,6 +8,7 @@ process is recorded there and stopped by PID.
                [--conf-extra LINE]... [--snmpd-extra LINE]... [--no-ibsnmpd] [--direct]
                [--ibsnmpd-preload LIB] [--ibsnmpd-debug TOKENS]
                [--no-traps] [--no-partitions] [--minimal]
+               [--big HOSTS [--radix R] [--layout fattree3|fattree2|rail] [--speed S]]
       starts the stack, waits until the subnet is up and ibsnmpd has
       registered, prints shell assignments (SIMFABRIC_DIR=, SNMP_TARGET=, ...)
       Every feature works in the bed as it comes: IB traps reach ibsnmpd
@@ -16,6 +17,11 @@ process is recorded there and stopped by PID.
       and the partition policy edits the bed's opensm partition file and
       signals that opensm. --no-traps and --no-partitions leave those out,
       --minimal both (the integration tests: each configures what it tests).
+      --big HOSTS: the project's simulator of big fabrics (fabricsim) in place
+      of ibsim and opensm: a three-level fat tree of radix R (64) by default,
+      NDR 4X links; --layout rail: HOSTS servers of 8 HCAs, one per rail.
+      fabricsim plays the SM (LIDs, SMInfo, trap 128 Reports); there is no
+      partition policy (no opensm). ibsnmpd attaches to host-1 (srv-1-hca1).
   simfabric down [--dir DIR]          stops everything it started
   simfabric sim [--dir DIR] 'COMMAND' one command to ibsim's console
   simfabric stop|start SERVICE [--dir DIR] [--node NAME]
@@ -67,9 +73,14 @@ def cmd_up(args, directory):
     with_value = {"--topology": "topology", "--node": "node", "--dir": "directory",
                   "--ibsnmpd": "ibsnmpd", "--ibsnmpd-preload": "preload",
                   "--ibsnmpd-debug": "debug"}
+    big_value = {"--big": "hosts", "--radix": "radix", "--layout": "layout", "--speed": "speed"}
     i = 0
     while i < len(args):
         a = args[i]
+        if a in big_value and i + 1 < len(args):
+            opts.setdefault("big", {})[big_value[a]] = args[i + 1]
+            i += 2
+            continue
         if a in with_value and i + 1 < len(args):
             opts[with_value[a]] = args[i + 1]
             i += 2
@@ -85,6 +96,8 @@ def cmd_up(args, directory):
             die("up: unknown option %s" % a)
         opts.update(flags[a])
         i += 1
+    if "big" in opts and "hosts" not in opts["big"]:
+        die("up: --radix, --layout and --speed go with --big HOSTS")
     bed = up(**opts)
     with open(bed.path("env")) as f:
         sys.stdout.write(f.read())

@@ -26,7 +26,7 @@ SYS_NAME = ".1.3.6.1.2.1.1.5.0"
 
 # The bed's SNMPv3 user (loopback only; the secrets are the bed's own).
 V3_USER, V3_AUTH, V3_PRIV = "simfabric", "simfabric-auth", "simfabric-priv"
-SERVICES = ("ibsim", "opensm", "snmpd", "snmptrapd", "ibsnmpd", "console-holder")
+SERVICES = ("ibsim", "fabricsim", "opensm", "snmpd", "snmptrapd", "ibsnmpd", "console-holder")
 
 
 class BedError(Exception):
@@ -113,6 +113,16 @@ def first_node(topology):
 def find_ibsnmpd(given=None):
     for c in (given, os.environ.get("IBSNMPD_BIN"), os.path.join(TOP, "build", "ibsnmpd"),
               shutil.which("ibsnmpd")):
+        if c and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def find_fabricsim(ibsnmpd):
+    """The big-fabric simulator of ibsnmpd's build tree, else $FABRICSIM's."""
+    for c in (os.environ.get("FABRICSIM"),
+              ibsnmpd and os.path.join(os.path.dirname(ibsnmpd), "tests", "fabricsim"),
+              os.path.join(TOP, "build", "tests", "fabricsim")):
         if c and os.access(c, os.X_OK):
             return c
     return None
@@ -296,7 +306,8 @@ class Bed:
         if not os.path.isfile(self.path("pids")):
             raise BedError("no test bed in '%s' (give --dir or SIMFABRIC_DIR)" % self.dir)
         pids = self.pids()
-        for name in ("ibsnmpd", "snmptrapd", "snmpd", "opensm", "ibsim", "console-holder"):
+        for name in ("ibsnmpd", "snmptrapd", "snmpd", "opensm", "ibsim", "fabricsim",
+                     "console-holder"):
             for n, p in pids:
                 if n == name:
                     self.stop_pid(p)
@@ -393,12 +404,14 @@ class Bed:
                               capture_output=True, text=True, env=snmp_env(), timeout=120)
 
 
-def _check_tools(topology, ibsnmpd, with_agent):
-    if not os.path.isfile(topology):
+def _check_tools(topology, ibsnmpd, with_agent, big=None):
+    if big:
+        topology = None
+    elif not os.path.isfile(topology):
         raise BedError("topology file %s not found" % topology)
     if not os.path.isfile(UMAD2SIM):
         raise BedError("%s not found: apt-get install libumad2sim0 ibsim-utils" % UMAD2SIM)
-    for b in ("ibsim", "opensm", "snmpd", "snmptrapd"):
+    for b in (("snmpd", "snmptrapd") if big else ("ibsim", "opensm", "snmpd", "snmptrapd")):
         if not shutil.which(b):
             raise BedError("%s not found (see README.md: install the dependencies)" % b)
     if with_agent and not ibsnmpd:
@@ -461,17 +474,28 @@ def _agent_serves(bed, port):
 
 def up(topology=None, node=None, directory=None, ibsnmpd=None, conf_extra=(), snmpd_extra=(),
        with_agent=True, direct=False, preload=None, debug=None, traps=True, partitions=True,
-       warn=None):
+       warn=None, big=None):
     """Starts a bed; waits until the subnet is up and ibsnmpd has registered;
     returns the Bed. On failure what it started is stopped and BedError says
-    why. warn(text): where the bed's notes go (stderr by default)."""
+    why. warn(text): where the bed's notes go (stderr by default).
+
+    big: a dict {"hosts": N, "radix": R, "layout": L, "speed": S} starts the
+    project's simulator of big fabrics (fabricsim) in place of ibsim and
+    opensm: no partition policy there (no opensm to apply it)."""
     import sys
     warn = warn or (lambda text: print(text, file=sys.stderr))
     topology = topology or os.path.join(TOPOLOGIES, "switch-3ca.net")
     ibsnmpd = find_ibsnmpd(ibsnmpd)
-    _check_tools(topology, ibsnmpd, with_agent)
-    topology = os.path.abspath(topology)
-    sm_node = first_node(topology)
+    _check_tools(topology, ibsnmpd, with_agent, big)
+    if big:
+        if not find_fabricsim(ibsnmpd):
+            raise BedError("fabricsim not found: build the project (cmake --build build) or "
+                           "set FABRICSIM")
+        sm_node = "srv-1-hca1" if big.get("layout") == "rail" else "host-1"
+        partitions = False
+    else:
+        topology = os.path.abspath(topology)
+        sm_node = first_node(topology)
     node = node or sm_node
     directory = directory or tempfile.mkdtemp(prefix="simfabric.", dir="/tmp")
     for d in (directory, os.path.join(directory, "persist"), os.path.join(directory, "osm-cache")):
@@ -483,22 +507,54 @@ def up(topology=None, node=None, directory=None, ibsnmpd=None, conf_extra=(), sn
     # unique per bed: ibsim's socket name, UDP ports, the AgentX socket
     bed._sockname = "simfabric-%s-%d" % (os.path.basename(bed.dir), os.getpid())
     try:
+        if big:
+            topology = _start_fabricsim(bed, ibsnmpd, big)
+        else:
+            _start_ibsim_opensm(bed, topology, sm_node)
         _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_agent, direct,
-            preload, debug, traps, partitions, warn)
+            preload, debug, traps and not big, partitions, warn, big_traps=bool(traps and big))
     except BaseException:
         bed.down()
         raise
     return bed
 
 
-def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_agent, direct,
-        preload, debug, traps, partitions, warn):
-    # --- ibsim, its console on a fifo held open by a sleeper ---------------------
+def _console_fifo(bed):
+    """The simulator's console: a fifo held open by a sleeper."""
     fifo = bed.path("ibsim.console")
     os.mkfifo(fifo)
     holder = launch('sleep infinity 1<>"$1" </dev/null', fifo) # read-write: no wait
     with open(bed.path("pids"), "a") as f:
         f.write("console-holder %d\n" % holder)
+    return fifo
+
+
+def _start_fabricsim(bed, ibsnmpd, big):
+    """fabricsim in place of ibsim and opensm; its console is the same fifo
+    (simfabric sim). The generated fabric's file (nodes and links) is the
+    bed's topology."""
+    fifo = _console_fifo(bed)
+    links = bed.path("fabric.links")
+    argv = [find_fabricsim(ibsnmpd), "--hosts", str(big["hosts"]), "--links", links]
+    for key in ("radix", "layout", "speed"):
+        if big.get(key):
+            argv += ["--" + key, str(big[key])]
+    bed.write_cmd("fabricsim", argv)
+    with open(bed.path("fabricsim.cmd")) as f:
+        text = f.read().rstrip("\n")
+    with open(bed.path("fabricsim.cmd"), "w") as f:
+        f.write(text + " <" + shlex.quote(fifo) + "\n")
+    bed.start_service("fabricsim")
+    _wait_for(60, "fabricsim to start", bed,
+              lambda: _file_has(bed.path("fabricsim.out"), "sim>"))
+    if not alive(bed.pid_of("fabricsim")):
+        raise BedError("fabricsim exited: %s" % bed.log("fabricsim.out").strip())
+    return links
+
+
+def _start_ibsim_opensm(bed, topology, sm_node):
+    # --- ibsim, its console on a fifo held open by a sleeper ---------------------
+    fifo = _console_fifo(bed)
     bed.write_cmd("ibsim", ["ibsim", "-s", topology])
     with open(bed.path("ibsim.cmd")) as f:
         text = f.read().rstrip("\n")
@@ -521,6 +577,10 @@ def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_age
     _wait_for(WAIT_SUBNET_S, "opensm: SUBNET UP", bed,
               lambda: _file_has(bed.path("opensm.log"), "SUBNET UP") or
               _file_has(bed.path("opensm.out"), "SUBNET UP"))
+
+
+def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_agent, direct,
+        preload, debug, traps, partitions, warn, big_traps=False):
 
     # --- snmptrapd -> file -------------------------------------------------------------
     def snmptrapd_conf(port):
@@ -578,12 +638,14 @@ def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_age
         if traps:
             # opensm's default SM_Key; its log also says which traps it saw
             f.write("saKey 0x1\nosmLogFile %s\n" % bed.path("opensm.log"))
+        if big_traps:
+            f.write("# fabricsim is the SM: its Reports need no IsSM port, no SM_Key\n")
         if partitions:
             f.write("partitionFile %s\nopensmPidFile %s\n" % (bed.path("partitions.conf"),
                                                               bed.path("opensm.pid")))
         for line in conf_extra:
             f.write(line + "\n")
-    if traps and not preload and ibsnmpd:
+    if traps and not big_traps and not preload and ibsnmpd:
         # ibsim hands SA Reports (the traps opensm forwards) only to IsSM
         # clients: the test-only shim makes ibsnmpd's port one
         preload = issm_shim(ibsnmpd)
@@ -639,15 +701,15 @@ class running:
     beds = []
 
     def __init__(self, topology, node, conf=(), snmpd_conf=(), preload=None, direct=False,
-                 debug=None, binary=None, minimal=True, prefix="ibsnmpd-bench."):
+                 debug=None, binary=None, minimal=True, prefix="ibsnmpd-bench.", big=None):
         self.dir = tempfile.mkdtemp(prefix=prefix)
-        if not os.path.isabs(topology):
+        if topology and not os.path.isabs(topology):
             topology = os.path.join(TOPOLOGIES, topology)
         self.args = dict(topology=topology, node=node, directory=self.dir,
                          conf_extra=[l.replace("{dir}", self.dir) for l in conf],
                          snmpd_extra=list(snmpd_conf), preload=preload, direct=direct,
                          debug=debug, ibsnmpd=binary, traps=not minimal,
-                         partitions=not minimal)
+                         partitions=not minimal, big=big)
         self.bed = None
 
     def __enter__(self):
