@@ -118,10 +118,11 @@ int fs_generate(struct fabric *f, enum fs_layout layout, unsigned radix, unsigne
 		unsigned per_rail = (hosts + half - 1) / half;
 
 		t.rails = RAILS;
-		t.leaves_per_pod = half;
 		t.pods_per_rail = (per_rail + half - 1) / half;
+		/* a rail's leaves start a pod; a small rail is one pod of its own */
+		t.leaves_per_pod = t.pods_per_rail == 1 ? per_rail : half;
 		t.count = RAILS * t.pods_per_rail;
-		t.leaves = t.count * half; /* whole pods: a rail's leaves start a pod */
+		t.leaves = t.count * t.leaves_per_pod;
 	}
 	if (t.count > radix) {
 		snprintf(err, errlen, "%u pods: more than the %u ports of a core switch", t.count,
@@ -157,7 +158,7 @@ int fs_generate(struct fabric *f, enum fs_layout layout, unsigned radix, unsigne
 	for (unsigned h = 0; h < hosts; h++)
 		for (unsigned k = 0; k < per_host; k++) {
 			unsigned leaf = layout == FS_RAIL ?
-				k * t.pods_per_rail * half + h / half : h / half;
+				k * t.pods_per_rail * t.leaves_per_pod + h / half : h / half;
 
 			fs_cable(f, ca[h * per_host + k], 1, t.leaf[leaf], (uint8_t)(h % half + 1));
 		}

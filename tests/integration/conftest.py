@@ -86,12 +86,14 @@ def notified_on_unlink(bed, port, oid):
 
 
 def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=None, debug=None,
-                  snmpd_extra=(), direct=False, minimal=True, ibsnmpd=None):
+                  snmpd_extra=(), direct=False, minimal=True, ibsnmpd=None, big=None,
+                  with_agent=True):
     """extra_conf lines may name the bed's directory as {dir}; debug: ibsnmpd's
     -D tokens (its log then has the debug lines); snmpd_extra: lines added to
     the bed's snmpd.conf; direct: ibsnmpd as its own agent (SNMP_DIRECT_TARGET);
     minimal: none of the bed's trap and partition settings (each test
-    configures what it tests; test_simfabric.py tests the bed as it comes)."""
+    configures what it tests; test_simfabric.py tests the bed as it comes);
+    big: fabricsim's fabric instead of ibsim's ({"hosts": N, "radix": R, ...})."""
     directory = tempfile.mkdtemp(prefix="ibsnmpd-it.")
     notes = []
     try:
@@ -100,7 +102,7 @@ def start_testbed(topology="switch-3ca.net", node=None, extra_conf=(), preload=N
                            conf_extra=[l.replace("{dir}", directory) for l in extra_conf],
                            snmpd_extra=snmpd_extra, direct=direct, preload=preload,
                            debug=debug, traps=not minimal, partitions=not minimal,
-                           warn=notes.append)
+                           warn=notes.append, big=big, with_agent=with_agent)
     except simfabric.BedError as e:
         raise RuntimeError("simfabric up failed: %s\n%s" % (e, "\n".join(notes))) from e
     return TestBed(bed.dir)
