@@ -1,24 +1,24 @@
 #!/usr/bin/env python3
-"""Benchmark: how ibsnmpd's figures grow with the fabric, up to the largest
-fat tree ibsim holds, and what that predicts for 50,000 ports.
+"""Benchmark: ibsnmpd measured at AI-cluster sizes, on fabricsim's three-level
+fat trees of radix 64 (NDR), each figure from a run at that size.
 
-For each fabric (tests/topologies: fattree-612, fattree-1122 and
-fattree3-2030, the last 2,030 nodes of ibsim's 2,048), one test bed with
-ibsnmpd in direct mode (its own agent) on the first HCA and, beside it, a
-second ibsnmpd as snmpd's AgentX subagent (the default mode) for the walk
-through snmpd; both with their defaults but for 5 s sweeps. Measured:
-- discovery: ibsnmpd's own "subnet discovered ... in S s" (libibnetdisc in
-  the helper);
+For each size (hosts; default 2,000, 10,000, 20,000, 30,000 and 40,000), one
+bed (scripts/simfabric up --big HOSTS --direct) with ibsnmpd in direct mode on
+host-1, node contexts off (nodeContextTypes none), sweeps every 5 s:
+- discovery: ibsnmpd's own "subnet discovered ... in S s"; peer: ibnetdiscover
+  on the same fabric, same run;
 - one counter sweep (pmCounters) and one PortInfo sweep (fabricPorts):
-  ibsnmpdCacheLastDuration, median of 3 sweeps each;
-- resident memory of the direct-mode ibsnmpd after those sweeps (node
-  contexts included);
-- a bulk walk (snmpbulkwalk -Cr50) of the 64-bit counters table in both
-  modes, median of 3.
-Then a least-squares line per figure against the number of ports, and its
-value at 50,000 ports.
+  ibsnmpdCacheLastDuration, median of 3; peer: bench-pipelined-pma sending the
+  sweep's PortCounters and PortCountersExtended to the same ports (256 in
+  flight), median of 3;
+- resident memory after those sweeps, per port;
+- a bulk walk (snmpbulkwalk -Cr50) of the 64-bit counters table (direct);
+- node contexts: a second ibsnmpd, snmpd's AgentX subagent, with
+  nodeContextTypes switch (this bench's and README's choice for big fabrics):
+  the time to register them, its resident memory beyond the first one's per
+  context.
 
-Usage: bench/scale.py [--sizes fattree-612.net,fattree-1122.net,fattree3-2030.net]
+Usage: bench/scale.py [--hosts 2000,10000,20000,30000,40000] [--contexts TYPES]
 """
 import argparse
 import os
@@ -28,13 +28,12 @@ import subprocess
 import sys
 import time
 
-from benchlib import STATS, TestBed, env, snmpget, spawn_subagent, stop_on_sigterm, walk
+from benchlib import STATS, TOP, TestBed, env, snmpget, stop_on_sigterm, walk
 
 PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"
 GROUP_NAME, GROUP_REFRESHES, GROUP_DURATION = STATS + ".6.1.2", STATS + ".6.1.5", STATS + ".6.1.7"
-FABRICS = {"fattree-612.net": "h1-1", "fattree-1122.net": "h1-1",
-           "fattree3-2030.net": "h1-1-1"}
-PREDICT_PORTS = 50000
+BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build"))
+BARE = os.path.join(BUILD, "bench-pipelined-pma")
 
 
 def group_index(target, name):
@@ -50,7 +49,7 @@ def group_index(target, name):
 def sweep_durations(target, index, count):
     """The next `count` refreshes' durations (s)."""
     seen, out = snmpget(target, "%s.%d" % (GROUP_REFRESHES, index)), []
-    deadline = time.monotonic() + 60 * count
+    deadline = time.monotonic() + 300 * count
     while len(out) < count and time.monotonic() < deadline:
         time.sleep(0.2)
         n = snmpget(target, "%s.%d" % (GROUP_REFRESHES, index))
@@ -60,79 +59,122 @@ def sweep_durations(target, index, count):
     return out
 
 
-def wait_for_table(target, rows):
-    for _ in range(600):
-        if walk(target, PM_TABLE + ".1.4")[0] >= rows:
-            return
-        time.sleep(0.5)
-    sys.exit("the 64-bit table was not filled at %s" % target)
-
-
-def measure(topology):
-    fast = ["cacheLifetime pmCounters 5", "cacheLifetime fabricPorts 5"]
-    with TestBed(topology, FABRICS[topology], conf=fast, direct=True) as bed:
-        direct = bed.env["SNMP_DIRECT_TARGET"]
-        log = open(os.path.join(bed.dir, "ibsnmpd.log")).read()
-        for _ in range(600):
-            m = re.search(r"subnet discovered: (\d+) nodes, (\d+) ports in ([\d.]+) s", log)
+def log_match(path, pattern, seconds):
+    for _ in range(seconds * 2):
+        try:
+            with open(path) as f:
+                m = re.search(pattern, f.read())
             if m:
-                break
-            time.sleep(0.5)
-            log = open(os.path.join(bed.dir, "ibsnmpd.log")).read()
-        else:
-            sys.exit("%s: no discovery in the log" % topology)
+                return m
+        except OSError:
+            pass
+        time.sleep(0.5)
+    sys.exit("%s: no '%s' after %d s" % (path, pattern, seconds))
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+
+def timed(argv, **kw):
+    started = time.perf_counter()
+    out = subprocess.run(argv, capture_output=True, text=True, env=env(), **kw)
+    return time.perf_counter() - started, out
+
+
+def bare_client(bed, target):
+    """bench-pipelined-pma over every port of the 64-bit table (LID column)."""
+    lid_col = PM_TABLE + ".1.4."
+    out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-Cr50", "-t", "20",
+                          target, lid_col[:-1]], capture_output=True, text=True,
+                         env=env()).stdout
+    pairs = []
+    for line in out.splitlines():
+        name, _, value = line.partition(" = ")
+        if name.startswith(lid_col):
+            pairs.append("%s %s\n" % (value.split()[-1], name.rsplit(".", 1)[1]))
+    times = []
+    for _ in range(3):
+        res = subprocess.run(bed.command(BARE, "256", "ext"), input="".join(pairs),
+                             capture_output=True, text=True, env=env())
+        m = re.search(r"answers (\d+) of (\d+) in ([\d.]+) s", res.stdout)
+        if not m:
+            sys.exit("bench-pipelined-pma: " + res.stdout + res.stderr)
+        times.append(float(m.group(3)))
+    return statistics.median(times), len(pairs)
+
+
+def measure(hosts, contexts):
+    conf = ["cacheLifetime pmCounters 5", "cacheLifetime fabricPorts 5",
+            "nodeContextTypes none", "dcbxEnable no"]
+    with TestBed(None, None, conf=conf, direct=True, big={"hosts": hosts},
+                 binary=os.path.join(BUILD, "ibsnmpd")) as bed:
+        direct = bed.env["SNMP_DIRECT_TARGET"]
+        log = os.path.join(bed.dir, "ibsnmpd.log")
+        m = log_match(log, r"subnet discovered: (\d+) nodes, (\d+) ports in ([\d.]+) s", 900)
         nodes, ports, discovery = int(m.group(1)), int(m.group(2)), float(m.group(3))
+        ibnd, out = timed(bed.command("ibnetdiscover"))
+        if out.returncode:
+            sys.exit("ibnetdiscover: " + out.stderr[-500:])
         pm = sweep_durations(direct, group_index(direct, "pmCounters"), 3)
         fabric = sweep_durations(direct, group_index(direct, "fabricPorts"), 3)
-        rss = bed.rss_kib()
-        spawn_subagent(bed, FABRICS[topology], ["cacheLifetime pmCounters 3600",
-                                                "cacheLifetime fabricPorts 3600"])
-        rows = walk(direct, PM_TABLE + ".1.4")[0]
-        wait_for_table(bed.target, rows)
-        walks = {}
-        for name, target in (("direct", direct), ("agentx", bed.target)):
-            res = [walk(target, PM_TABLE) for _ in range(3)]
-            walks[name] = (res[0][0], statistics.median(t for _, t in res))
-    return {"topology": topology, "nodes": nodes, "ports": ports, "table_rows": rows,
-            "discovery_s": discovery, "pm_sweep_s": statistics.median(pm),
-            "fabric_sweep_s": statistics.median(fabric), "rss_mib": rss / 1024.0,
-            "walk_direct_s": walks["direct"][1], "walk_agentx_s": walks["agentx"][1],
-            "walk_varbinds": walks["direct"][0]}
-
-
-def fit(xs, ys):
-    """Least squares y = a + b x."""
-    mx, my = statistics.mean(xs), statistics.mean(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
-    return my - b * mx, b
+        rss = rss_kib(bed.pid)
+        bare, bare_ports = bare_client(bed, direct)
+        walks = [walk(direct, PM_TABLE) for _ in range(3)]
+        varbinds, walk_s = walks[0][0], statistics.median(t for _, t in walks)
+        # node contexts: two more ibsnmpd, snmpd's subagents, alike but for
+        # nodeContextTypes; the difference of their memory is the contexts'
+        pids = {}
+        for name, types in (("reference", "none"), ("contexts", contexts)):
+            path = os.path.join(bed.dir, name + ".conf")
+            with open(path, "w") as f:
+                f.write("agentxPingInterval 2\nmadTimeout 500\nnodeContextTypes %s\n"
+                        "dcbxEnable no\nfabricStateFile %s/%s-links.state\n"
+                        "cacheLifetime pmCounters 3600\ncacheLifetime fabricPorts 3600\n"
+                        % (types, bed.dir, name))
+            sub_log = os.path.join(bed.dir, name + ".log")
+            bed.spawn(name, os.path.join(BUILD, "ibsnmpd"), "-f", "-Lf", sub_log, "-c", path,
+                      "-x", "unix:%s/agentx.sock" % bed.dir, node=bed.node)
+            if types == "none":
+                log_match(sub_log, r"subnet discovered", 900)
+            else:
+                m = log_match(sub_log, r"node contexts: (\d+) registered in ([\d.]+) s", 3600)
+                n_ctx, ctx_s = int(m.group(1)), float(m.group(2))
+        time.sleep(2)
+        ctx_rss = rss_kib(bed.pid_of("contexts")) - rss_kib(bed.pid_of("reference"))
+    return {"hosts": hosts, "nodes": nodes, "ports": ports, "discovery_s": discovery,
+            "ibnetdiscover_s": ibnd, "pm_sweep_s": statistics.median(pm),
+            "bare_s": bare, "bare_ports": bare_ports,
+            "fabric_sweep_s": statistics.median(fabric), "rss_kib": rss,
+            "walk_s": walk_s, "walk_varbinds": varbinds, "contexts": n_ctx,
+            "contexts_s": ctx_s, "contexts_rss_kib": ctx_rss}
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default=",".join(FABRICS))
+    ap.add_argument("--hosts", default="2000,10000,20000,30000,40000")
+    ap.add_argument("--contexts", default="switch",
+                    help="nodeContextTypes of the second ibsnmpd (default: switch)")
     args = ap.parse_args()
     stop_on_sigterm()
-    results = []
-    for topology in args.sizes.split(","):
-        r = measure(topology)
-        results.append(r)
-        print("%-18s %4d nodes %5d ports (%5d rows): discovery %.2f s, counter sweep %.3f s, "
-              "PortInfo sweep %.3f s, RSS %.1f MiB, walk of %d varbinds: direct %.2f s, "
-              "AgentX %.2f s" % (topology, r["nodes"], r["ports"], r["table_rows"],
-                                 r["discovery_s"], r["pm_sweep_s"], r["fabric_sweep_s"],
-                                 r["rss_mib"], r["walk_varbinds"], r["walk_direct_s"],
-                                 r["walk_agentx_s"]), flush=True)
-    if len(results) < 2:
-        return
-    xs = [r["table_rows"] for r in results]
-    print("per 1,000 ports (least squares over %d sizes), and at %d ports:"
-          % (len(results), PREDICT_PORTS))
-    for key, unit in (("discovery_s", "s"), ("pm_sweep_s", "s"), ("fabric_sweep_s", "s"),
-                      ("rss_mib", "MiB"), ("walk_direct_s", "s"), ("walk_agentx_s", "s")):
-        a, b = fit(xs, [r[key] for r in results])
-        print("  %-15s %+8.3f %s per 1,000 ports (intercept %.3f); at %d ports: %.2f %s"
-              % (key, b * 1000, unit, a, PREDICT_PORTS, a + b * PREDICT_PORTS, unit))
+    for hosts in (int(h) for h in args.hosts.split(",")):
+        r = measure(hosts, args.contexts)
+        print("%6d hosts: %5d nodes %6d ports" % (r["hosts"], r["nodes"], r["ports"]))
+        print("  discovery %.2f s; ibnetdiscover %.2f s; ratio %.2f (aim <= 2)"
+              % (r["discovery_s"], r["ibnetdiscover_s"], r["discovery_s"] / r["ibnetdiscover_s"]))
+        print("  counter sweep %.3f s; bare pipelined client %.3f s (%d ports); ratio %.2f "
+              "(aim <= 1.5)" % (r["pm_sweep_s"], r["bare_s"], r["bare_ports"],
+                                r["pm_sweep_s"] / r["bare_s"]))
+        print("  PortInfo sweep %.3f s" % r["fabric_sweep_s"])
+        print("  resident memory without node contexts %.1f MiB: %.2f KiB per port (aim <= 1)"
+              % (r["rss_kib"] / 1024.0, r["rss_kib"] / r["ports"]))
+        print("  bulk walk of the 64-bit table (direct): %d varbinds in %.2f s"
+              % (r["walk_varbinds"], r["walk_s"]))
+        print("  node contexts (%s): %d registered in %.2f s (AgentX); %.1f MiB more than "
+              "without: %.1f KiB per context (aim <= 8)"
+              % (args.contexts, r["contexts"], r["contexts_s"], r["contexts_rss_kib"] / 1024.0,
+                 r["contexts_rss_kib"] / max(r["contexts"], 1)), flush=True)
 
 
 if __name__ == "__main__":

@@ -117,30 +117,6 @@ static void performance_set(struct fabric *f, int node, int port, char *s, FILE 
 	fprintf(out, "# unknown attribute field %s.%s\n", s, dot + 1);
 }
 
-static int width_code(const char *s)
-{
-	static const struct {
-		const char *name;
-		int code;
-	} w[] = {{"1X", 1}, {"4X", 2}, {"8X", 4}, {"12X", 8}, {"2X", 16}};
-
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		if (!strcasecmp(s, w[i].name))
-			return w[i].code;
-	return -1;
-}
-
-static int speed_code(const char *s)
-{
-	static const char *const names[FS_SPEEDS] = {"SDR", "DDR", "QDR", "FDR",
-						     "EDR", "HDR", "NDR", "XDR"};
-
-	for (int i = 0; i < FS_SPEEDS; i++)
-		if (!strcasecmp(s, names[i]))
-			return i;
-	return -1;
-}
-
 static void for_ports(struct fabric *f, int node, int port, bool up,
 		      void (*link_changed)(struct fabric *f, uint32_t node))
 {
@@ -211,7 +187,7 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 		struct fs_port *p;
 
 		sscanf(s, "%15s", word);
-		code = !strcasecmp(cmd, "Width") ? width_code(word) : speed_code(word);
+		code = !strcasecmp(cmd, "Width") ? fs_width_by_name(word) : fs_speed_by_name(word);
 		if (port < 1 || code < 0) {
 			fprintf(out, "# %s \"node\"[port] VALUE: bad port or value '%s'\n", cmd, word);
 			return;

@@ -183,6 +183,9 @@ uint64_t fs_port_guid(const struct fabric *f, uint32_t node, uint8_t num);
 uint64_t fs_link_bps(uint8_t speed, uint8_t width);
 int fs_route_port(struct fabric *f, uint32_t node, uint16_t lid);
 void fs_write_links(const struct fabric *f, FILE *out);
+/* names as the console and the command line take them: -1 if unknown */
+int fs_speed_by_name(const char *name);
+int fs_width_by_name(const char *name);
 
 /* generate.c */
 enum fs_layout { FS_FATTREE3, FS_FATTREE2, FS_RAIL };
@@ -201,7 +204,9 @@ void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t en
 /* a Report(Notice 128) for subscribers: filled in r; false if nobody wants it */
 bool fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r);
 
-/* console.c: one command line; output to out */
+/* console.c: one command line; output to out. fs_answered: MADs answered
+ * (SMP, PerfMgt, SA, undeliverable), counted by the server for Stats */
+extern unsigned long fs_answered[4];
 void fs_console(struct fabric *f, char *line, FILE *out,
 		void (*link_changed)(struct fabric *f, uint32_t node));
 

@@ -1,6 +1,7 @@
 /* fabricsim's model: nodes, ports, links, LIDs, counters. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "fabricsim.h"
@@ -381,6 +382,27 @@ int fs_route_port(struct fabric *f, uint32_t node, uint16_t lid)
 
 static const char *const speed_names[FS_SPEEDS] = {"SDR", "DDR", "QDR", "FDR",
 						   "EDR", "HDR", "NDR", "XDR"};
+
+int fs_speed_by_name(const char *name)
+{
+	for (int i = 0; i < FS_SPEEDS; i++)
+		if (!strcasecmp(name, speed_names[i]))
+			return i;
+	return -1;
+}
+
+int fs_width_by_name(const char *name)
+{
+	static const struct {
+		const char *name;
+		int code;
+	} w[] = {{"1X", 1}, {"4X", 2}, {"8X", 4}, {"12X", 8}, {"2X", 16}};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (!strcasecmp(name, w[i].name))
+			return w[i].code;
+	return -1;
+}
 
 /* The generated fabric, for tests to compare with what tools discover:
  * "node TYPE GUID NPORTS LID NAME" and "link GUID PORT GUID PORT WIDTH SPEED"

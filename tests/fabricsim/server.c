@@ -46,7 +46,6 @@ static struct fabric fabric;
 static struct client clients[MAX_CLIENTS];
 static const char *sockname = "sim";
 static volatile sig_atomic_t stopping;
-extern unsigned long fs_answered[4];
 
 static socklen_t make_name(struct sockaddr_un *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -354,17 +353,6 @@ static void usage(FILE *out)
 		"Commands on stdin: help lists them.\n");
 }
 
-static int parse_speed(const char *s)
-{
-	static const char *const names[FS_SPEEDS] = {"SDR", "DDR", "QDR", "FDR",
-						     "EDR", "HDR", "NDR", "XDR"};
-
-	for (int i = 0; i < FS_SPEEDS; i++)
-		if (!strcasecmp(s, names[i]))
-			return i;
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -404,12 +392,10 @@ int main(int argc, char **argv)
 			radix = (unsigned)strtoul(optarg, NULL, 0);
 			break;
 		case 's':
-			speed = parse_speed(optarg);
+			speed = fs_speed_by_name(optarg);
 			break;
 		case 'w':
-			width = !strcasecmp(optarg, "1X") ? 1 : !strcasecmp(optarg, "4X") ? 2 :
-				!strcasecmp(optarg, "8X") ? 4 : !strcasecmp(optarg, "12X") ? 8 :
-				!strcasecmp(optarg, "2X") ? 16 : -1;
+			width = fs_width_by_name(optarg);
 			break;
 		case 'o':
 			links = optarg;
