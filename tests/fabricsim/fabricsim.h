@@ -134,12 +134,11 @@ struct fs_node {
 	uint8_t type;         /* enum fs_node_type */
 	uint8_t nports;
 	uint8_t dead;         /* Dead: answers nothing at all */
-	uint8_t level;        /* 0 hosts, 1 leaves, 2 spines, 3 cores: for the names only */
 };
 
 struct fs_subscriber {
 	int client;
-	uint16_t trap_lo, trap_hi;
+	uint16_t trap;
 };
 
 struct fabric {
@@ -165,8 +164,7 @@ struct fabric {
 
 /* model.c */
 double fs_now(void);
-uint32_t fs_add_node(struct fabric *f, enum fs_node_type type, uint8_t nports, const char *name,
-		     uint8_t level);
+uint32_t fs_add_node(struct fabric *f, enum fs_node_type type, uint8_t nports, const char *name);
 void fs_cable(struct fabric *f, uint32_t node_a, uint8_t port_a, uint32_t node_b, uint8_t port_b);
 void fs_finish(struct fabric *f);
 struct fs_port *fs_port_of(struct fabric *f, uint32_t node, uint8_t num);
@@ -201,8 +199,9 @@ bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request
 void fs_encode_nodeinfo(struct fabric *f, uint32_t node, uint8_t entry_port, uint8_t *data);
 void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t entry_port,
 			uint8_t *data);
-/* a Report(Notice 128) for subscribers: filled in r; false if nobody wants it */
-bool fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r);
+/* a Report(Notice 128) from a switch, for subscribers: filled in r but for
+ * its destination */
+void fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r);
 
 /* console.c: one command line; output to out. fs_answered: MADs answered
  * (SMP, PerfMgt, SA, undeliverable), counted by the server for Stats */

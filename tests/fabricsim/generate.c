@@ -43,13 +43,13 @@ static void build_switches(struct fabric *f, unsigned radix, struct pods *t)
 	for (unsigned l = 0; l < t->leaves; l++) {
 		pod_label(t, l / t->leaves_per_pod, label, sizeof(label));
 		snprintf(name, sizeof(name), "leaf-%s-%u", label, l % t->leaves_per_pod + 1);
-		t->leaf[l] = fs_add_node(f, FS_SWITCH, (uint8_t)radix, name, 1);
+		t->leaf[l] = fs_add_node(f, FS_SWITCH, (uint8_t)radix, name);
 	}
 	for (unsigned p = 0; p < t->count; p++)
 		for (unsigned k = 0; k < half; k++) {
 			pod_label(t, p, label, sizeof(label));
 			snprintf(name, sizeof(name), "spine-%s-%u", label, k + 1);
-			spine[p * half + k] = fs_add_node(f, FS_SWITCH, (uint8_t)radix, name, 2);
+			spine[p * half + k] = fs_add_node(f, FS_SWITCH, (uint8_t)radix, name);
 		}
 	/* cores in R/2 groups, group k over every pod's spine k; each spine-core
 	 * pair joined by c parallel links, c as large as the cores' ports allow
@@ -65,7 +65,7 @@ static void build_switches(struct fabric *f, unsigned radix, struct pods *t)
 		core = calloc((size_t)half * group, sizeof(uint32_t));
 		for (unsigned c = 0; c < half * group; c++) {
 			snprintf(name, sizeof(name), "core-%u", c + 1);
-			core[c] = fs_add_node(f, FS_SWITCH, (uint8_t)radix, name, 3);
+			core[c] = fs_add_node(f, FS_SWITCH, (uint8_t)radix, name);
 		}
 	}
 	for (unsigned l = 0; l < t->leaves; l++) {
@@ -149,7 +149,7 @@ int fs_generate(struct fabric *f, enum fs_layout layout, unsigned radix, unsigne
 				snprintf(name, sizeof(name), "srv-%u-hca%u", h + 1, k + 1);
 			else
 				snprintf(name, sizeof(name), "host-%u", h + 1);
-			id = fs_add_node(f, FS_CA, 1, name, 0);
+			id = fs_add_node(f, FS_CA, 1, name);
 			ca[h * per_host + k] = id;
 			/* one server: one system image, its first HCA's GUID */
 			f->nodes[id].sys_guid = f->nodes[ca[h * per_host]].guid;

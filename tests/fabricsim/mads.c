@@ -94,7 +94,7 @@ static bool route_lid(struct fabric *f, const struct fs_origin *from, uint16_t l
 
 /* ---- SMPs ---- */
 
-static void speed_fields(const struct fs_port *p, uint8_t *d)
+static void speed_fields(const struct fs_port *p, bool up, uint8_t *d)
 {
 	unsigned ext_active = 0, ext2_active = 0, cap2 = CAP2_2X_WIDTH;
 	/* what the port supports: every speed up to its own */
@@ -103,10 +103,10 @@ static void speed_fields(const struct fs_port *p, uint8_t *d)
 	mad_set_field(d, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
 	mad_set_field(d, 0, IB_PORT_LINK_SPEED_ENABLED_F, 7);
 	if (p->speed <= FS_QDR) {
-		mad_set_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 1u << p->speed);
+		mad_set_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F, up ? 1u << p->speed : 0);
 	} else {
 		/* an extended speed rules: the legacy field says SDR, as HCAs do */
-		mad_set_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 1);
+		mad_set_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F, up ? 1 : 0);
 		if (p->speed < FS_XDR)
 			ext_active = 1u << (p->speed - FS_FDR);
 		else
@@ -119,7 +119,7 @@ static void speed_fields(const struct fs_port *p, uint8_t *d)
 			ext_supported |= 1u << (s - FS_FDR);
 		mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F, ext_supported);
 		mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, ext_supported);
-		mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F, p->up || !p->num ? ext_active : 0);
+		mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F, up ? ext_active : 0);
 	}
 	if (top >= FS_HDR)
 		cap2 |= CAP2_HDR;
@@ -130,7 +130,7 @@ static void speed_fields(const struct fs_port *p, uint8_t *d)
 		/* LinkSpeedExtActive2 (bits 449-450), Supported2 (451-452),
 		 * Enabled2 (453-455) of PortInfo, IBA 1.7: value 1 = XDR.
 		 * Written by offset: Debian 12's libibmad has no field for them. */
-		d[56] = (uint8_t)((d[56] & 0x80) | ((p->up || !p->num ? ext2_active : 0) << 5) |
+		d[56] = (uint8_t)((d[56] & 0x80) | ((up ? ext2_active : 0) << 5) |
 				  (1u << 3) | 1u);
 	}
 	mad_set_field(d, 0, IB_PORT_CAPMASK2_F, cap2);
@@ -173,9 +173,7 @@ void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t en
 	mad_set_field(d, 0, IB_PORT_OPER_VLS_F, up ? 4 : 0);
 	mad_set_field(d, 0, IB_PORT_SUBN_TIMEOUT_F, 18);
 	mad_set_field(d, 0, IB_PORT_RESP_TIME_VAL_F, 16);
-	speed_fields(link, d);
-	if (!up)
-		mad_set_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 0);
+	speed_fields(link, up, d);
 }
 
 void fs_encode_nodeinfo(struct fabric *f, uint32_t node, uint8_t entry_port, uint8_t *d)
@@ -424,7 +422,7 @@ static void subscribe(struct fabric *f, int client, const uint8_t *d)
 	int i;
 
 	for (i = 0; i < f->nsubs; i++)
-		if (f->subs[i].client == client && f->subs[i].trap_lo == trap)
+		if (f->subs[i].client == client && f->subs[i].trap == trap)
 			break;
 	if (!on) {
 		if (i < f->nsubs)
@@ -433,7 +431,7 @@ static void subscribe(struct fabric *f, int client, const uint8_t *d)
 	}
 	if (i == f->nsubs && f->nsubs < (int)(sizeof(f->subs) / sizeof(f->subs[0]))) {
 		f->subs[f->nsubs].client = client;
-		f->subs[f->nsubs].trap_lo = f->subs[f->nsubs].trap_hi = (uint16_t)trap;
+		f->subs[f->nsubs].trap = (uint16_t)trap;
 		f->nsubs++;
 	}
 }
@@ -536,7 +534,7 @@ unreachable:
 	return true;
 }
 
-bool fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r)
+void fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r)
 {
 	struct fs_node *sw = &f->nodes[switch_node];
 	uint8_t *d;
@@ -566,5 +564,4 @@ bool fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r)
 	r->sqp = htonl(1);
 	r->dqp = htonl(1);
 	r->length = htobe64(256);
-	return true;
 }

@@ -27,8 +27,7 @@ static void *grow(void *p, size_t size)
 
 static uint32_t ports_cap; /* one fabric per process */
 
-uint32_t fs_add_node(struct fabric *f, enum fs_node_type type, uint8_t nports, const char *name,
-		     uint8_t level)
+uint32_t fs_add_node(struct fabric *f, enum fs_node_type type, uint8_t nports, const char *name)
 {
 	struct fs_node *n;
 	uint32_t id = f->nnodes;
@@ -40,7 +39,6 @@ uint32_t fs_add_node(struct fabric *f, enum fs_node_type type, uint8_t nports, c
 	n->name = strdup(name);
 	n->type = (uint8_t)type;
 	n->nports = nports;
-	n->level = level;
 	/* GUIDs: a made-up OUI-like prefix, then the type and the node number */
 	n->guid = 0xf452140300000000ULL | ((uint64_t)type << 28) | (id + 1);
 	n->sys_guid = n->guid;

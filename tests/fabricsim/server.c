@@ -33,7 +33,6 @@ struct client {
 	int fd;        /* our "outN", connected to the client's "inPID" */
 	uint32_t pid;
 	uint32_t port; /* where it is attached */
-	bool issm;
 	/* answers its socket had no room for: libumad2sim holds one lock while
 	 * it writes a request and while it reads an answer, so a simulator that
 	 * waited for room while the client waits to write would never move */
@@ -195,7 +194,6 @@ static void ctl_connect(struct fs_ctl *ctl)
 	}
 	fcntl(c->fd, F_SETFL, O_NONBLOCK);
 	c->pid = info.id;
-	c->issm = info.issm != 0;
 	c->port = fs_port_index(&fabric, (uint32_t)node,
 				fabric.nodes[node].type == FS_SWITCH ? 0 : 1);
 	snprintf(info.nodeid, sizeof(info.nodeid), "%s", fabric.nodes[node].name);
@@ -261,8 +259,7 @@ static void ctl_answer(struct fs_ctl *ctl)
 		break;
 	}
 	case FS_CTL_SET_ISSM:
-		c->issm = *(int *)ctl->data != 0;
-		break;
+		break; /* Reports go to subscribers, IsSM or not */
 	case FS_CTL_GET_PKEYS:
 		memset(ctl->data, 0, sizeof(ctl->data));
 		ctl->data[0] = ctl->data[1] = (char)0xff;
@@ -327,7 +324,7 @@ static void link_changed(struct fabric *f, uint32_t node)
 	for (int i = 0; i < f->nsubs; i++) {
 		struct client *c = &clients[f->subs[i].client];
 
-		if (f->subs[i].trap_lo > 128 || f->subs[i].trap_hi < 128 || c->fd < 0)
+		if (f->subs[i].trap != 128 || c->fd < 0)
 			continue;
 		fs_trap128(f, node, &r);
 		r.dlid = htons(f->ports[c->port].lid);

@@ -42,13 +42,9 @@ def discovered(bed):
                            int(m.group(2)), int(lid.group(1)) if lid else None)
             continue
         m = re.match(r'^\[(\d+)\](?:\([0-9a-f]+\))?\s+"[HS]-[0-9a-f]+"\[(\d+)\]'
-                     r'(?:\([0-9a-f]+\))?\s+#[^"]*"([^"]+)"(.*)', line)
+                     r'(?:\([0-9a-f]+\))?\s+#[^"]*"([^"]+)"', line)
         if m and node:
             links.add(frozenset([(node, int(m.group(1))), (m.group(3), int(m.group(2)))]))
-            # a CA's LID is on its link lines
-            lid = re.search(r"lid (\d+)", m.group(4))
-            if nodes.get(m.group(3)) is None and lid:
-                pass
     return nodes, links
 
 

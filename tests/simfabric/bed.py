@@ -405,9 +405,7 @@ class Bed:
 
 
 def _check_tools(topology, ibsnmpd, with_agent, big=None):
-    if big:
-        topology = None
-    elif not os.path.isfile(topology):
+    if not big and not os.path.isfile(topology):
         raise BedError("topology file %s not found" % topology)
     if not os.path.isfile(UMAD2SIM):
         raise BedError("%s not found: apt-get install libumad2sim0 ibsim-utils" % UMAD2SIM)
