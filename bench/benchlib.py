@@ -13,9 +13,10 @@ from simfabric import stop_all_on_sigterm as stop_on_sigterm  # noqa: E402,F401
 
 TestBed = running  # with TestBed(topology, node, conf=...) as bed: a simfabric.Bed
 __all__ = ["TOP", "TOPOLOGIES", "TestBed", "env", "stop_on_sigterm", "STATS", "MADS_SENT",
-           "SMA_GROUPS", "snmpget", "walk", "spawn_subagent"]
+           "SMA_GROUPS", "PM_TABLE", "snmpget", "walk", "spawn_subagent", "bare_pipelined"]
 
 STATS = ".1.3.6.1.4.1.8072.9999.9999.117.1.1"
+PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"  # ibsnmpdPmPortEntry (64-bit counters)
 MADS_SENT = STATS + ".1.0"
 SMA_GROUPS = ("nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "slToVlTable",
               "vlArbTable", "linearForwarding", "multicastForwarding", "randomForwarding",
@@ -52,3 +53,31 @@ def spawn_subagent(bed, node, conf=()):
     bed.spawn("subagent", os.path.join(build, "ibsnmpd"), "-f", "-Lf",
               os.path.join(bed.dir, "subagent.log"), "-c", path, "-x",
               "unix:%s/agentx.sock" % bed.dir, node=node)
+
+
+def bare_pipelined(bed, target, outstanding=256, runs=3):
+    """bench-pipelined-pma (bench/pipelined_pma.c), the counter sweep's peer:
+    PortCounters and PortCountersExtended to every port of ibsnmpd's 64-bit
+    table (its LID column), `outstanding` in flight, `runs` times; a list of
+    (seconds, answers, sent)."""
+    import re
+    lid_col = PM_TABLE + ".1.4."
+    out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-Cr50", "-t", "20",
+                          target, lid_col[:-1]], capture_output=True, text=True,
+                         env=env()).stdout
+    pairs = []
+    for line in out.splitlines():
+        name, _, value = line.partition(" = ")
+        if name.startswith(lid_col):
+            pairs.append("%s %s\n" % (value.split()[-1], name.rsplit(".", 1)[1]))
+    bare = os.path.join(os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build")),
+                        "bench-pipelined-pma")
+    res_all = []
+    for _ in range(runs):
+        res = subprocess.run(bed.command(bare, str(outstanding), "ext"), input="".join(pairs),
+                             capture_output=True, text=True, env=env())
+        m = re.search(r"answers (\d+) of (\d+) in ([\d.]+) s", res.stdout)
+        if not m:
+            raise SystemExit("bench-pipelined-pma: " + res.stdout + res.stderr)
+        res_all.append((float(m.group(3)), int(m.group(1)), int(m.group(2))))
+    return res_all

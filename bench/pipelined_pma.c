@@ -17,7 +17,6 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-#define MAX_TARGETS 65536
 #define TIMEOUT_MS 1000
 
 static double now(void)
@@ -53,7 +52,8 @@ static int send_get(int fd, int agent, unsigned lid, unsigned port, unsigned att
 
 int main(int argc, char **argv)
 {
-	static unsigned lid[MAX_TARGETS], port[MAX_TARGETS];
+	unsigned *lid = NULL, *port = NULL, a, b;
+	size_t cap = 0;
 	uint8_t buf[sizeof(struct ib_user_mad) + IB_MAD_SIZE];
 	unsigned window = argc > 1 ? (unsigned)atoi(argv[1]) : 256;
 	unsigned per_port = argc > 2 && !strcmp(argv[2], "ext") ? 2 : 1;
@@ -61,12 +61,21 @@ int main(int argc, char **argv)
 	int fd, agent;
 	double started;
 
-	while (n + 1 < MAX_TARGETS && scanf("%u %u", &lid[n], &port[n]) == 2) {
-		if (per_port == 2) {
-			lid[n + 1] = lid[n];
-			port[n + 1] = port[n];
+	/* every line: a fabric of 250,000 ports is 500,000 MADs */
+	while (scanf("%u %u", &a, &b) == 2) {
+		if (n + per_port > cap) {
+			cap = cap ? cap * 2 : 4096;
+			lid = realloc(lid, cap * sizeof(*lid));
+			port = realloc(port, cap * sizeof(*port));
+			if (!lid || !port) {
+				fprintf(stderr, "bench-pipelined-pma: out of memory\n");
+				return 1;
+			}
 		}
-		n += per_port;
+		for (unsigned i = 0; i < per_port; i++) {
+			lid[n] = a;
+			port[n++] = b;
+		}
 	}
 	if (!window || umad_init() < 0 || (fd = umad_open_port(NULL, 0)) < 0 ||
 	    (agent = umad_register(fd, IB_PERFORMANCE_CLASS, 1, 0, NULL)) < 0) {
@@ -95,5 +104,7 @@ int main(int argc, char **argv)
 	printf("answers %zu of %zu in %.6f s\n", answered, n, now() - started);
 	umad_unregister(fd, agent);
 	umad_close_port(fd);
+	free(lid);
+	free(port);
 	return 0;
 }

@@ -25,13 +25,11 @@ import statistics
 import subprocess
 import time
 
-from benchlib import MADS_SENT, SMA_GROUPS, STATS, TOP, TestBed, env, snmpget
+from benchlib import (MADS_SENT, PM_TABLE, SMA_GROUPS, STATS, TestBed, bare_pipelined,
+                      env, snmpget)
 
 TOPOLOGY = "fattree-612.net"
 PM_GROUP_INDEX = 14  # ibsnmpdCacheIndex of pmCounters (src/pm/pm_area.c)
-PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"
-BARE = os.path.join(os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build")),
-                    "bench-pipelined-pma")
 
 
 def timed(cmd):
@@ -80,23 +78,7 @@ def main():
         iqe_ports = int(m.group(1)) if m else -1
 
         # the bare pipelined client over every port of the table (LID column)
-        pairs = []
-        lid_col = PM_TABLE + ".1.4."
-        out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-Cr50", target,
-                              lid_col[:-1]], capture_output=True, text=True, env=env()).stdout
-        for line in out.splitlines():
-            name, _, value = line.partition(" = ")
-            if name.startswith(lid_col):
-                pairs.append("%s %s\n" % (value.split()[-1], name.rsplit(".", 1)[1]))
-        bare = []
-        for _ in range(3):
-            res = subprocess.run(bed.command(BARE, str(args.outstanding), "ext"),
-                                 input="".join(pairs),
-                                 capture_output=True, text=True, env=env())
-            m = re.search(r"answers (\d+) of (\d+) in ([\d.]+) s", res.stdout)
-            if not m:
-                raise SystemExit("bench-pipelined-pma: " + res.stdout + res.stderr)
-            bare.append((float(m.group(3)), int(m.group(1)), int(m.group(2))))
+        bare = bare_pipelined(bed, target, args.outstanding)
 
         # perfquery, one process per port
         lids = []

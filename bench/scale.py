@@ -28,12 +28,11 @@ import subprocess
 import sys
 import time
 
-from benchlib import STATS, TOP, TestBed, env, snmpget, stop_on_sigterm, walk
+from benchlib import (PM_TABLE, STATS, TOP, TestBed, bare_pipelined, env, snmpget,
+                      stop_on_sigterm, walk)
 
-PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"
 GROUP_NAME, GROUP_REFRESHES, GROUP_DURATION = STATS + ".6.1.2", STATS + ".6.1.5", STATS + ".6.1.7"
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build"))
-BARE = os.path.join(BUILD, "bench-pipelined-pma")
 
 
 def group_index(target, name):
@@ -77,32 +76,10 @@ def rss_kib(pid):
         return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
 
 
-def timed(argv, **kw):
+def timed(argv):
     started = time.perf_counter()
-    out = subprocess.run(argv, capture_output=True, text=True, env=env(), **kw)
+    out = subprocess.run(argv, capture_output=True, text=True, env=env())
     return time.perf_counter() - started, out
-
-
-def bare_client(bed, target):
-    """bench-pipelined-pma over every port of the 64-bit table (LID column)."""
-    lid_col = PM_TABLE + ".1.4."
-    out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-Cr50", "-t", "20",
-                          target, lid_col[:-1]], capture_output=True, text=True,
-                         env=env()).stdout
-    pairs = []
-    for line in out.splitlines():
-        name, _, value = line.partition(" = ")
-        if name.startswith(lid_col):
-            pairs.append("%s %s\n" % (value.split()[-1], name.rsplit(".", 1)[1]))
-    times = []
-    for _ in range(3):
-        res = subprocess.run(bed.command(BARE, "256", "ext"), input="".join(pairs),
-                             capture_output=True, text=True, env=env())
-        m = re.search(r"answers (\d+) of (\d+) in ([\d.]+) s", res.stdout)
-        if not m:
-            sys.exit("bench-pipelined-pma: " + res.stdout + res.stderr)
-        times.append(float(m.group(3)))
-    return statistics.median(times), len(pairs)
 
 
 def measure(hosts, contexts):
@@ -120,12 +97,15 @@ def measure(hosts, contexts):
         pm = sweep_durations(direct, group_index(direct, "pmCounters"), 3)
         fabric = sweep_durations(direct, group_index(direct, "fabricPorts"), 3)
         rss = rss_kib(bed.pid)
-        bare, bare_ports = bare_client(bed, direct)
+        runs = bare_pipelined(bed, direct)
+        bare, bare_ports = statistics.median(t for t, _, _ in runs), runs[0][2] // 2
+        if bare_ports != ports or any(answered < sent for _, answered, sent in runs):
+            sys.exit("the bare client did not get the sweep's answers (%d ports): %s"
+                     % (ports, runs))
         walks = [walk(direct, PM_TABLE) for _ in range(3)]
         varbinds, walk_s = walks[0][0], statistics.median(t for _, t in walks)
         # node contexts: two more ibsnmpd, snmpd's subagents, alike but for
         # nodeContextTypes; the difference of their memory is the contexts'
-        pids = {}
         for name, types in (("reference", "none"), ("contexts", contexts)):
             path = os.path.join(bed.dir, name + ".conf")
             with open(path, "w") as f:
