@@ -104,7 +104,7 @@ static void table_get(const struct mib_table *t, const struct mib_rows *rows,
 /* GETNEXT: the first (column, row) after name, column by column. When the
  * table has nothing after name the varbind is left alone and the agent moves
  * on to the next registered subtree. */
-static void table_getnext(const struct mib_table *t, const struct mib_rows *rows,
+static bool table_getnext(const struct mib_table *t, const struct mib_rows *rows,
 			  const void *snap, netsnmp_request_info *r)
 {
 	netsnmp_variable_list *vb = r->requestvb;
@@ -113,14 +113,14 @@ static void table_getnext(const struct mib_table *t, const struct mib_rows *rows
 	size_t pos = 0;
 
 	if (!rows || rows->count == 0)
-		return;
+		return false;
 	if (snmp_oid_compare(vb->name, vb->name_length, t->table_oid, base) > 0 &&
 	    vb->name_length > base) {
 		if (vb->name[base] > 1)
-			return; /* past the entry */
+			return false; /* past the entry */
 		if (vb->name[base] == 1 && vb->name_length > base + 1) {
 			if (vb->name[base + 1] > t->last_column)
-				return;
+				return false;
 			if (vb->name[base + 1] >= t->first_column) {
 				column = (unsigned)vb->name[base + 1];
 				pos = mib_rows_search(rows, vb->name + base + 2,
@@ -140,11 +140,12 @@ static void table_getnext(const struct mib_table *t, const struct mib_rows *rows
 			name[base + 1] = column;
 			memcpy(name + base + 2, row->index, row->index_len * sizeof(oid));
 			snmp_set_var_objid(vb, name, base + 2 + row->index_len);
-			return;
+			return true;
 		}
 	}
 	/* nothing found: make sure a value set by a skipped column does not stick */
 	snmp_set_var_typed_value(vb, ASN_NULL, NULL, 0);
+	return false;
 }
 
 const struct mib_row *mib_table_find_row(const struct mib_table *t, const struct mib_rows *rows,
@@ -351,6 +352,173 @@ void mib_scalars_unregister(struct mib_scalars *s)
 			unregister(s->regs[i]);
 		s->regs[i] = NULL;
 	}
+}
+
+/* ---- subtrees: many members, one registration ------------------------- */
+
+/* Where a member's objects begin and end: a table is table_oid and what
+ * follows it; a scalar group group.first up to (not including) group.last+1. */
+static size_t member_bound(const struct mib_member *m, bool end, oid *out)
+{
+	const oid *base = m->table ? m->table->table_oid : m->scalars->group_oid;
+	size_t len = m->table ? m->table->table_oid_len : m->scalars->group_oid_len;
+
+	if (len + 1 > MAX_OID_LEN)
+		return 0;
+	memcpy(out, base, len * sizeof(oid));
+	if (m->table) {
+		out[len - 1] += end;
+		return len;
+	}
+	out[len] = end ? m->scalars->last + 1 : m->scalars->first;
+	return len + 1;
+}
+
+static const void *member_ctx(const struct mib_subtree *s, const struct mib_member *m)
+{
+	return s->member_ctx ? s->member_ctx(s->ctx, m->tag) : s->ctx;
+}
+
+static void subtree_get(const struct mib_subtree *s, netsnmp_agent_request_info *reqinfo,
+			netsnmp_request_info *r)
+{
+	netsnmp_variable_list *vb = r->requestvb;
+
+	for (size_t i = 0; i < s->n_members; i++) {
+		const struct mib_member *m = &s->members[i];
+		oid start[MAX_OID_LEN], end[MAX_OID_LEN];
+		size_t start_len = member_bound(m, false, start), end_len = member_bound(m, true, end);
+		const void *ctx = member_ctx(s, m), *snap = NULL;
+
+		if (snmp_oid_compare(vb->name, vb->name_length, start, start_len) < 0 ||
+		    snmp_oid_compare(vb->name, vb->name_length, end, end_len) >= 0)
+			continue;
+		if (m->table) {
+			const struct mib_rows *rows = ctx ? m->table->rows(ctx, &snap) : NULL;
+
+			table_get(m->table, rows, snap, reqinfo, r);
+			return;
+		}
+		/* group.N.0 */
+		snap = ctx ? m->scalars->snapshot(ctx) : NULL;
+		if (vb->name_length != m->scalars->group_oid_len + 2 || vb->name[vb->name_length - 1] ||
+		    !snap || m->scalars->value((unsigned)vb->name[start_len - 1], vb, snap))
+			netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHINSTANCE);
+		return;
+	}
+	netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHOBJECT);
+}
+
+static bool scalars_getnext(const struct mib_scalars *sc, const void *snap,
+			    netsnmp_variable_list *vb)
+{
+	oid name[MAX_OID_LEN];
+	size_t len = sc->group_oid_len + 2;
+
+	if (!snap || len > MAX_OID_LEN)
+		return false;
+	memcpy(name, sc->group_oid, sc->group_oid_len * sizeof(oid));
+	name[len - 1] = 0;
+	for (unsigned n = sc->first; n <= sc->last; n++) {
+		name[len - 2] = n;
+		if (snmp_oid_compare(name, len, vb->name, vb->name_length) <= 0 ||
+		    sc->value(n, vb, snap))
+			continue;
+		snmp_set_var_objid(vb, name, len);
+		return true;
+	}
+	snmp_set_var_typed_value(vb, ASN_NULL, NULL, 0);
+	return false;
+}
+
+/* The first instance after name in the members that end after it, in order;
+ * none: the varbind is left alone for the agent to go on past the subtree. */
+static void subtree_getnext(const struct mib_subtree *s, netsnmp_request_info *r)
+{
+	netsnmp_variable_list *vb = r->requestvb;
+
+	for (size_t i = 0; i < s->n_members; i++) {
+		const struct mib_member *m = &s->members[i];
+		oid end[MAX_OID_LEN];
+		size_t end_len = member_bound(m, true, end);
+		const void *ctx, *snap = NULL;
+
+		if (snmp_oid_compare(vb->name, vb->name_length, end, end_len) >= 0)
+			continue;
+		ctx = member_ctx(s, m);
+		if (!ctx)
+			continue;
+		if (m->table) {
+			const struct mib_rows *rows = m->table->rows(ctx, &snap);
+
+			if (table_getnext(m->table, rows, snap, r))
+				return;
+		} else if (scalars_getnext(m->scalars, m->scalars->snapshot(ctx), vb)) {
+			return;
+		}
+	}
+}
+
+static int subtree_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+			   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	const struct mib_subtree *s = handler->myvoid;
+
+	(void)reg;
+	if (reqinfo->mode != MODE_GET && reqinfo->mode != MODE_GETNEXT)
+		return SNMP_ERR_NOERROR; /* read-only: net-snmp answers notWritable */
+	if (s->asked.fn)
+		s->asked.fn(s->asked.arg);
+	for (netsnmp_request_info *r = requests; r; r = r->next) {
+		if (r->processed)
+			continue;
+		if (reqinfo->mode == MODE_GET)
+			subtree_get(s, reqinfo, r);
+		else
+			subtree_getnext(s, r);
+	}
+	return SNMP_ERR_NOERROR;
+}
+
+int mib_subtree_register(struct mib_subtree *s)
+{
+	netsnmp_mib_handler *h;
+
+	/* members in OID order, none inside another's range, all in the root */
+	for (size_t i = 0; i < s->n_members; i++) {
+		oid a[MAX_OID_LEN], b[MAX_OID_LEN];
+		size_t alen = member_bound(&s->members[i], false, a);
+
+		if (!alen || snmp_oidtree_compare(s->root, s->root_len, a, alen) != 0 ||
+		    (i && snmp_oid_compare(b, member_bound(&s->members[i - 1], true, b), a, alen) > 0)) {
+			snmp_log(LOG_ERR, "%s: member %zu out of order (a bug)\n", s->name, i);
+			return -1;
+		}
+	}
+	h = netsnmp_create_handler(s->name, subtree_handler);
+	if (!h)
+		return -1;
+	h->myvoid = s;
+	s->reg = netsnmp_handler_registration_create(s->name, h, s->root, s->root_len,
+						     HANDLER_CAN_RONLY);
+	if (s->reg && set_context(s->reg, s->context)) {
+		netsnmp_handler_registration_free(s->reg);
+		s->reg = NULL;
+	}
+	if (!s->reg || netsnmp_register_handler(s->reg) != MIB_REGISTERED_OK) {
+		snmp_log(LOG_ERR, "cannot register %s%s%s\n", s->name, s->context ? " in context " : "",
+			 s->context ? s->context : "");
+		s->reg = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void mib_subtree_unregister(struct mib_subtree *s)
+{
+	if (s->reg)
+		unregister(s->reg);
+	s->reg = NULL;
 }
 
 /* ---- SET helpers ------------------------------------------------------- */

@@ -93,6 +93,34 @@ struct mib_scalars {
 int mib_scalars_register(struct mib_scalars *s);
 void mib_scalars_unregister(struct mib_scalars *s);
 
+/* Tables and scalar groups served under one registration: a node context's
+ * whole mib-2 or SMA-MIB is one AgentX registration, not one per table or
+ * group. Members (shared by every context that serves them: their own ctx,
+ * context, asked and reg are not used) are in OID order; each reads the
+ * ctx member_ctx gives it (NULL: no instances now; no member_ctx: the
+ * subtree's ctx). Read-only. */
+struct mib_member {
+	const struct mib_table *table; /* one of the two */
+	const struct mib_scalars *scalars;
+	unsigned tag;                  /* handed to member_ctx */
+};
+
+struct mib_subtree {
+	const char *name;
+	const oid *root;
+	size_t root_len;
+	const struct mib_member *members;
+	size_t n_members;
+	const void *(*member_ctx)(const void *ctx, unsigned tag);
+	const void *ctx;
+	const char *context;  /* SNMP context; NULL: the default one */
+	struct mib_asked asked;
+	netsnmp_handler_registration *reg;
+};
+
+int mib_subtree_register(struct mib_subtree *s);
+void mib_subtree_unregister(struct mib_subtree *s);
+
 /* Row helpers for snapshot builders. */
 void mib_rows_sort(struct mib_rows *r);
 /* Index of the first row whose index is > (strict) or >= key; count if none. */

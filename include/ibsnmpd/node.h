@@ -118,11 +118,10 @@ void node_table_unregister(struct node_table_mib *m);
 struct node_context_regs {
 	struct cache_group *dir;
 	uint64_t guid;
-	struct mib_scalars system, if_number;
-	struct mib_table if_table, ifx_table;
+	struct mib_subtree mib2; /* system, ifNumber, ifTable, ifXTable */
 };
 int node_mib_register_context(struct node_context_regs *r, struct cache_group *dir,
-			      uint64_t guid, const char *name, struct mib_asked asked);
+			      uint64_t guid, const char *name);
 void node_mib_unregister_context(struct node_context_regs *r);
 
 /* ---- the area ---- */

@@ -132,4 +132,13 @@ int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *node, cons
 			struct mib_asked asked);
 void sma_mib_unregister_in(struct sma_mib_regs *r);
 
+/* The same in a node's context, as two registrations (SMA-MIB, and
+ * ibsnmpdPortExtTable): *node is the collector, NULL until it is read. */
+struct sma_context_regs {
+	struct mib_subtree sma, port_ext;
+};
+int sma_mib_register_context(struct sma_context_regs *r, struct sma_collector *const *node,
+			     const char *context, struct mib_asked asked);
+void sma_mib_unregister_context(struct sma_context_regs *r);
+
 #endif

@@ -27,18 +27,25 @@
 
 #define TICK_S 2
 
-struct node_context {
-	uint64_t guid;
-	unsigned type;
-	char name[MIB_NODE_CONTEXT_MAX];
-	struct node_area *area;
-	struct sma_collector sma;          /* this node's SMA-MIB, read while asked */
+/* A context's own SMA-MIB reads: made when first asked (most contexts of a
+ * big fabric never are, and cost nothing for it). */
+struct node_sma {
+	struct sma_collector collector;
 	char group_name[SMA_GROUPS][MIB_NODE_CONTEXT_MAX + 32]; /* its log lines name it */
 	struct cache_observer stage_done[2]; /* its start-up steps: NodeInfo, PortInfo */
-	bool sma_init, sma_running, sma_started;
-	time_t last_asked;            /* monotonic */
-	bool retired;                 /* unregistered; freed once no read is in flight */
-	struct sma_mib_regs sma_regs;
+};
+
+struct node_context {
+	uint64_t guid;
+	char name[MIB_NODE_CONTEXT_MAX];
+	struct node_area *area;
+	struct node_sma *own;          /* NULL until SMA-MIB is asked */
+	struct sma_collector *sma;     /* what SMA-MIB serves: own's, the local node's, NULL */
+	bool sma_running, sma_started;
+	bool retired;                  /* unregistered; freed once no read is in flight */
+	time_t last_asked;             /* monotonic */
+	/* three registrations: mib-2, SMA-MIB, ibsnmpdPortExtTable */
+	struct sma_context_regs sma_regs;
 	struct node_context_regs regs;
 };
 
@@ -76,8 +83,8 @@ static void refresh_dir(struct cache_group *g)
 
 static bool sma_in_flight(const struct node_context *c)
 {
-	for (int i = 0; c->sma_init && i < SMA_GROUPS; i++)
-		if (c->sma.group[i].refreshing)
+	for (int i = 0; c->own && i < SMA_GROUPS; i++)
+		if (c->own->collector.group[i].refreshing)
 			return true;
 	return false;
 }
@@ -91,7 +98,7 @@ static void sma_stage_done(struct cache_group *g, const void *before, const void
 	(void)before;
 	(void)after;
 	if (c->sma_running && !c->sma_started)
-		c->sma_started = sma_collector_start_step(&c->sma);
+		c->sma_started = sma_collector_start_step(c->sma);
 }
 
 /* A remote node's ports 1..N as the fabric sweep last read them: the same
@@ -117,33 +124,37 @@ static void sma_start(struct node_context *c)
 
 	if (!nd || topology_node_portid(nd, &path))
 		return; /* not reached now: nothing to read */
-	if (!c->sma_init || (!sma_in_flight(c) && memcmp(&path, &c->sma.path, sizeof(path)))) {
-		if (sma_in_flight(c))
-			return;
-		sma_collector_init(&c->sma, &path, true);
-		c->sma.port_known = port_from_fabric_sweep;
-		c->sma.port_known_arg = c;
+	if (!c->own && !(c->own = calloc(1, sizeof(*c->own)))) {
+		snmp_log(LOG_ERR, "%s: out of memory for its SMA-MIB\n", c->name);
+		return;
+	}
+	if (!c->sma || (!sma_in_flight(c) && memcmp(&path, &c->sma->path, sizeof(path)))) {
+		struct node_sma *o = c->own;
+
+		sma_collector_init(&o->collector, &path, true);
+		o->collector.port_known = port_from_fabric_sweep;
+		o->collector.port_known_arg = c;
 		for (int i = 0; i < SMA_GROUPS; i++) {
-			snprintf(c->group_name[i], sizeof(c->group_name[i]), "%s: %s", c->name,
-				 c->sma.group[i].name);
-			c->sma.group[i].name = c->group_name[i];
+			snprintf(o->group_name[i], sizeof(o->group_name[i]), "%s: %s", c->name,
+				 o->collector.group[i].name);
+			o->collector.group[i].name = o->group_name[i];
 		}
-		cache_group_observe(&c->sma.group[SMA_NODE_INFO], &c->stage_done[0], sma_stage_done,
-				    c);
-		cache_group_observe(&c->sma.group[SMA_PORT_INFO], &c->stage_done[1], sma_stage_done,
-				    c);
-		c->sma_init = true;
+		cache_group_observe(&o->collector.group[SMA_NODE_INFO], &o->stage_done[0],
+				    sma_stage_done, c);
+		cache_group_observe(&o->collector.group[SMA_PORT_INFO], &o->stage_done[1],
+				    sma_stage_done, c);
+		c->sma = &o->collector;
 	}
 	DEBUGMSGTL(("ibsnmpd:nodes", "%s: SMA-MIB asked, reading it\n", c->name));
 	c->sma_running = true;
 	c->sma_started = false;
-	sma_collector_start(&c->sma);
+	sma_collector_start(c->sma);
 }
 
 static void sma_stop(struct node_context *c)
 {
 	DEBUGMSGTL(("ibsnmpd:nodes", "%s: SMA-MIB not asked for a while, dropped\n", c->name));
-	sma_collector_stop(&c->sma);
+	sma_collector_stop(c->sma);
 	c->sma_running = false;
 }
 
@@ -167,7 +178,6 @@ static struct node_context *context_new(struct node_area *a, const struct node_e
 {
 	struct node_context *c = calloc(1, sizeof(*c));
 	const struct sma_nodeinfo *li = local_info(a);
-	struct sma_collector *sma;
 	/* SMA-MIB requests start its reads; the system group's and IF-MIB's
 	 * do not (they come from the subnet-wide sweeps) */
 	struct mib_asked asked = {sma_asked, c};
@@ -175,18 +185,16 @@ static struct node_context *context_new(struct node_area *a, const struct node_e
 	if (!c)
 		return NULL;
 	c->guid = e->guid;
-	c->type = e->type;
 	c->area = a;
 	snprintf(c->name, sizeof(c->name), "%s", e->context);
-	sma = &c->sma;
 	if (li && li->node_guid == e->guid) {
-		sma = a->local; /* the local node: read all the time already */
+		c->sma = a->local; /* the local node: read all the time already */
 		asked.fn = NULL;
 	}
 	compat_context_roots(c->name);
-	if (sma_mib_register_in(&c->sma_regs, sma, c->name, asked) ||
-	    node_mib_register_context(&c->regs, &a->dir, c->guid, c->name, (struct mib_asked){0})) {
-		sma_mib_unregister_in(&c->sma_regs);
+	if (sma_mib_register_context(&c->sma_regs, &c->sma, c->name, asked) ||
+	    node_mib_register_context(&c->regs, &a->dir, c->guid, c->name)) {
+		sma_mib_unregister_context(&c->sma_regs);
 		node_mib_unregister_context(&c->regs);
 		free(c);
 		return NULL;
@@ -198,7 +206,7 @@ static struct node_context *context_new(struct node_area *a, const struct node_e
 static void context_retire(struct node_context *c)
 {
 	DEBUGMSGTL(("ibsnmpd:nodes", "context %s unregistered\n", c->name));
-	sma_mib_unregister_in(&c->sma_regs);
+	sma_mib_unregister_context(&c->sma_regs);
 	node_mib_unregister_context(&c->regs);
 	if (c->sma_running)
 		sma_stop(c);
@@ -207,8 +215,9 @@ static void context_retire(struct node_context *c)
 
 static void context_free(struct node_context *c)
 {
-	if (c->sma_init)
-		sma_collector_stop(&c->sma);
+	if (c->own)
+		sma_collector_stop(&c->own->collector);
+	free(c->own);
 	free(c);
 }
 
@@ -338,7 +347,7 @@ static void tick(unsigned reg, void *arg)
 		if (now - c->last_asked > (time_t)a->idle_s)
 			sma_stop(c);
 		else if (!c->sma_started)
-			c->sma_started = sma_collector_start_step(&c->sma);
+			c->sma_started = sma_collector_start_step(c->sma);
 	}
 	a->n_contexts = kept;
 }
@@ -364,8 +373,8 @@ void node_contexts_start(struct node_area *a)
 void node_contexts_apply_config(struct node_area *a)
 {
 	for (size_t k = 0; k < a->n_contexts; k++)
-		if (a->contexts[k]->sma_init)
-			sma_collector_apply_config(&a->contexts[k]->sma);
+		if (a->contexts[k]->own)
+			sma_collector_apply_config(&a->contexts[k]->own->collector);
 	if (a->dir.snapshot)
 		cache_group_refresh_now(&a->dir); /* nodeContextTypes may have changed */
 }

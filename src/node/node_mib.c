@@ -15,6 +15,7 @@
 #include "ibsnmpd/node.h"
 
 static const oid node_table_oid[] = {OID_IBSNMPD_NODE_TABLE};
+static const oid mib2_oid[] = {1, 3, 6, 1, 2, 1};                   /* SNMPv2-SMI::mib-2 */
 static const oid system_oid[] = {1, 3, 6, 1, 2, 1, 1};              /* SNMPv2-MIB::system */
 static const oid interfaces_oid[] = {1, 3, 6, 1, 2, 1, 2};          /* IF-MIB::interfaces */
 static const oid if_table_oid[] = {1, 3, 6, 1, 2, 1, 2, 2};         /* IF-MIB::ifTable */
@@ -304,40 +305,39 @@ static int ifx_value(const void *row, unsigned column, netsnmp_variable_list *vb
 	}
 }
 
-static const struct node_context_regs context_template = {
-	.system = {.name = "system", .group_oid = system_oid,
-		   .group_oid_len = OID_LENGTH(system_oid), .first = SYSTEM_DESCR,
-		   .last = SYSTEM_SERVICES, .snapshot = context_entry, .value = system_value},
-	.if_number = {.name = "ifNumber", .group_oid = interfaces_oid,
-		      .group_oid_len = OID_LENGTH(interfaces_oid), .first = 1, .last = 1,
-		      .snapshot = context_entry, .value = if_number_value, .one_by_one = true},
-	.if_table = {.name = "ifTable", .table_oid = if_table_oid,
-		     .table_oid_len = OID_LENGTH(if_table_oid), .first_column = IF_INDEX,
-		     .last_column = IF_OUT_ERRORS, .rows = if_rows, .value = if_value},
-	.ifx_table = {.name = "ifXTable", .table_oid = ifx_table_oid,
-		      .table_oid_len = OID_LENGTH(ifx_table_oid), .first_column = IFX_NAME,
-		      .last_column = IFX_DISCONTINUITY_TIME, .rows = if_rows, .value = ifx_value},
+static const struct mib_scalars system_group = {
+	.name = "system", .group_oid = system_oid, .group_oid_len = OID_LENGTH(system_oid),
+	.first = SYSTEM_DESCR, .last = SYSTEM_SERVICES, .snapshot = context_entry,
+	.value = system_value};
+static const struct mib_scalars if_number = {
+	.name = "ifNumber", .group_oid = interfaces_oid, .group_oid_len = OID_LENGTH(interfaces_oid),
+	.first = 1, .last = 1, .snapshot = context_entry, .value = if_number_value};
+static const struct mib_table if_table = {
+	.name = "ifTable", .table_oid = if_table_oid, .table_oid_len = OID_LENGTH(if_table_oid),
+	.first_column = IF_INDEX, .last_column = IF_OUT_ERRORS, .rows = if_rows, .value = if_value};
+static const struct mib_table ifx_table = {
+	.name = "ifXTable", .table_oid = ifx_table_oid, .table_oid_len = OID_LENGTH(ifx_table_oid),
+	.first_column = IFX_NAME, .last_column = IFX_DISCONTINUITY_TIME, .rows = if_rows,
+	.value = ifx_value};
+/* A context's mib-2, in OID order: one registration */
+static const struct mib_member mib2_members[] = {
+	{.scalars = &system_group}, {.scalars = &if_number}, {.table = &if_table},
+	{.table = &ifx_table},
 };
 
 int node_mib_register_context(struct node_context_regs *r, struct cache_group *dir,
-			      uint64_t guid, const char *name, struct mib_asked asked)
+			      uint64_t guid, const char *name)
 {
-	*r = context_template;
 	r->dir = dir;
 	r->guid = guid;
-	r->system.ctx = r->if_number.ctx = r->if_table.ctx = r->ifx_table.ctx = r;
-	r->system.context = r->if_number.context = r->if_table.context = r->ifx_table.context = name;
-	r->system.asked = r->if_number.asked = r->if_table.asked = r->ifx_table.asked = asked;
-	if (mib_scalars_register(&r->system) || mib_scalars_register(&r->if_number) ||
-	    mib_table_register(&r->if_table) || mib_table_register(&r->ifx_table))
-		return -1;
-	return 0;
+	r->mib2 = (struct mib_subtree){
+		.name = "mib-2", .root = mib2_oid, .root_len = OID_LENGTH(mib2_oid),
+		.members = mib2_members, .n_members = sizeof(mib2_members) / sizeof(mib2_members[0]),
+		.ctx = r, .context = name};
+	return mib_subtree_register(&r->mib2);
 }
 
 void node_mib_unregister_context(struct node_context_regs *r)
 {
-	mib_scalars_unregister(&r->system);
-	mib_scalars_unregister(&r->if_number);
-	mib_table_unregister(&r->if_table);
-	mib_table_unregister(&r->ifx_table);
+	mib_subtree_unregister(&r->mib2);
 }

@@ -501,6 +501,62 @@ static const enum sma_group tables_group[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* ---- a node context: SMA-MIB and ibsnmpdPortExtTable, one registration each ---- */
+
+static const struct mib_member sma_members[] = {
+	{.scalars = &scalars[0], .tag = SMA_NODE_INFO},
+	{.scalars = &scalars[1], .tag = SMA_SWITCH_INFO},
+	{.table = &tables[0], .tag = SMA_GUID_INFO},
+	{.scalars = &scalars[2], .tag = SMA_PORT_INFO},
+	{.table = &tables[1], .tag = SMA_PORT_INFO},
+	{.table = &tables[2], .tag = SMA_PKEY},
+	{.table = &tables[3], .tag = SMA_SL2VL},
+	{.table = &tables[4], .tag = SMA_VLARB},
+	{.table = &tables[5], .tag = SMA_VLARB},
+	{.table = &tables[6], .tag = SMA_LFT},
+	{.table = &tables[7], .tag = SMA_RFT},
+	{.table = &tables[8], .tag = SMA_MFT},
+	{.table = &tables[9], .tag = SMA_SM_INFO},
+	{.table = &tables[10], .tag = SMA_VENDOR_DIAG},
+	{.table = &tables[11], .tag = SMA_LED_INFO},
+};
+static const struct mib_member port_ext_member[] = {
+	{.table = &tables[12], .tag = SMA_PORT_INFO},
+};
+
+/* ctx: where the context keeps its collector (NULL until it is read) */
+static const void *collector_group(const void *ctx, unsigned group)
+{
+	const struct sma_collector *node = *(struct sma_collector *const *)ctx;
+
+	return node ? &node->group[group] : NULL;
+}
+
+int sma_mib_register_context(struct sma_context_regs *r, struct sma_collector *const *node,
+			     const char *context, struct mib_asked asked)
+{
+	r->sma = (struct mib_subtree){
+		.name = "ibSmaMIB", .root = sma_mib_oid, .root_len = OID_LENGTH(sma_mib_oid),
+		.members = sma_members, .n_members = COUNT(sma_members),
+		.member_ctx = collector_group, .ctx = node, .context = context, .asked = asked};
+	r->port_ext = (struct mib_subtree){
+		.name = "ibsnmpdPortExtTable", .root = port_ext_table_oid,
+		.root_len = OID_LENGTH(port_ext_table_oid), .members = port_ext_member,
+		.n_members = 1, .member_ctx = collector_group, .ctx = node, .context = context,
+		.asked = asked};
+	if (mib_subtree_register(&r->sma) || mib_subtree_register(&r->port_ext)) {
+		sma_mib_unregister_context(r);
+		return -1;
+	}
+	return 0;
+}
+
+void sma_mib_unregister_context(struct sma_context_regs *r)
+{
+	mib_subtree_unregister(&r->sma);
+	mib_subtree_unregister(&r->port_ext);
+}
+
 int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *node, const char *context,
 			struct mib_asked asked)
 {

@@ -252,3 +252,26 @@ def test_every_context_registered_again_after_snmpd_restarts(bed):
     assert got[SYS + "5.0"][1].strip('"') == "leaf24" and got[IF_NUMBER][1] == "36"
     # the default community still reads the default context
     assert bed.get(SYS + "5.0")[SYS + "5.0"][1].strip('"').startswith("simfabric-")
+
+
+NS_MODULE_NAME = ".1.3.6.1.4.1.8072.1.2.1.1.4."  # NET-SNMP-AGENT-MIB::nsModuleName
+
+
+def test_each_context_is_three_agentx_registrations(bed):
+    """snmpd's own registry (nsModuleTable, indexed by context, registration
+    point, priority) holds three registrations of ibsnmpd per context: mib-2,
+    SMA-MIB and ibsnmpdPortExtTable; the context's roots 0, 1 and 2 are
+    snmpd's own."""
+    out = bed.snmp("snmpbulkwalk", NS_MODULE_NAME[:-1], timeout=5)
+    assert out.returncode == 0, out.stderr
+    points = {}
+    for name in parse_varbinds(out.stdout):
+        arcs = [int(a) for a in name[len(NS_MODULE_NAME):].split(".")]
+        context = "".join(chr(a) for a in arcs[1:1 + arcs[0]])
+        rest = arcs[1 + arcs[0]:]
+        points.setdefault(context, []).append(".".join(map(str, rest[1:1 + rest[0]])))
+    contexts = {c: p for c, p in points.items() if c.startswith("ib-")}
+    assert len(contexts) == 612
+    for c, p in contexts.items():
+        assert sorted(x for x in p if x not in ("0", "1", "2")) == [
+            "1.3.6.1.2.1", "1.3.6.1.3.117.3", "1.3.6.1.4.1.8072.9999.9999.117.1.2.1"], (c, p)
