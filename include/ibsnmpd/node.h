@@ -48,7 +48,7 @@ struct node_if {
 	time_t last_change;       /* wall clock; 0 unknown */
 	uint64_t remote_guid;     /* 0: never seen linked */
 	unsigned remote_port;
-	char remote_desc[65];
+	const char *remote_desc;  /* the remote node's, in the same directory; "" unknown */
 	bool have_counters;
 	struct node_if_counters c;
 };

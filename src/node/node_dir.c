@@ -70,7 +70,6 @@ static void if_from_fabric(struct node_if *i, const struct fabric_port *p)
 	i->last_change = p->last_change;
 	i->remote_guid = p->remote_guid;
 	i->remote_port = p->remote_port;
-	snprintf(i->remote_desc, sizeof(i->remote_desc), "%s", p->remote_desc);
 }
 
 /* Counters, as IF-MIB's columns take them (octets; IB counts 4-octet
@@ -155,6 +154,7 @@ static int add_ifs(struct builder *b, const struct node_dir_build *in, struct no
 		   const struct node_entry *before)
 {
 	size_t c = first_counters(in->counters, e->guid);
+	const struct node_entry *remote;
 
 	e->first_if = b->d->n_if;
 	for (unsigned port = 1; port <= e->num_ports; port++) {
@@ -184,6 +184,9 @@ static int add_ifs(struct builder *b, const struct node_dir_build *in, struct no
 		}
 		if (!e->reachable)
 			i->link_state = 1; /* down: nothing answers there */
+		/* the nodes no longer move: a pointer, not a copy per port */
+		remote = i->remote_guid ? node_dir_find(b->d, i->remote_guid) : NULL;
+		i->remote_desc = remote ? remote->desc : "";
 	}
 	e->n_if = b->d->n_if - e->first_if;
 	return 0;
@@ -277,7 +280,8 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 
 		e->context[0] = '\0';
 		set_context(e, in->types_mask);
-		if (add_ifs(&b, in, e, node_dir_find(in->prev, e->guid)))
+		/* interfaces only where a context serves them (IF-MIB) */
+		if (e->context[0] && add_ifs(&b, in, e, node_dir_find(in->prev, e->guid)))
 			goto fail;
 	}
 	if (index_rows(b.d))
