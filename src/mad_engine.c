@@ -70,6 +70,8 @@ static struct {
 	struct mad_engine_stats stats;
 	mad_unsolicited_fn unsolicited;
 	void *unsolicited_ctx;
+	struct mad_feeder *feeders; /* their turn: the head */
+	bool feeding;               /* in a feeder's next(): a nested pump only sends */
 } eng;
 
 void mad_portid_local(ib_portid_t *p)
@@ -255,13 +257,61 @@ static void unlink_in_flight(struct mad_request *r)
 	}
 }
 
+static void feeder_append(struct mad_feeder *f)
+{
+	struct mad_feeder **pp = &eng.feeders;
+
+	while (*pp)
+		pp = &(*pp)->next_feeder;
+	f->next_feeder = NULL;
+	*pp = f;
+}
+
+void mad_engine_feed(struct mad_feeder *f)
+{
+	feeder_append(f);
+	mad_engine_pump();
+}
+
+void mad_engine_unfeed(struct mad_feeder *f)
+{
+	for (struct mad_feeder **pp = &eng.feeders; *pp; pp = &(*pp)->next_feeder) {
+		if (*pp == f) {
+			*pp = f->next_feeder;
+			return;
+		}
+	}
+}
+
+/* The head feeder queues more (it goes to the back of the line, or away
+ * when it has nothing left); false if no feeder could. */
+static bool feed_once(void)
+{
+	struct mad_feeder *f = eng.feeders;
+	bool more;
+
+	if (!f || eng.feeding || eng.silent)
+		return false;
+	eng.feeders = f->next_feeder;
+	eng.feeding = true;
+	more = f->next(f->ctx);
+	eng.feeding = false;
+	if (more)
+		feeder_append(f);
+	return true;
+}
+
 /* Sends while the global window has room: one request of each ready
- * destination in turn. */
+ * destination in turn, and when none is ready, what the feeders make. */
 void mad_engine_pump(void)
 {
-	while (eng.ready_head && eng.n_in_flight < eng.max_outstanding) {
+	while (eng.n_in_flight < eng.max_outstanding && (eng.ready_head || feed_once())) {
 		struct mad_dest *d = eng.ready_head;
-		struct mad_request *r = d->head;
+		struct mad_request *r;
+
+		if (!d)
+			continue; /* fed: look again */
+		r = d->head;
 
 		eng.ready_head = d->next_ready;
 		if (!eng.ready_head)

@@ -92,6 +92,22 @@ struct mad_call {
  * octets at offset 64; GS classes: 192 octets at offset 64). */
 int mad_engine_call(const ib_portid_t *target, const struct mad_call *call, mad_done_fn done,
 		    void *ctx);
+/* A sweep's requests made as the window has room, not all at once: the
+ * engine calls next() when nothing queued can be sent and there is room;
+ * next() queues one or a few requests (mad_engine_call and the like) and
+ * returns false once it has none left (it is then forgotten, and must not
+ * be freed before that). Feeders take turns in the order they came. With
+ * them a sweep of 250,000 ports keeps a few thousand requests in memory,
+ * and none waits long in a queue. */
+struct mad_feeder {
+	bool (*next)(void *ctx);
+	void *ctx;
+	struct mad_feeder *next_feeder; /* the engine's */
+};
+void mad_engine_feed(struct mad_feeder *f);
+/* Forgets a feeder before it ran dry (its sweep was stopped). */
+void mad_engine_unfeed(struct mad_feeder *f);
+
 /* Queues a SubnGet(attr, mod) to target (directed route or LID). */
 int mad_engine_smp_get(const ib_portid_t *target, unsigned attr_id, unsigned attr_mod,
 		       mad_done_fn done, void *ctx);

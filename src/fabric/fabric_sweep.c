@@ -28,6 +28,9 @@ struct sweep {
 	struct fabric_reading *readings;
 	size_t n, pending;
 	bool partial;
+	/* the nodes to read, fed to the engine one by one as it has room */
+	size_t *nodes, n_nodes, next_node;
+	struct mad_feeder feeder;
 };
 
 struct reading_ref {
@@ -59,6 +62,7 @@ static void sweep_finish(struct sweep *sw)
 	}
 	topology_put(sw->fabric);
 	free(sw->readings);
+	free(sw->nodes);
 	free(sw);
 	cache_refresh_done(&a->group, s, s ? NULL : "out of memory");
 	if (a->again && !a->group.refreshing) {
@@ -89,6 +93,43 @@ static bool lid_wanted(const struct fabric_area *a, unsigned lid)
 	return false;
 }
 
+/* The feeder: SubnGet(PortInfo) of every port of the next node. */
+static bool feed_node(void *ctx)
+{
+	struct sweep *sw = ctx;
+	const struct topo_node *nd;
+	ib_portid_t to;
+
+	if (sw->next_node == sw->n_nodes) {
+		DEBUGMSGTL(("ibsnmpd:fabric", "%s sweep: %zu PortInfo SMPs\n",
+			    sw->partial ? "partial" : "full", sw->n));
+		if (--sw->pending == 0) /* the hold of sweep_start */
+			sweep_finish(sw);
+		return false;
+	}
+	nd = &sw->fabric->nodes[sw->nodes[sw->next_node++]];
+	if (topology_node_portid(nd, &to))
+		return true;
+	for (unsigned p = 1; p <= nd->num_ports; p++) {
+		struct fabric_reading *r = &sw->readings[sw->n++];
+		struct reading_ref *ref = malloc(sizeof(*ref));
+
+		r->guid = nd->guid;
+		r->port = p;
+		r->result = MAD_SEND_FAILED;
+		if (!ref)
+			continue;
+		ref->sw = sw;
+		ref->i = (size_t)(r - sw->readings);
+		sw->pending++;
+		if (mad_engine_smp_get(&to, IB_ATTR_PORT_INFO, p, got_portinfo, ref)) {
+			free(ref);
+			sw->pending--;
+		}
+	}
+	return true;
+}
+
 static void sweep_start(struct cache_group *g)
 {
 	struct fabric_area *a = g->owner;
@@ -105,7 +146,10 @@ static void sweep_start(struct cache_group *g)
 	for (size_t i = 0; i < f->n_nodes; i++)
 		cap += f->nodes[i].num_ports;
 	sw = calloc(1, sizeof(*sw));
-	if (!sw || !(sw->readings = calloc(cap ? cap : 1, sizeof(*sw->readings)))) {
+	if (!sw || !(sw->readings = calloc(cap ? cap : 1, sizeof(*sw->readings))) ||
+	    !(sw->nodes = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*sw->nodes)))) {
+		if (sw)
+			free(sw->readings);
 		free(sw);
 		cache_refresh_done(g, NULL, "out of memory");
 		return;
@@ -113,38 +157,13 @@ static void sweep_start(struct cache_group *g)
 	sw->a = a;
 	sw->fabric = topology_get(f);
 	sw->partial = partial;
-	sw->pending = 1; /* held until every SMP is queued */
-	for (size_t i = 0; i < f->n_nodes; i++) {
-		const struct topo_node *nd = &f->nodes[i];
-		ib_portid_t to;
-
-		if (partial && (!nd->lid || !lid_wanted(a, nd->lid)))
-			continue;
-		if (topology_node_portid(nd, &to))
-			continue;
-		for (unsigned p = 1; p <= nd->num_ports; p++) {
-			struct fabric_reading *r = &sw->readings[sw->n++];
-			struct reading_ref *ref = malloc(sizeof(*ref));
-
-			r->guid = nd->guid;
-			r->port = p;
-			r->result = MAD_SEND_FAILED;
-			if (!ref)
-				continue;
-			ref->sw = sw;
-			ref->i = (size_t)(r - sw->readings);
-			sw->pending++;
-			if (mad_engine_smp_get(&to, IB_ATTR_PORT_INFO, p, got_portinfo, ref)) {
-				free(ref);
-				sw->pending--;
-			}
-		}
-	}
+	for (size_t i = 0; i < f->n_nodes; i++)
+		if (!partial || (f->nodes[i].lid && lid_wanted(a, f->nodes[i].lid)))
+			sw->nodes[sw->n_nodes++] = i;
 	a->n_trap_lids = 0;
-	DEBUGMSGTL(("ibsnmpd:fabric", "%s sweep: %zu PortInfo SMPs\n",
-		    partial ? "partial" : "full", sw->n));
-	if (--sw->pending == 0)
-		sweep_finish(sw);
+	sw->pending = 1; /* held until every SMP is queued */
+	sw->feeder = (struct mad_feeder){.next = feed_node, .ctx = sw};
+	mad_engine_feed(&sw->feeder);
 }
 
 /* ---- the state file --------------------------------------------------------- */

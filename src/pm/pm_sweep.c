@@ -30,6 +30,8 @@ struct sweep {
 	size_t *node_first;
 	size_t pending;
 	time_t now;
+	size_t next_node;           /* fed to the engine node by node as it has room */
+	struct mad_feeder feeder;
 };
 
 struct port_job {
@@ -342,6 +344,39 @@ static void sweep_finish(struct sweep *sw)
 	free(sw);
 }
 
+/* The feeder: the next node's ports when its ClassPortInfo is known, else
+ * that first (each answer sends the node's ports). */
+static bool feed_node(void *ctx)
+{
+	struct sweep *sw = ctx;
+	const struct topology *f = sw->snap->fabric;
+	size_t k = sw->next_node;
+	unsigned cap;
+	struct node_job *job;
+
+	if (k == f->n_nodes) {
+		sweep_done_one(sw); /* the hold of sweep_start */
+		return false;
+	}
+	sw->next_node++;
+	cap = sw->node_capmask[k];
+	if (cap & PM_CAPMASK_KNOWN) {
+		send_node_ports(sw, k, cap & ~PM_CAPMASK_KNOWN);
+		return true;
+	}
+	if (!f->nodes[k].lid || !(job = calloc(1, sizeof(*job))))
+		return true;
+	job->sw = sw;
+	job->node = k;
+	sw->pending++;
+	if (mad_engine_perf(f->nodes[k].lid, IB_MAD_METHOD_GET, CLASS_PORT_INFO, NULL, 0,
+			    got_classportinfo, job)) {
+		free(job);
+		sw->pending--;
+	}
+	return true;
+}
+
 static void sweep_start(struct cache_group *g)
 {
 	struct pm_area *pm = g->owner;
@@ -395,34 +430,14 @@ static void sweep_start(struct cache_group *g)
 	}
 	for (size_t k = 0; k < f->n_nodes; k++)
 		sw->node_first[k + 1] += sw->node_first[k];
-	/* nodes whose ClassPortInfo is known: their ports at once; the others
-	 * first that, and each answer sends the node's ports */
-	sw->pending = 1;
-	for (size_t k = 0; k < f->n_nodes; k++) {
-		unsigned cap = f->nodes[k].lid ? known_capmask(pm, sw->prev, f, k) : 0;
-		struct node_job *job;
-
-		if (cap) {
-			send_node_ports(sw, k, cap & ~PM_CAPMASK_KNOWN);
-			continue;
-		}
-		job = calloc(1, sizeof(*job));
-		if (!job || !f->nodes[k].lid) {
-			free(job);
-			continue;
-		}
-		job->sw = sw;
-		job->node = k;
-		sw->pending++;
-		if (mad_engine_perf(f->nodes[k].lid, IB_MAD_METHOD_GET, CLASS_PORT_INFO, NULL, 0,
-				    got_classportinfo, job)) {
-			free(job);
-			sw->pending--;
-		}
-	}
+	/* what the previous sweep learned of each node's ClassPortInfo, as of now */
+	for (size_t k = 0; k < f->n_nodes; k++)
+		sw->node_capmask[k] = f->nodes[k].lid ? known_capmask(pm, sw->prev, f, k) : 0;
 	pm->n_recheck = 0; /* asked in this sweep */
 	pm->recheck_all = false;
-	sweep_done_one(sw);
+	sw->pending = 1; /* held until every node has been fed */
+	sw->feeder = (struct mad_feeder){.next = feed_node, .ctx = sw};
+	mad_engine_feed(&sw->feeder);
 }
 
 /* ---- actions on a node (SETs of IB-PM-MIB) ------------------------------------------ */

@@ -192,6 +192,53 @@ static void the_window_bounds_what_is_in_flight(void **state)
 	assert_int_equal(st.answered - stats_before.answered, 10);
 }
 
+/* A feeder makes requests only as the window has room: a sweep of many
+ * ports keeps no more than about the window queued, and every request it
+ * made is sent and answered; then it is forgotten. */
+struct feed_state {
+	unsigned made, limit, calls;
+	struct outcome o[40];
+};
+
+static bool feed_two(void *ctx)
+{
+	struct feed_state *f = ctx;
+
+	f->calls++;
+	if (f->made == f->limit)
+		return false;
+	for (int k = 0; k < 2; k++, f->made++) /* two requests to one destination */
+		assert_int_equal(perf_get(100 + f->made / 2, IB_GSI_PORT_COUNTERS, &f->o[f->made]), 0);
+	return true;
+}
+
+static void a_feeder_fills_the_window_as_it_drains(void **state)
+{
+	static struct feed_state f = {.limit = 40};
+	static struct mad_feeder feeder = {.next = feed_two, .ctx = &f};
+	struct mad_engine_stats st;
+
+	(void)state;
+	mad_engine_set_limits(1000, 2, 4, 4);
+	mad_engine_feed(&feeder);
+	assert_int_equal(wire.n, 4);
+	assert_int_equal(f.made, 4); /* not 40: only what the window takes */
+	mad_engine_get_stats(&st);
+	assert_int_equal(st.queued, 0);
+	for (size_t i = 0; i < wire.n; i++) {
+		answer(i, 0, 0);
+		mad_engine_get_stats(&st);
+		assert_true(st.queued <= 2);
+	}
+	assert_int_equal(wire.n, 40);
+	assert_int_equal(f.made, 40);
+	for (int i = 0; i < 40; i++)
+		assert_int_equal(f.o[i].calls, 1);
+	assert_int_equal(f.calls, 21); /* 20 that made two, one that said no more */
+	mad_engine_pump();
+	assert_int_equal(f.calls, 21);
+}
+
 /* Destinations with requests and room take turns for the window: a sweep
  * keeps every node busy instead of queueing on one; each holds at most its
  * limit. */
@@ -461,6 +508,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(the_window_bounds_what_is_in_flight, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_feeder_fills_the_window_as_it_drains, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(destinations_take_turns_within_their_limit, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(directed_route_is_not_limited_per_destination, setup,
