@@ -49,7 +49,16 @@ struct mad_dest {
 	struct mad_dest *next_ready;
 	unsigned in_flight;
 	bool ready;
+	/* A request to it failed after every retry: the node (or the path to
+	 * it) is taken for dead, and what waits for it fails at once instead of
+	 * timing out port by port, until it answers or silent_until passes. */
+	bool silent;
+	struct timespec silent_until;
 };
+
+/* How long a destination that let a request fail stays silent: at least
+ * the time of one request's tries, and a sweep's lifetime at most matters. */
+#define SILENT_MIN_MS 5000
 
 #define MAD_UNICAST_LIDS 0xc000
 /* in-flight requests by TID (sequential, so the low bits spread them) */
@@ -182,9 +191,36 @@ static struct mad_dest *dest_of(const ib_portid_t *target)
 	return &eng.directed;
 }
 
+/* A silent destination always has room: its requests fail without being sent. */
 static bool dest_has_room(const struct mad_dest *d)
 {
-	return d == &eng.directed || d->in_flight < eng.max_per_dest;
+	return d == &eng.directed || d->silent || d->in_flight < eng.max_per_dest;
+}
+
+/* Whether d is still taken for dead (its silence ends when it is over). */
+static bool dest_silent(struct mad_dest *d)
+{
+	struct timespec now;
+
+	if (!d->silent)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (ts_passed(&d->silent_until, &now))
+		d->silent = false;
+	return d->silent;
+}
+
+static void dest_make_silent(struct mad_dest *d)
+{
+	unsigned ms = eng.timeout_ms * (eng.retries + 1) * 2;
+
+	if (d == &eng.directed)
+		return; /* directed routes lead to many nodes */
+	if (!d->silent)
+		DEBUGMSGTL(("ibsnmpd:mad", "LID %td does not answer: what waits for it fails at once\n",
+			    d - eng.by_lid));
+	d->silent = true;
+	ts_add_ms(&d->silent_until, ms > SILENT_MIN_MS ? ms : SILENT_MIN_MS);
 }
 
 /* Puts d at the end of the ready ring if it has requests and room. */
@@ -321,6 +357,11 @@ void mad_engine_pump(void)
 		if (!d->head)
 			d->tail = NULL;
 		eng.n_queued--;
+		if (dest_silent(d)) {
+			dest_make_ready(d);
+			finish(r, MAD_TIMEOUT, NULL, 0);
+			continue;
+		}
 		if (send_one(r) < 0) {
 			snmp_log(LOG_ERR, "sending a MAD failed: %s\n", strerror(errno));
 			dest_make_ready(d);
@@ -342,6 +383,8 @@ static void retry_or_fail(struct mad_request *r)
 		queue_request(r, true); /* retries go first */
 		return;
 	}
+	dest_make_silent(r->dest);
+	dest_make_ready(r->dest); /* what waits for it: failed by the pump */
 	finish(r, MAD_TIMEOUT, NULL, 0);
 }
 
@@ -407,6 +450,7 @@ void mad_engine_received(const uint8_t *data, size_t len, int status,
 		return; /* the request stays in flight and times out */
 	}
 	unlink_in_flight(r);
+	r->dest->silent = false; /* it answers */
 	eng.stats.answered++;
 	DEBUGMSGTL(("ibsnmpd:mad", "answer to tid 0x%08x\n", tid));
 	finish(r, st, data + mad_class_data_offset(r->mgmt_class),

@@ -51,7 +51,8 @@ def discovered(bed):
 @pytest.fixture(scope="module")
 def bed():
     # 96 hosts on radix-16 switches: 12 leaves in 2 pods, 16 spines, 8 cores
-    b = start_testbed(big={"hosts": 96, "radix": 16})
+    b = start_testbed(big={"hosts": 96, "radix": 16},
+                      extra_conf=["cacheLifetime pmCounters 3", "madTimeout 300"])
     try:
         yield b
     finally:
@@ -143,6 +144,36 @@ def test_ibsnmpd_discovers_the_whole_fabric(bed):
     # ibsnmpd's link table has a row for every port of the fabric
     ports = sum(n[2] for n in nodes.values())
     assert wait_for(lambda: len(bed.walk(FABRIC_PORT_STATE)) == ports, seconds=60)
+
+
+def test_a_dead_leaf_is_one_log_line_and_sweeps_go_on(bed):
+    """A leaf that stops answering (perfquery gets nothing from it either):
+    its ports fail together once a request to it has failed every retry,
+    the counter sweeps go on and end, one log line says so however many
+    sweeps see it, one more when it answers again."""
+    nodes, _ = generated(bed)
+    lid = nodes["leaf-2-1"][3]
+    assert wait_for(lambda: "subnet discovered" in bed.log("ibsnmpd.log"), seconds=60)
+    silent = re.compile(r"counter sweep: 1 of \d+ nodes do not answer \(leaf-2-1 LID %d\)" % lid)
+    refreshes = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.6.1.5"  # ibsnmpdCacheRefreshes
+
+    def pm_refreshes():
+        names = bed.walk(".1.3.6.1.4.1.8072.9999.9999.117.1.1.6.1.2")
+        index = [k.rsplit(".", 1)[1] for k, v in names.items() if v[1] == '"pmCounters"'][0]
+        return int(bed.get("%s.%s" % (refreshes, index))["%s.%s" % (refreshes, index)][1])
+
+    bed.simfabric("sim", 'Dead "leaf-2-1"')
+    try:
+        out = bed.run_on_node("perfquery", "-t", "200", str(lid), "1", ok_codes=range(256))
+        assert "PortXmitData" not in out
+        assert wait_for(lambda: silent.search(bed.log("ibsnmpd.log")), seconds=60)
+        seen = pm_refreshes()
+        assert wait_for(lambda: pm_refreshes() >= seen + 2, seconds=60)
+        assert len(silent.findall(bed.log("ibsnmpd.log"))) == 1
+    finally:
+        bed.simfabric("sim", 'Alive "leaf-2-1"')
+    assert wait_for(lambda: "counter sweep: every node answers again" in bed.log("ibsnmpd.log"),
+                    seconds=60)
 
 
 @pytest.mark.parametrize("layout,hosts,expect", [

@@ -331,18 +331,54 @@ static void timeouts_retry_first_then_fail(void **state)
 	mad_engine_expire(&later);
 	assert_int_equal(a.calls, 1);
 	assert_int_equal(a.result, MAD_TIMEOUT);
-	assert_int_equal(wire.n, 4); /* b's turn */
-	assert_int_equal(wire.sent[3].attr_id, IB_GSI_PORT_COUNTERS_EXT);
+	/* b waited for the same node, which is now taken for dead: it fails
+	 * at once, unsent, instead of timing out in its turn */
+	assert_int_equal(b.calls, 1);
+	assert_int_equal(b.result, MAD_TIMEOUT);
+	assert_int_equal(wire.n, 3);
 	/* a late answer to a's first try matches nothing */
 	answer(0, 0, 0);
 	assert_int_equal(a.calls, 1);
 	mad_engine_get_stats(&st);
-	assert_int_equal(st.timeouts - stats_before.timeouts, 1);
+	assert_int_equal(st.timeouts - stats_before.timeouts, 2);
 	assert_int_equal(st.dropped - stats_before.dropped, 1);
 	/* not yet due: nothing happens */
 	clock_gettime(CLOCK_MONOTONIC, &later);
 	mad_engine_expire(&later);
-	assert_int_equal(wire.n, 4);
+	assert_int_equal(wire.n, 3);
+}
+
+/* A node that lets a request fail after every retry is taken for dead: what
+ * waits for it, and what comes for it for a while, fails at once (a dead
+ * switch of 64 ports costs one request's tries, not 16 rounds of them);
+ * other nodes go on. (An answer from it, or SILENT_MIN_MS, ends that.) */
+static void a_silent_destination_fails_at_once_until_it_answers(void **state)
+{
+	struct outcome port[12] = {{0}}, other = {0}, again = {0}, after = {0};
+	struct timespec later;
+
+	(void)state;
+	mad_engine_set_limits(1000, 0, 16, 4);
+	for (int i = 0; i < 12; i++)
+		perf_get(9, IB_GSI_PORT_COUNTERS, &port[i]);
+	perf_get(10, IB_GSI_PORT_COUNTERS, &other);
+	assert_int_equal(wire.n, 5); /* 4 to LID 9 (its limit), 1 to LID 10 */
+	answer(4, 0, 0);             /* LID 10 answers */
+	far_future(&later);
+	mad_engine_expire(&later);   /* LID 9's four fail: the other eight with them */
+	for (int i = 0; i < 12; i++) {
+		assert_int_equal(port[i].calls, 1);
+		assert_int_equal(port[i].result, MAD_TIMEOUT);
+	}
+	assert_int_equal(other.result, MAD_OK);
+	assert_int_equal(wire.n, 5);
+	perf_get(9, IB_GSI_PORT_COUNTERS, &again); /* still dead: not sent */
+	assert_int_equal(again.calls, 1);
+	assert_int_equal(again.result, MAD_TIMEOUT);
+	assert_int_equal(wire.n, 5);
+	/* other nodes are not affected */
+	perf_get(10, IB_GSI_PORT_COUNTERS, &after);
+	assert_int_equal(wire.n, 6);
 }
 
 /* The transport's own "no answer" (the kernel's timeout) is a try too. */
@@ -516,6 +552,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(timeouts_retry_first_then_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_transport_timeout_is_a_try, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_silent_destination_fails_at_once_until_it_answers,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(malformed_answers_are_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(requests_of_others_go_to_the_unsolicited_handler, setup,
 						teardown),
