@@ -3,7 +3,32 @@
  * requests, so a handler never sees half a refresh. */
 #include "ibsnmpd/netsnmp.h"
 
+#include <malloc.h>
+
 #include "ibsnmpd/cache.h"
+
+/* A snapshot of a big fabric is tens of megabytes, built while the previous
+ * one is still served; glibc keeps what is freed for later, so without this
+ * the process would hold about two of each (and a sweep's transient
+ * requests) for good. Given back at most every TRIM_INTERVAL_S. */
+#define TRIM_INTERVAL_S 5
+
+static void give_back_freed_memory(void)
+{
+	static double last;
+	struct timespec t;
+	double now;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	now = (double)t.tv_sec + t.tv_nsec / 1e9;
+	if (last && now - last < TRIM_INTERVAL_S)
+		return;
+	last = now;
+	malloc_trim(0);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	DEBUGMSGTL(("ibsnmpd:cache", "freed memory given back in %.1f ms\n",
+		    ((double)t.tv_sec + t.tv_nsec / 1e9 - now) * 1000.0));
+}
 
 static time_t now_s(void)
 {
@@ -132,8 +157,10 @@ void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 			next = o->next;
 			o->fn(g, old, fresh, o->arg);
 		}
-		if (old && g->free_snapshot)
+		if (old && g->free_snapshot) {
 			g->free_snapshot(old);
+			give_back_freed_memory();
+		}
 		if (g->last_failed)
 			snmp_log(LOG_INFO, "%s: refresh works again\n", g->name);
 		g->last_failed = false;
