@@ -223,29 +223,54 @@ static void unregister(netsnmp_handler_registration *reg)
 			       context);
 }
 
-int mib_table_register(struct mib_table *t)
+/* A registration of handler fn (myvoid: what it serves) at root in context
+ * (NULL: the default one), not yet registered; NULL on out of memory. Not
+ * HANDLER_CAN_GETBULK: net-snmp puts its bulk_to_next helper in front, which
+ * turns a GETBULK into the GETNEXTs handled here. (Over AgentX, snmpd sends
+ * GETNEXTs anyway.) */
+static netsnmp_handler_registration *registration(const char *name, Netsnmp_Node_Handler *fn,
+						  const void *myvoid, const oid *root, size_t len,
+						  bool writable, const char *context)
 {
-	netsnmp_mib_handler *h = netsnmp_create_handler(t->name, table_handler);
+	netsnmp_mib_handler *h = netsnmp_create_handler(name, fn);
+	netsnmp_handler_registration *reg;
 
 	if (!h)
-		return -1;
-	h->myvoid = t;
-	/* Not HANDLER_CAN_GETBULK: net-snmp puts its bulk_to_next helper in
-	 * front, which turns a GETBULK into the GETNEXTs handled here. (Over
-	 * AgentX, snmpd sends GETNEXTs anyway.) */
-	t->reg = netsnmp_handler_registration_create(t->name, h, t->table_oid, t->table_oid_len,
-						     t->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
-	if (t->reg && set_context(t->reg, t->context)) {
-		netsnmp_handler_registration_free(t->reg);
-		t->reg = NULL;
+		return NULL;
+	h->myvoid = (void *)myvoid;
+	reg = netsnmp_handler_registration_create(name, h, root, len,
+						  writable ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
+	if (reg && set_context(reg, context)) {
+		netsnmp_handler_registration_free(reg);
+		reg = NULL;
 	}
-	if (!t->reg || netsnmp_register_handler(t->reg) != MIB_REGISTERED_OK) {
-		snmp_log(LOG_ERR, "cannot register %s%s%s\n", t->name, t->context ? " in context " : "",
-			 t->context ? t->context : "");
-		t->reg = NULL;
-		return -1;
+	return reg;
+}
+
+/* Registers a subtree-wide handler (a table, a subtree); NULL and logged if
+ * it cannot be. */
+static netsnmp_handler_registration *register_handler(const char *name,
+						      Netsnmp_Node_Handler *fn,
+						      const void *myvoid, const oid *root,
+						      size_t len, bool writable,
+						      const char *context)
+{
+	netsnmp_handler_registration *reg = registration(name, fn, myvoid, root, len, writable,
+							 context);
+
+	if (!reg || netsnmp_register_handler(reg) != MIB_REGISTERED_OK) {
+		snmp_log(LOG_ERR, "cannot register %s%s%s\n", name, context ? " in context " : "",
+			 context ? context : "");
+		return NULL;
 	}
-	return 0;
+	return reg;
+}
+
+int mib_table_register(struct mib_table *t)
+{
+	t->reg = register_handler(t->name, table_handler, t, t->table_oid, t->table_oid_len,
+				  t->set != NULL, t->context);
+	return t->reg ? 0 : -1;
 }
 
 void mib_table_unregister(struct mib_table *t)
@@ -285,19 +310,7 @@ static int scalars_handler(netsnmp_mib_handler *handler, netsnmp_handler_registr
 static netsnmp_handler_registration *scalars_registration(struct mib_scalars *s,
 								  const oid *root, size_t len)
 {
-	netsnmp_mib_handler *h = netsnmp_create_handler(s->name, scalars_handler);
-	netsnmp_handler_registration *reg;
-
-	if (!h)
-		return NULL;
-	h->myvoid = s;
-	reg = netsnmp_handler_registration_create(s->name, h, root, len,
-						  s->set ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
-	if (reg && set_context(reg, s->context)) {
-		netsnmp_handler_registration_free(reg);
-		reg = NULL;
-	}
-	return reg;
+	return registration(s->name, scalars_handler, s, root, len, s->set != NULL, s->context);
 }
 
 static int register_one_by_one(struct mib_scalars *s)
@@ -376,7 +389,7 @@ static size_t member_bound(const struct mib_member *m, bool end, oid *out)
 
 static const void *member_ctx(const struct mib_subtree *s, const struct mib_member *m)
 {
-	return s->member_ctx ? s->member_ctx(s->ctx, m->tag) : s->ctx;
+	return s->member_ctx ? s->member_ctx(s->ctx, m) : s->ctx;
 }
 
 static void subtree_get(const struct mib_subtree *s, netsnmp_agent_request_info *reqinfo,
@@ -482,8 +495,6 @@ static int subtree_handler(netsnmp_mib_handler *handler, netsnmp_handler_registr
 
 int mib_subtree_register(struct mib_subtree *s)
 {
-	netsnmp_mib_handler *h;
-
 	/* members in OID order, none inside another's range, all in the root */
 	for (size_t i = 0; i < s->n_members; i++) {
 		oid a[MAX_OID_LEN], b[MAX_OID_LEN];
@@ -495,23 +506,9 @@ int mib_subtree_register(struct mib_subtree *s)
 			return -1;
 		}
 	}
-	h = netsnmp_create_handler(s->name, subtree_handler);
-	if (!h)
-		return -1;
-	h->myvoid = s;
-	s->reg = netsnmp_handler_registration_create(s->name, h, s->root, s->root_len,
-						     HANDLER_CAN_RONLY);
-	if (s->reg && set_context(s->reg, s->context)) {
-		netsnmp_handler_registration_free(s->reg);
-		s->reg = NULL;
-	}
-	if (!s->reg || netsnmp_register_handler(s->reg) != MIB_REGISTERED_OK) {
-		snmp_log(LOG_ERR, "cannot register %s%s%s\n", s->name, s->context ? " in context " : "",
-			 s->context ? s->context : "");
-		s->reg = NULL;
-		return -1;
-	}
-	return 0;
+	s->reg = register_handler(s->name, subtree_handler, s, s->root, s->root_len, false,
+				  s->context);
+	return s->reg ? 0 : -1;
 }
 
 void mib_subtree_unregister(struct mib_subtree *s)
