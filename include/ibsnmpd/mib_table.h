@@ -102,7 +102,6 @@ void mib_scalars_unregister(struct mib_scalars *s);
 struct mib_member {
 	const struct mib_table *table; /* one of the two */
 	const struct mib_scalars *scalars;
-	unsigned tag;                  /* handed to member_ctx */
 };
 
 struct mib_subtree {
@@ -111,7 +110,7 @@ struct mib_subtree {
 	size_t root_len;
 	const struct mib_member *members;
 	size_t n_members;
-	const void *(*member_ctx)(const void *ctx, unsigned tag);
+	const void *(*member_ctx)(const void *ctx, const struct mib_member *m);
 	const void *ctx;
 	const char *context;  /* SNMP context; NULL: the default one */
 	struct mib_asked asked;

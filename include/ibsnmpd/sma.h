@@ -120,25 +120,15 @@ extern const struct area_def sma_area_def;
 /* The local node's collector (read all the time). */
 struct sma_collector *sma_local(struct sma_area *a);
 
-/* SMA-MIB's groups of one node in one SNMP context (NULL: the default one);
+/* SMA-MIB's groups of one node in one SNMP context (NULL: the default one),
+ * as two registrations, SMA-MIB and ibsnmpdPortExtTable: *node is the
+ * collector, NULL until it is read (a node context's, made when asked);
  * asked (may be empty) is called before each answer. */
-#define SMA_MIB_SCALAR_GROUPS 3
-#define SMA_MIB_TABLES 13
 struct sma_mib_regs {
-	struct mib_scalars scalars[SMA_MIB_SCALAR_GROUPS];
-	struct mib_table tables[SMA_MIB_TABLES];
-};
-int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *node, const char *context,
-			struct mib_asked asked);
-void sma_mib_unregister_in(struct sma_mib_regs *r);
-
-/* The same in a node's context, as two registrations (SMA-MIB, and
- * ibsnmpdPortExtTable): *node is the collector, NULL until it is read. */
-struct sma_context_regs {
 	struct mib_subtree sma, port_ext;
 };
-int sma_mib_register_context(struct sma_context_regs *r, struct sma_collector *const *node,
-			     const char *context, struct mib_asked asked);
-void sma_mib_unregister_context(struct sma_context_regs *r);
+int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *const *node,
+			const char *context, struct mib_asked asked);
+void sma_mib_unregister_in(struct sma_mib_regs *r);
 
 #endif

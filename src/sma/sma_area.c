@@ -13,6 +13,7 @@
 
 struct sma_area {
 	struct sma_collector local; /* first: sma_cache_decls' offsets are the collector's */
+	struct sma_collector *served; /* &local: what the registrations read */
 	struct sma_mib_regs regs;
 };
 
@@ -45,7 +46,8 @@ static int register_handlers(void *self)
 {
 	struct sma_area *a = self;
 
-	return sma_mib_register_in(&a->regs, &a->local, NULL, (struct mib_asked){0});
+	a->served = &a->local;
+	return sma_mib_register_in(&a->regs, &a->served, NULL, (struct mib_asked){0});
 }
 
 static void unregister_handlers(void *self)

@@ -454,7 +454,7 @@ static const struct mib_rows *table1_rows(const void *ctx, const void **snap)
 	{.name = nm, .table_oid = o, .table_oid_len = OID_LENGTH(o), .first_column = first_, \
 	 .last_column = last_, .rows = rowsfn, .value = fn}
 
-static const struct mib_scalars scalars[SMA_MIB_SCALAR_GROUPS] = {
+static const struct mib_scalars scalars[] = {
 	SCALARS("ibSmaNodeInfo", node_info_oid, SCALAR_IB_SMA_NODE_VENDOR_ID, node_info_value),
 	SCALARS("ibSmaSwitchInfo", switch_info_oid, SCALAR_IB_SMA_SW_ENHANCED_PORT0,
 		switch_info_value),
@@ -465,7 +465,7 @@ static const enum sma_group scalars_group[] = {
 	SMA_NODE_INFO, SMA_SWITCH_INFO, SMA_PORT_INFO,
 };
 
-static const struct mib_table tables[SMA_MIB_TABLES] = {
+static const struct mib_table tables[] = {
 	TABLE("ibSmaGuidInfoTable", guid_table_oid, COLUMN_IB_SMA_GUID_VAL, COLUMN_IB_SMA_GUID_VAL,
 	      table0_rows, guid_value),
 	TABLE("ibSmaPortInfoTable", port_table_oid, COLUMN_IB_SMA_PORT_LINK_WIDTH_ENABLED,
@@ -501,39 +501,36 @@ static const enum sma_group tables_group[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ---- a node context: SMA-MIB and ibsnmpdPortExtTable, one registration each ---- */
+/* ---- SMA-MIB and ibsnmpdPortExtTable, one registration each ---------------- */
 
+/* SMA-MIB's members in OID order (its management port scalars sit between
+ * two tables) */
 static const struct mib_member sma_members[] = {
-	{.scalars = &scalars[0], .tag = SMA_NODE_INFO},
-	{.scalars = &scalars[1], .tag = SMA_SWITCH_INFO},
-	{.table = &tables[0], .tag = SMA_GUID_INFO},
-	{.scalars = &scalars[2], .tag = SMA_PORT_INFO},
-	{.table = &tables[1], .tag = SMA_PORT_INFO},
-	{.table = &tables[2], .tag = SMA_PKEY},
-	{.table = &tables[3], .tag = SMA_SL2VL},
-	{.table = &tables[4], .tag = SMA_VLARB},
-	{.table = &tables[5], .tag = SMA_VLARB},
-	{.table = &tables[6], .tag = SMA_LFT},
-	{.table = &tables[7], .tag = SMA_RFT},
-	{.table = &tables[8], .tag = SMA_MFT},
-	{.table = &tables[9], .tag = SMA_SM_INFO},
-	{.table = &tables[10], .tag = SMA_VENDOR_DIAG},
-	{.table = &tables[11], .tag = SMA_LED_INFO},
+	{.scalars = &scalars[0]}, {.scalars = &scalars[1]}, {.table = &tables[0]},
+	{.scalars = &scalars[2]}, {.table = &tables[1]},    {.table = &tables[2]},
+	{.table = &tables[3]},    {.table = &tables[4]},    {.table = &tables[5]},
+	{.table = &tables[6]},    {.table = &tables[7]},    {.table = &tables[8]},
+	{.table = &tables[9]},    {.table = &tables[10]},   {.table = &tables[11]},
 };
-static const struct mib_member port_ext_member[] = {
-	{.table = &tables[12], .tag = SMA_PORT_INFO},
-};
+static const struct mib_member port_ext_member[] = {{.table = &tables[12]}};
 
-/* ctx: where the context keeps its collector (NULL until it is read) */
-static const void *collector_group(const void *ctx, unsigned group)
+_Static_assert(COUNT(sma_members) + COUNT(port_ext_member) == COUNT(scalars) + COUNT(tables),
+	       "every group and table is served");
+
+/* The cache group a member reads (the pairings above); ctx: where the
+ * collector is kept (NULL until it is read). */
+static const void *collector_group(const void *ctx, const struct mib_member *m)
 {
 	const struct sma_collector *node = *(struct sma_collector *const *)ctx;
 
-	return node ? &node->group[group] : NULL;
+	if (!node)
+		return NULL;
+	return &node->group[m->table ? tables_group[m->table - tables]
+				     : scalars_group[m->scalars - scalars]];
 }
 
-int sma_mib_register_context(struct sma_context_regs *r, struct sma_collector *const *node,
-			     const char *context, struct mib_asked asked)
+int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *const *node,
+			const char *context, struct mib_asked asked)
 {
 	r->sma = (struct mib_subtree){
 		.name = "ibSmaMIB", .root = sma_mib_oid, .root_len = OID_LENGTH(sma_mib_oid),
@@ -542,39 +539,11 @@ int sma_mib_register_context(struct sma_context_regs *r, struct sma_collector *c
 	r->port_ext = (struct mib_subtree){
 		.name = "ibsnmpdPortExtTable", .root = port_ext_table_oid,
 		.root_len = OID_LENGTH(port_ext_table_oid), .members = port_ext_member,
-		.n_members = 1, .member_ctx = collector_group, .ctx = node, .context = context,
-		.asked = asked};
+		.n_members = COUNT(port_ext_member), .member_ctx = collector_group, .ctx = node,
+		.context = context, .asked = asked};
 	if (mib_subtree_register(&r->sma) || mib_subtree_register(&r->port_ext)) {
-		sma_mib_unregister_context(r);
+		sma_mib_unregister_in(r);
 		return -1;
-	}
-	return 0;
-}
-
-void sma_mib_unregister_context(struct sma_context_regs *r)
-{
-	mib_subtree_unregister(&r->sma);
-	mib_subtree_unregister(&r->port_ext);
-}
-
-int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *node, const char *context,
-			struct mib_asked asked)
-{
-	for (size_t i = 0; i < COUNT(scalars); i++) {
-		r->scalars[i] = scalars[i];
-		r->scalars[i].ctx = &node->group[scalars_group[i]];
-		r->scalars[i].context = context;
-		r->scalars[i].asked = asked;
-		if (mib_scalars_register(&r->scalars[i]))
-			return -1;
-	}
-	for (size_t i = 0; i < COUNT(tables); i++) {
-		r->tables[i] = tables[i];
-		r->tables[i].ctx = &node->group[tables_group[i]];
-		r->tables[i].context = context;
-		r->tables[i].asked = asked;
-		if (mib_table_register(&r->tables[i]))
-			return -1;
 	}
 	if (!context) /* the agent's own sysORTable, in the default context */
 		register_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid),
@@ -584,12 +553,10 @@ int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *node, cons
 
 void sma_mib_unregister_in(struct sma_mib_regs *r)
 {
-	bool default_context = r->scalars[0].reg && !r->scalars[0].context;
+	bool default_context = r->sma.reg && r->port_ext.reg && !r->sma.context;
 
-	for (size_t i = 0; i < COUNT(scalars); i++)
-		mib_scalars_unregister(&r->scalars[i]);
-	for (size_t i = 0; i < COUNT(tables); i++)
-		mib_table_unregister(&r->tables[i]);
+	mib_subtree_unregister(&r->sma);
+	mib_subtree_unregister(&r->port_ext);
 	if (default_context)
 		unregister_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid));
 }

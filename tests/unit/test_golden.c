@@ -401,23 +401,22 @@ static void sma_mib_of_a_switch(void **state)
 	static const oid sma[] = {OID_IB_SMA_MIB};
 	static const oid port_ext[] = {OID_IBSNMPD_PORT_EXT_TABLE};
 	static struct sma_mib_regs regs;
-	static struct sma_context_regs context_regs;
 	static struct sma_collector *node = &sw;
 	struct walk w = {0};
 
 	(void)state;
 	sw_fixture();
-	assert_int_equal(sma_mib_register_in(&regs, &sw, NULL, (struct mib_asked){0}), 0);
+	assert_int_equal(sma_mib_register_in(&regs, &node, NULL, (struct mib_asked){0}), 0);
 	walk_subtree(&w, NULL, sma, OID_LENGTH(sma));
 	walk_subtree(&w, NULL, port_ext, OID_LENGTH(port_ext));
-	/* the same in a node's context, registered as two subtrees */
+	/* the same in a node's context */
 	sma_mib_unregister_in(&regs);
-	assert_int_equal(sma_mib_register_context(&context_regs, &node, "ib-0002c90300000001",
-						  (struct mib_asked){0}), 0);
+	assert_int_equal(sma_mib_register_in(&regs, &node, "ib-0002c90300000001",
+					     (struct mib_asked){0}), 0);
 	add(&w, "# in context ib-0002c90300000001\n");
 	walk_subtree(&w, "ib-0002c90300000001", sma, OID_LENGTH(sma));
 	walk_subtree(&w, "ib-0002c90300000001", port_ext, OID_LENGTH(port_ext));
-	sma_mib_unregister_context(&context_regs);
+	sma_mib_unregister_in(&regs);
 	for (int g = SMA_GUID_INFO; g < SMA_GROUPS; g++)
 		for (int t = 0; t < 2; t++)
 			free(sw_tables[g].table[t].rows);

@@ -17,6 +17,7 @@
 /* ---- fixtures: a channel adapter with two ports -------------------------------------- */
 
 static struct sma_collector node;
+static struct sma_collector *served = &node;
 static struct sma_mib_regs regs;
 
 static const struct sma_nodeinfo node_info = {
@@ -76,7 +77,7 @@ static int setup(void **state)
 	config_set_defaults(&ibsnmpd_cfg);
 	harness_start();
 	build_fixtures();
-	return sma_mib_register_in(&regs, &node, NULL, (struct mib_asked){0});
+	return sma_mib_register_in(&regs, &served, NULL, (struct mib_asked){0});
 }
 
 static int teardown(void **state)
