@@ -191,12 +191,6 @@ static struct mad_dest *dest_of(const ib_portid_t *target)
 	return &eng.directed;
 }
 
-/* A silent destination always has room: its requests fail without being sent. */
-static bool dest_has_room(const struct mad_dest *d)
-{
-	return d == &eng.directed || d->silent || d->in_flight < eng.max_per_dest;
-}
-
 /* Whether d is still taken for dead (its silence ends when it is over). */
 static bool dest_silent(struct mad_dest *d)
 {
@@ -208,6 +202,12 @@ static bool dest_silent(struct mad_dest *d)
 	if (ts_passed(&d->silent_until, &now))
 		d->silent = false;
 	return d->silent;
+}
+
+/* A silent destination always has room: its requests fail without being sent. */
+static bool dest_has_room(struct mad_dest *d)
+{
+	return d == &eng.directed || d->in_flight < eng.max_per_dest || dest_silent(d);
 }
 
 static void dest_make_silent(struct mad_dest *d)
@@ -307,16 +307,6 @@ void mad_engine_feed(struct mad_feeder *f)
 {
 	feeder_append(f);
 	mad_engine_pump();
-}
-
-void mad_engine_unfeed(struct mad_feeder *f)
-{
-	for (struct mad_feeder **pp = &eng.feeders; *pp; pp = &(*pp)->next_feeder) {
-		if (*pp == f) {
-			*pp = f->next_feeder;
-			return;
-		}
-	}
 }
 
 /* The head feeder queues more (it goes to the back of the line, or away

@@ -105,8 +105,6 @@ struct mad_feeder {
 	struct mad_feeder *next_feeder; /* the engine's */
 };
 void mad_engine_feed(struct mad_feeder *f);
-/* Forgets a feeder before it ran dry (its sweep was stopped). */
-void mad_engine_unfeed(struct mad_feeder *f);
 
 /* Queues a SubnGet(attr, mod) to target (directed route or LID). */
 int mad_engine_smp_get(const ib_portid_t *target, unsigned attr_id, unsigned attr_mod,
