@@ -31,8 +31,34 @@ static int row_cmp(const void *x, const void *y)
 
 void mib_rows_sort(struct mib_rows *r)
 {
-	if (r->count > 1)
+	if (r->rows && r->count > 1)
 		qsort(r->rows, r->count, sizeof(r->rows[0]), row_cmp);
+}
+
+static const void *row_data(const struct mib_rows *r, size_t i)
+{
+	return r->rows ? r->rows[i].data : (const char *)r->array + i * r->stride;
+}
+
+/* Row i's index: its own, or computed into buf. */
+static const oid *row_index(const struct mib_rows *r, size_t i, oid *buf, size_t *len)
+{
+	if (r->rows) {
+		*len = r->rows[i].index_len;
+		return r->rows[i].index;
+	}
+	*len = r->index_of(row_data(r, i), buf);
+	return buf;
+}
+
+/* 0 if row i's index is key. */
+static int row_compare(const struct mib_rows *r, size_t i, const oid *key, size_t key_len)
+{
+	oid buf[MIB_INDEX_MAX];
+	size_t len;
+	const oid *idx = row_index(r, i, buf, &len);
+
+	return mib_index_compare(idx, len, key, key_len);
 }
 
 size_t mib_rows_search(const struct mib_rows *r, const oid *key, size_t key_len, int strict)
@@ -41,7 +67,7 @@ size_t mib_rows_search(const struct mib_rows *r, const oid *key, size_t key_len,
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = mib_index_compare(r->rows[mid].index, r->rows[mid].index_len, key, key_len);
+		int c = row_compare(r, mid, key, key_len);
 
 		if (c < 0 || (strict && c == 0))
 			lo = mid + 1;
@@ -95,9 +121,8 @@ static void table_get(const struct mib_table *t, const struct mib_rows *rows,
 	size_t idx_len = vb->name_length - base - 2;
 	size_t i = mib_rows_search(rows, idx, idx_len, 0);
 
-	if (!rows || i >= rows->count ||
-	    mib_index_compare(rows->rows[i].index, rows->rows[i].index_len, idx, idx_len) ||
-	    t->value(rows->rows[i].data, (unsigned)vb->name[base + 1], vb, snap))
+	if (!rows || i >= rows->count || row_compare(rows, i, idx, idx_len) ||
+	    t->value(row_data(rows, i), (unsigned)vb->name[base + 1], vb, snap))
 		netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHINSTANCE);
 }
 
@@ -130,16 +155,18 @@ static bool table_getnext(const struct mib_table *t, const struct mib_rows *rows
 	}
 	for (; column <= t->last_column; column++, pos = 0) {
 		for (; pos < rows->count; pos++) {
-			const struct mib_row *row = &rows->rows[pos];
-			oid name[MAX_OID_LEN];
+			oid name[MAX_OID_LEN], buf[MIB_INDEX_MAX];
+			const oid *idx;
+			size_t idx_len;
 
-			if (t->value(row->data, column, vb, snap))
+			if (t->value(row_data(rows, pos), column, vb, snap))
 				continue;
+			idx = row_index(rows, pos, buf, &idx_len);
 			memcpy(name, t->table_oid, base * sizeof(oid));
 			name[base] = 1;
 			name[base + 1] = column;
-			memcpy(name + base + 2, row->index, row->index_len * sizeof(oid));
-			snmp_set_var_objid(vb, name, base + 2 + row->index_len);
+			memcpy(name + base + 2, idx, idx_len * sizeof(oid));
+			snmp_set_var_objid(vb, name, base + 2 + idx_len);
 			return true;
 		}
 	}
@@ -148,8 +175,8 @@ static bool table_getnext(const struct mib_table *t, const struct mib_rows *rows
 	return false;
 }
 
-const struct mib_row *mib_table_find_row(const struct mib_table *t, const struct mib_rows *rows,
-					 const oid *name, size_t name_len, unsigned *column)
+const void *mib_table_find_row(const struct mib_table *t, const struct mib_rows *rows,
+			       const oid *name, size_t name_len, unsigned *column)
 {
 	size_t base = t->table_oid_len, i;
 
@@ -157,11 +184,9 @@ const struct mib_row *mib_table_find_row(const struct mib_table *t, const struct
 		return NULL;
 	*column = (unsigned)name[base + 1];
 	i = mib_rows_search(rows, name + base + 2, name_len - base - 2, 0);
-	if (i >= rows->count ||
-	    mib_index_compare(rows->rows[i].index, rows->rows[i].index_len, name + base + 2,
-			      name_len - base - 2))
+	if (i >= rows->count || row_compare(rows, i, name + base + 2, name_len - base - 2))
 		return NULL;
-	return &rows->rows[i];
+	return row_data(rows, i);
 }
 
 static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
@@ -529,6 +554,13 @@ void mib_index_put_guid(oid *index, uint64_t guid)
 {
 	for (int k = 0; k < MIB_GUID_INDEX_LEN; k++)
 		index[k] = (oid)(guid >> (56 - 8 * k) & 0xff);
+}
+
+unsigned mib_index_guid_port(oid *index, uint64_t guid, unsigned port)
+{
+	mib_index_put_guid(index, guid);
+	index[MIB_GUID_INDEX_LEN] = port;
+	return MIB_GUID_INDEX_LEN + 1;
 }
 
 int mib_index_get_guid(const oid *index, uint64_t *guid)

@@ -32,8 +32,6 @@
 
 #include "ibsnmpd/netsnmp.h"
 
-struct mib_row;
-
 enum mib_value_kind {
 	MIB_VALUE_INT,    /* INTEGER in min..max */
 	MIB_VALUE_TRUTH,  /* TruthValue: value is true(1) or false(2) */
@@ -42,7 +40,7 @@ enum mib_value_kind {
 
 /* One varbind of a SET, checked against its column's declaration. */
 struct mib_set_request {
-	const struct mib_row *row; /* the row served now; NULL if there is none */
+	const void *row;           /* the data of the row served now; NULL if none */
 	unsigned column;
 	const oid *index;          /* the instance's index (after the column) */
 	size_t index_len;

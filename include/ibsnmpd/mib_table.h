@@ -19,9 +19,19 @@ struct mib_row {
 	const void *data; /* the area's own row structure, inside the snapshot */
 };
 
+/* A table's rows, in index order, in one of two forms:
+ * - rows: an array of struct mib_row, each with its index and data (small
+ *   tables, whose data is not one sorted array);
+ * - array: the snapshot's own array of row structures, `stride` bytes
+ *   apart, already in index order, each one's index computed by index_of
+ *   when asked. The per-port tables of a subnet of 250,000 ports take no
+ *   memory beyond their snapshot this way (a struct mib_row is 96 bytes). */
 struct mib_rows {
 	size_t count;
-	struct mib_row *rows; /* sorted by index (mib_rows_sort) */
+	struct mib_row *rows; /* sorted by index (mib_rows_sort); or NULL: */
+	const void *array;
+	size_t stride;
+	unsigned (*index_of)(const void *data, oid *index); /* returns its length */
 };
 
 /* Fills vb with column of row; returns 0, or -1 if the row has no value in
@@ -58,8 +68,9 @@ struct mib_table {
 };
 
 int mib_table_register(struct mib_table *t);
-/* The row a table OID names (table.1.column.index), or NULL; *column set. */
-const struct mib_row *mib_table_find_row(const struct mib_table *t, const struct mib_rows *rows,
+/* The data of the row a table OID names (table.1.column.index), or NULL;
+ * *column set. */
+const void *mib_table_find_row(const struct mib_table *t, const struct mib_rows *rows,
 					 const oid *name, size_t name_len, unsigned *column);
 void mib_table_unregister(struct mib_table *t);
 
@@ -133,6 +144,8 @@ long mib_set_transid(const netsnmp_agent_request_info *reqinfo);
 /* A GUID as an index: its 8 octets, one arc each (fixed size, no length). */
 #define MIB_GUID_INDEX_LEN 8
 void mib_index_put_guid(oid *index, uint64_t guid);
+/* The index (node GUID, port) of a per-port table; returns its length. */
+unsigned mib_index_guid_port(oid *index, uint64_t guid, unsigned port);
 /* -1 if an arc is not an octet. */
 int mib_index_get_guid(const oid *index, uint64_t *guid);
 

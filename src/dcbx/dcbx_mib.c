@@ -299,7 +299,7 @@ static struct dcbx_change *change_of(struct dcbx_tx *tx, const struct dcbx_port 
 static struct dcbx_change *change_for(void *tx, const struct mib_set_request *req,
 				      const struct dcbx_row **row)
 {
-	*row = req->row->data;
+	*row = req->row;
 	return change_of(tx, (*row)->p);
 }
 

@@ -356,7 +356,7 @@ static int check_port_select(const struct pm_node_view *nv, long v)
 
 static int stage_counter_port_select(void *p, const struct mib_set_request *req)
 {
-	const struct pm_node_view *nv = req->row->data;
+	const struct pm_node_view *nv = req->row;
 	struct node_op *op;
 	int err = check_port_select(nv, req->value);
 
@@ -372,7 +372,7 @@ static int stage_counter_port_select(void *p, const struct mib_set_request *req)
 /* A counter column set to 0 (the only value its check lets through). */
 static int stage_counter_clear(void *p, const struct mib_set_request *req)
 {
-	const struct pm_node_view *nv = req->row->data;
+	const struct pm_node_view *nv = req->row;
 	struct node_op *op;
 
 	if (!nv->node->lid)
@@ -386,7 +386,7 @@ static int stage_counter_clear(void *p, const struct mib_set_request *req)
 /* A sampling field of a sample start. */
 static int stage_sample_field(void *p, const struct mib_set_request *req)
 {
-	const struct pm_node_view *nv = req->row->data;
+	const struct pm_node_view *nv = req->row;
 	unsigned column = req->column;
 	struct node_op *op;
 	unsigned long v = (unsigned long)req->value;

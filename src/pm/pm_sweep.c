@@ -281,7 +281,6 @@ void pm_snapshot_free(void *p)
 	if (!s)
 		return;
 	free(s->ports);
-	free(s->rows.rows);
 	free(s->node_capmask);
 	topology_put(s->fabric);
 	free(s);
@@ -322,20 +321,22 @@ static void note_silent_nodes(struct pm_area *pm, const struct pm_snapshot *s,
 		snmp_log(LOG_NOTICE, "counter sweep: every node answers again\n");
 }
 
+/* A row's index in ibsnmpdPmPortTable: (node GUID, port). */
+static unsigned port_index(const void *data, oid *index)
+{
+	const struct pm_port_state *p = data;
+
+	return mib_index_guid_port(index, p->guid, p->port);
+}
+
 static void sweep_finish(struct sweep *sw)
 {
 	struct pm_snapshot *s = sw->snap;
 
-	for (size_t i = 0; i < s->n; i++) {
-		struct mib_row *r = &s->rows.rows[s->rows.count++];
-
-		mib_index_put_guid(r->index, s->ports[i].guid);
-		r->index[MIB_GUID_INDEX_LEN] = s->ports[i].port;
-		r->index_len = MIB_GUID_INDEX_LEN + 1;
-		r->data = &s->ports[i];
-		if (s->ports[i].stale)
-			s->stale_ports++;
-	}
+	for (size_t i = 0; i < s->n; i++)
+		s->stale_ports += s->ports[i].stale;
+	s->rows = (struct mib_rows){.count = s->n, .array = s->ports, .stride = sizeof(*s->ports),
+				    .index_of = port_index};
 	note_silent_nodes(sw->pm, s, sw->node_capmask);
 	s->node_capmask = sw->node_capmask; /* the snapshot's now */
 	DEBUGMSGTL(("ibsnmpd:pm", "sweep of %zu ports done, %zu stale\n", s->n, s->stale_ports));
@@ -391,13 +392,10 @@ static void sweep_start(struct cache_group *g)
 	sw = calloc(1, sizeof(*sw));
 	s = calloc(1, sizeof(*s));
 	if (!sw || !s || !(s->ports = calloc(f->n_ports ? f->n_ports : 1, sizeof(*s->ports))) ||
-	    !(s->rows.rows = calloc(f->n_ports ? f->n_ports : 1, sizeof(struct mib_row))) ||
 	    !(sw->node_capmask = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(unsigned))) ||
 	    !(sw->node_first = calloc(f->n_nodes + 1, sizeof(size_t)))) {
-		if (s) {
+		if (s)
 			free(s->ports);
-			free(s->rows.rows);
-		}
 		free(s);
 		if (sw) {
 			free(sw->node_capmask);

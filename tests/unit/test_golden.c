@@ -247,7 +247,7 @@ static struct sma_table_snapshot *table(int t, struct sma_table_snapshot *s, voi
 		index(rows[i].data, &rows[i]);
 	}
 	s->entries[t] = entries;
-	s->table[t] = (struct mib_rows){n, rows};
+	s->table[t] = (struct mib_rows){.count = n, .rows = rows};
 	mib_rows_sort(&s->table[t]);
 	return s;
 }
@@ -369,7 +369,8 @@ static void sw_fixture(void)
 	sw_ports[2].pi.speed_ext_active = 4;
 	sw_port_snapshot = (struct sma_port_snapshot){
 		.mgmt_port = 0, .mgmt = &sw_ports[0], .count = 4, .ports = sw_ports,
-		.data_ports = {3, sw_data_rows}, .all_ports = {4, sw_all_rows},
+		.data_ports = {.count = 3, .rows = sw_data_rows},
+		.all_ports = {.count = 4, .rows = sw_all_rows},
 	};
 	for (unsigned sl = 0; sl < 16; sl++) {
 		sw_sl2vl[sl] = (struct sma_sl2vl_entry){1, 2, sl, sl % 4};

@@ -14,7 +14,7 @@
 static void row_search_is_ordered(void **state)
 {
 	struct mib_row r[5];
-	struct mib_rows rows = {5, r};
+	struct mib_rows rows = {.count = 5, .rows = r};
 	static const oid keys[5][2] = {{1, 2}, {1, 10}, {2, 0}, {2, 1}, {10, 3}};
 	oid k[2];
 
@@ -36,6 +36,39 @@ static void row_search_is_ordered(void **state)
 	k[0] = 11;
 	assert_int_equal(mib_rows_search(&rows, k, 1, 0), 5);
 	assert_int_equal(mib_rows_search(NULL, k, 1, 0), 0);
+}
+
+struct guid_port {
+	uint64_t guid;
+	unsigned port;
+};
+
+static unsigned guid_port_index(const void *data, oid *index)
+{
+	const struct guid_port *p = data;
+
+	return mib_index_guid_port(index, p->guid, p->port);
+}
+
+/* Rows that are the snapshot's own sorted array: no struct mib_row, the
+ * index computed from the data when searched. */
+static void array_rows_search_by_computed_index(void **state)
+{
+	static const struct guid_port ports[3] = {{0x10, 1}, {0x10, 2}, {0x0200, 1}};
+	struct mib_rows rows = {.count = 3, .array = ports, .stride = sizeof(ports[0]),
+				.index_of = guid_port_index};
+	oid k[MIB_INDEX_MAX];
+	unsigned len = mib_index_guid_port(k, 0x10, 2);
+
+	(void)state;
+	assert_int_equal(mib_rows_search(&rows, k, len, 0), 1);
+	assert_int_equal(mib_rows_search(&rows, k, len, 1), 2);
+	assert_int_equal(mib_rows_search(&rows, k, MIB_GUID_INDEX_LEN, 0), 0); /* prefix */
+	len = mib_index_guid_port(k, 0x0200, 1);
+	assert_int_equal(mib_rows_search(&rows, k, len, 0), 2);
+	assert_int_equal(mib_rows_search(&rows, k, len, 1), 3);
+	mib_rows_sort(&rows); /* nothing to sort: already in order */
+	assert_int_equal(rows.count, 3);
 }
 
 static void guid_index_round_trip(void **state)
@@ -127,6 +160,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(row_search_is_ordered),
+		cmocka_unit_test(array_rows_search_by_computed_index),
 		cmocka_unit_test(guid_index_round_trip),
 		cmocka_unit_test(a_table_in_a_context),
 	};

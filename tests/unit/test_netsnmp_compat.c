@@ -284,7 +284,7 @@ static int one_value(const void *row, unsigned column, netsnmp_variable_list *vb
 static const struct mib_rows *one_row(const void *ctx, const void **snap)
 {
 	static struct mib_row row = {.index = {1}, .index_len = 1};
-	static struct mib_rows rows = {1, &row};
+	static struct mib_rows rows = {.count = 1, .rows = &row};
 
 	(void)ctx;
 	*snap = NULL;

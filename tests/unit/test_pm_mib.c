@@ -29,7 +29,7 @@ static struct pm_port_state ports[4];
 static struct mib_row port_rows[4];
 static unsigned capmask[2] = {PM_CAP_ALL_PORT_SELECT | PM_CAPMASK_KNOWN, PM_CAPMASK_KNOWN};
 static struct pm_snapshot sweep = {.fabric = &fabric, .n = 4, .ports = ports,
-				   .rows = {4, port_rows}, .node_capmask = capmask};
+				   .rows = {.count = 4, .rows = port_rows}, .node_capmask = capmask};
 
 static void build_fixtures(void)
 {

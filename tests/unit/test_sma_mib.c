@@ -55,7 +55,8 @@ static void build_fixtures(void)
 	}
 	port_snapshot = (struct sma_port_snapshot){
 		.mgmt_port = 1, .mgmt = &ports[0], .count = 2, .ports = ports,
-		.data_ports = {2, port_row}, .all_ports = {2, port_row},
+		.data_ports = {.count = 2, .rows = port_row},
+		.all_ports = {.count = 2, .rows = port_row},
 	};
 	for (int i = 0; i < 2; i++) {
 		pkey_row[i].index[0] = pkeys[i].port;
@@ -63,7 +64,7 @@ static void build_fixtures(void)
 		pkey_row[i].index_len = 2;
 		pkey_row[i].data = &pkeys[i];
 	}
-	pkey_snapshot.table[0] = (struct mib_rows){2, pkey_row};
+	pkey_snapshot.table[0] = (struct mib_rows){.count = 2, .rows = pkey_row};
 	/* published: what handlers read (no free function: static) */
 	node.group[SMA_NODE_INFO].snapshot = (void *)&node_info;
 	node.group[SMA_SWITCH_INFO].snapshot = (void *)&no_switch;
