@@ -43,6 +43,21 @@ enum fabric_link_cond {
 
 #define FABRIC_PHYS_LINK_UP 5 /* PortPhysicalState LinkUp */
 
+/* The PortInfo fields a link row keeps: those its columns, its rules and
+ * the node contexts' IF-MIB read (the 40-odd fields of struct
+ * sma_portinfo take 192 octets a port; this, 16). */
+struct fabric_portinfo {
+	uint16_t lid;
+	uint8_t state, phys_state, neighbor_mtu, oper_vls;
+	uint8_t width_active, width_supported, width_enabled;
+	uint8_t speed_active, speed_supported, speed_enabled;
+	uint8_t speed_ext_active, speed_ext_supported, speed_ext_enabled;
+	bool ext_speeds; /* CapabilityMask.IsExtendedSpeedsSupported */
+};
+
+/* The fields of a decoded PortInfo a row keeps. */
+void fabric_portinfo_of(struct fabric_portinfo *out, const struct sma_portinfo *pi);
+
 struct fabric_port {
 	uint64_t guid;
 	unsigned port;
@@ -52,7 +67,9 @@ struct fabric_port {
 	bool have_info;            /* pi has been read (now or before) */
 	bool stale;                /* the last read got no answer */
 	bool gone;                 /* the last discovery did not reach the node */
-	struct sma_portinfo pi;
+	struct fabric_portinfo pi;
+	uint8_t pi_raw[64];        /* the attribute as read: a node context's SMA-MIB
+				      decodes it rather than asking again */
 	uint64_t remote_guid;      /* 0: never seen linked */
 	unsigned remote_port;
 	char remote_desc[65];
@@ -116,12 +133,12 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in);
 /* Link rules (pure). */
 unsigned fabric_widest_lanes(unsigned width_mask);
 int fabric_fastest_speed(unsigned speed_mask, unsigned speed_ext_mask);
-int fabric_active_speed(const struct sma_portinfo *pi);
+int fabric_active_speed(const struct fabric_portinfo *pi);
 /* The fastest speed a port supports / enables (LinkSpeed and, where the
  * port has them, LinkSpeedExt); 0: none. */
-int fabric_supported_speed(const struct sma_portinfo *pi);
-int fabric_enabled_speed(const struct sma_portinfo *pi);
-bool fabric_ext_speeds(const struct sma_portinfo *pi);
+int fabric_supported_speed(const struct fabric_portinfo *pi);
+int fabric_enabled_speed(const struct fabric_portinfo *pi);
+bool fabric_ext_speeds(const struct fabric_portinfo *pi);
 
 /* The state file: a baseline as text, and back. fabric_baseline_parse
  * returns rows with the baseline's fields, names and remote ends only

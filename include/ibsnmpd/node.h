@@ -36,7 +36,9 @@ struct node_if_counters {
 	time_t discontinuity;     /* wall clock */
 };
 
-/* One physical port: a row of the node's ifTable (ifIndex = port). */
+/* One physical port as IF-MIB sees it: what the handlers of ifTable and
+ * ifXTable answer from, filled when asked (node_if_view) from the
+ * directory's node_port. */
 struct node_if {
 	unsigned port;
 	bool have_info;           /* PortInfo read (now or before) */
@@ -48,10 +50,29 @@ struct node_if {
 	time_t last_change;       /* wall clock; 0 unknown */
 	uint64_t remote_guid;     /* 0: never seen linked */
 	unsigned remote_port;
-	const char *remote_desc;  /* the remote node's, in the same directory; "" unknown */
+	const char *remote_desc;  /* the remote node's, in the directory; "" unknown */
 	bool have_counters;
 	struct node_if_counters c;
 };
+
+struct fabric_port;
+struct pm_port_state;
+
+/* One physical port in the directory (a row of the node's ifTable,
+ * ifIndex = port): where its values are, not a copy of them. The rows
+ * point into the fabric's and the PM sweep's snapshots the directory was
+ * built from; it is rebuilt at every publication of either, on the main
+ * thread, before the snapshot replaced is freed (cache_group_follow), so
+ * the pointers never outlive their rows. A node no longer reached keeps
+ * its last rows as copies of its own (kept_links, kept_counters). 24
+ * octets a port where a copy was 176, plus 96 of a struct mib_row. */
+struct node_port {
+	const struct fabric_port *link;       /* its PortInfo row; NULL: never read */
+	const struct pm_port_state *counters; /* its counters; NULL: never read */
+	unsigned port;
+};
+
+struct node_dir;
 
 struct node_entry {
 	uint64_t guid;
@@ -62,8 +83,9 @@ struct node_entry {
 	bool reachable;           /* the last discovery reached it */
 	time_t unreachable_since; /* wall clock, when !reachable */
 	char context[MIB_NODE_CONTEXT_MAX]; /* "" if its type gets no context */
-	size_t first_if, n_if;    /* its interfaces: ifs[first_if ..] */
+	size_t first_if, n_if;    /* its interfaces: ports[first_if ..] */
 	struct mib_rows if_rows;  /* ifTable / ifXTable; index: port */
+	const struct node_dir *dir; /* the directory it is in */
 };
 
 struct node_dir {
@@ -71,11 +93,14 @@ struct node_dir {
 	struct node_entry *nodes; /* sorted by GUID */
 	struct mib_rows rows;     /* ibsnmpdNodeTable; index: GUID (8 octets) */
 	size_t n_if;
-	struct node_if *ifs;
-	struct mib_row *if_row_store;
+	struct node_port *ports;
+	struct fabric_port *kept_links;      /* copies, for nodes no longer reached */
+	struct pm_port_state *kept_counters;
 };
 
 void node_dir_free(void *p);
+/* A directory of no node (static; node_dir_free leaves it). */
+struct node_dir *node_dir_empty(void);
 const struct node_entry *node_dir_find(const struct node_dir *d, uint64_t guid);
 
 struct topology;
@@ -94,6 +119,9 @@ struct node_dir_build {
 
 /* The new directory (NULL: out of memory). Pure; unit-tested. */
 struct node_dir *node_dir_build(const struct node_dir_build *in);
+
+/* Interface np of node e as IF-MIB sees it (pure). */
+void node_if_view(struct node_if *view, const struct node_entry *e, const struct node_port *np);
 
 /* IF-MIB mappings (pure). */
 #define NODE_IF_UP 1

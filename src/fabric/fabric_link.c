@@ -12,9 +12,30 @@
 #define PORT_CAP_EXT_SPEEDS (1u << 14)
 #define SPEED_OTHER 9 /* sma_speed_generation: not a known speed */
 
-bool fabric_ext_speeds(const struct sma_portinfo *pi)
+bool fabric_ext_speeds(const struct fabric_portinfo *pi)
 {
-	return pi->cap_mask & PORT_CAP_EXT_SPEEDS;
+	return pi->ext_speeds;
+}
+
+void fabric_portinfo_of(struct fabric_portinfo *out, const struct sma_portinfo *pi)
+{
+	*out = (struct fabric_portinfo){
+		.lid = (uint16_t)pi->lid,
+		.state = (uint8_t)pi->state,
+		.phys_state = (uint8_t)pi->phys_state,
+		.neighbor_mtu = (uint8_t)pi->neighbor_mtu,
+		.oper_vls = (uint8_t)pi->oper_vls,
+		.width_active = (uint8_t)pi->width_active,
+		.width_supported = (uint8_t)pi->width_supported,
+		.width_enabled = (uint8_t)pi->width_enabled,
+		.speed_active = (uint8_t)pi->speed_active,
+		.speed_supported = (uint8_t)pi->speed_supported,
+		.speed_enabled = (uint8_t)pi->speed_enabled,
+		.speed_ext_active = (uint8_t)pi->speed_ext_active,
+		.speed_ext_supported = (uint8_t)pi->speed_ext_supported,
+		.speed_ext_enabled = (uint8_t)pi->speed_ext_enabled,
+		.ext_speeds = (pi->cap_mask & PORT_CAP_EXT_SPEEDS) != 0,
+	};
 }
 
 /* Width bits: 1 1X, 2 4X, 4 8X, 8 12X, 16 2X. */
@@ -44,32 +65,32 @@ int fabric_fastest_speed(unsigned speed_mask, unsigned speed_ext_mask)
 	return 0;
 }
 
-int fabric_active_speed(const struct sma_portinfo *pi)
+int fabric_active_speed(const struct fabric_portinfo *pi)
 {
 	return sma_speed_generation(pi->speed_active,
 				    fabric_ext_speeds(pi) ? pi->speed_ext_active : 0);
 }
 
 /* The extended speeds a port supports (none without CapabilityMask bit 14). */
-static unsigned ext_supported(const struct sma_portinfo *pi)
+static unsigned ext_supported(const struct fabric_portinfo *pi)
 {
 	return fabric_ext_speeds(pi) ? pi->speed_ext_supported : 0;
 }
 
 /* LinkSpeedExtEnabled 30 means "none", 31 "all supported" (IBA 14.2.5.6). */
-static unsigned ext_enabled(const struct sma_portinfo *pi)
+static unsigned ext_enabled(const struct fabric_portinfo *pi)
 {
 	if (!fabric_ext_speeds(pi) || pi->speed_ext_enabled == 30)
 		return 0;
 	return pi->speed_ext_enabled == 31 ? pi->speed_ext_supported : pi->speed_ext_enabled;
 }
 
-int fabric_supported_speed(const struct sma_portinfo *pi)
+int fabric_supported_speed(const struct fabric_portinfo *pi)
 {
 	return fabric_fastest_speed(pi->speed_supported, ext_supported(pi));
 }
 
-int fabric_enabled_speed(const struct sma_portinfo *pi)
+int fabric_enabled_speed(const struct fabric_portinfo *pi)
 {
 	return fabric_fastest_speed(pi->speed_enabled, ext_enabled(pi));
 }
@@ -123,7 +144,6 @@ void fabric_snapshot_free(void *p)
 	if (!s)
 		return;
 	free(s->ports);
-	free(s->rows.rows);
 	free(s);
 }
 
@@ -151,7 +171,8 @@ static void discovered_row(struct fabric_port *row, const struct fabric_build *i
 	row->events = 0;
 	row->read_now = false;
 	if (rd && rd->result == MAD_OK && !sma_portinfo_decode(rd->data, sizeof(rd->data), &pi)) {
-		row->pi = pi;
+		fabric_portinfo_of(&row->pi, &pi);
+		memcpy(row->pi_raw, rd->data, sizeof(row->pi_raw));
 		row->have_info = true;
 		row->stale = false;
 		row->read_now = true;
@@ -213,7 +234,7 @@ static bool is_degraded(const struct fabric_port *p, const struct fabric_port *p
 			       (p->speed != SPEED_OTHER && p->speed < p->base_speed)))
 		return true;
 	if (peer && peer->have_info && !peer->gone) {
-		const struct sma_portinfo *a = &p->pi, *b = &peer->pi;
+		const struct fabric_portinfo *a = &p->pi, *b = &peer->pi;
 		unsigned lanes = fabric_widest_lanes(a->width_supported & a->width_enabled &
 						     b->width_supported & b->width_enabled);
 		int speed = fabric_fastest_speed(a->speed_supported & a->speed_enabled &
@@ -259,6 +280,14 @@ static bool link_changed(const struct fabric_port *p, const struct fabric_port *
 {
 	return !prev || prev->have_info != p->have_info || prev->gone != p->gone ||
 	       prev->pi.state != p->pi.state || prev->lanes != p->lanes || prev->speed != p->speed;
+}
+
+/* A row's index in ibsnmpdFabricPortTable: (node GUID, port). */
+static unsigned port_index(const void *data, oid *index)
+{
+	const struct fabric_port *p = data;
+
+	return mib_index_guid_port(index, p->guid, p->port);
 }
 
 struct fabric_snapshot *fabric_build(const struct fabric_build *in)
@@ -345,18 +374,8 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 		s->links_lost += p->base_linked && !p->up;
 		s->degraded += p->degraded;
 	}
-	s->rows.rows = calloc(n ? n : 1, sizeof(*s->rows.rows));
-	if (!s->rows.rows)
-		goto oom;
-	for (size_t i = 0; i < n; i++) {
-		struct mib_row *r = &s->rows.rows[i];
-
-		mib_index_put_guid(r->index, s->ports[i].guid);
-		r->index[MIB_GUID_INDEX_LEN] = s->ports[i].port;
-		r->index_len = MIB_GUID_INDEX_LEN + 1;
-		r->data = &s->ports[i];
-	}
-	s->rows.count = n;
+	s->rows = (struct mib_rows){.count = n, .array = s->ports, .stride = sizeof(*s->ports),
+				    .index_of = port_index};
 	return s;
 oom:
 	fabric_snapshot_free(s);

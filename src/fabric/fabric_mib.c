@@ -18,7 +18,7 @@ static const oid fabric_oid[] = {OID_IBSNMPD_FABRIC};
 
 int fabric_mib_column(const struct fabric_port *p, unsigned column, netsnmp_variable_list *vb)
 {
-	const struct sma_portinfo *pi = &p->pi;
+	const struct fabric_portinfo *pi = &p->pi;
 	bool info = p->have_info;
 
 	switch (column) {

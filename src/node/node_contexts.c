@@ -76,7 +76,9 @@ static void refresh_dir(struct cache_group *g)
 	if (!in.fabric && !in.prev)
 		return cache_refresh_done(g, NULL, NULL); /* nothing discovered yet */
 	d = node_dir_build(&in);
-	cache_refresh_done(g, d, d ? NULL : "out of memory");
+	/* never the previous one: it points into the snapshots being replaced */
+	cache_refresh_done(g, d ? d : node_dir_empty(),
+			   d ? NULL : "out of memory: no node served until the next build");
 }
 
 /* ---- a context's SMA-MIB, read while asked ------------------------------------ */
@@ -112,8 +114,7 @@ static bool port_from_fabric_sweep(void *arg, unsigned port, struct sma_portinfo
 
 	if (!fp || !fp->have_info || fp->stale || fp->gone)
 		return false;
-	*pi = fp->pi;
-	return true;
+	return sma_portinfo_decode(fp->pi_raw, sizeof(fp->pi_raw), pi) == 0;
 }
 
 static void sma_start(struct node_context *c)

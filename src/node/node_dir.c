@@ -17,16 +17,24 @@
 #include "ibsnmpd/node.h"
 #include "ibsnmpd/pm.h"
 
+static struct node_dir empty_dir;
+
+struct node_dir *node_dir_empty(void)
+{
+	return &empty_dir;
+}
+
 void node_dir_free(void *p)
 {
 	struct node_dir *d = p;
 
-	if (!d)
+	if (!d || d == &empty_dir)
 		return;
 	free(d->nodes);
 	free(d->rows.rows);
-	free(d->ifs);
-	free(d->if_row_store);
+	free(d->ports);
+	free(d->kept_links);
+	free(d->kept_counters);
 	free(d);
 }
 
@@ -137,58 +145,91 @@ static struct node_entry *add_node(struct builder *b)
 	return &b->d->nodes[b->d->n++];
 }
 
-static struct node_if *add_if(struct builder *b)
+static struct node_port *add_port(struct builder *b)
 {
-	void *arr = b->d->ifs;
+	void *arr = b->d->ports;
 
-	if (make_room(&arr, &b->cap_if, b->d->n_if, sizeof(*b->d->ifs)))
+	if (make_room(&arr, &b->cap_if, b->d->n_if, sizeof(*b->d->ports)))
 		return NULL;
-	b->d->ifs = arr;
-	memset(&b->d->ifs[b->d->n_if], 0, sizeof(b->d->ifs[0]));
-	return &b->d->ifs[b->d->n_if++];
+	b->d->ports = arr;
+	memset(&b->d->ports[b->d->n_if], 0, sizeof(b->d->ports[0]));
+	return &b->d->ports[b->d->n_if++];
 }
 
-/* The node's interfaces 1..num_ports: the fabric's rows, else what the
- * previous directory had, with the counters of the PM sweep. */
+/* The node's interfaces 1..num_ports: the fabric's rows and the PM
+ * sweep's, else what the previous directory had (copied later: see
+ * keep_rows). */
 static int add_ifs(struct builder *b, const struct node_dir_build *in, struct node_entry *e,
 		   const struct node_entry *before)
 {
 	size_t c = first_counters(in->counters, e->guid);
-	const struct node_entry *remote;
 
 	e->first_if = b->d->n_if;
 	for (unsigned port = 1; port <= e->num_ports; port++) {
-		const struct fabric_port *fp = in->ports ? fabric_find(in->ports, e->guid, port)
-							 : NULL;
-		const struct node_if *was = before && port <= before->n_if
-					    ? &in->prev->ifs[before->first_if + port - 1] : NULL;
-		struct node_if *i = add_if(b);
+		const struct node_port *was = before && port <= before->n_if
+					      ? &in->prev->ports[before->first_if + port - 1] : NULL;
+		struct node_port *np = add_port(b);
 
-		if (!i)
+		if (!np)
 			return -1;
-		if (fp)
-			if_from_fabric(i, fp);
-		else if (was)
-			*i = *was;
-		i->port = port;
-		i->have_counters = false;
+		np->port = port;
+		np->link = in->ports ? fabric_find(in->ports, e->guid, port) : NULL;
+		if (!np->link && was)
+			np->link = was->link;
 		while (in->counters && c < in->counters->n && in->counters->ports[c].guid == e->guid &&
 		       in->counters->ports[c].port < port)
 			c++;
 		if (in->counters && c < in->counters->n && in->counters->ports[c].guid == e->guid &&
-		    in->counters->ports[c].port == port)
-			if_counters(i, &in->counters->ports[c]);
-		if (!i->have_counters && was && was->have_counters) {
-			i->have_counters = true; /* the sweep no longer has it: as last read */
-			i->c = was->c;
-		}
-		if (!e->reachable)
-			i->link_state = 1; /* down: nothing answers there */
-		/* the nodes no longer move: a pointer, not a copy per port */
-		remote = i->remote_guid ? node_dir_find(b->d, i->remote_guid) : NULL;
-		i->remote_desc = remote ? remote->desc : "";
+		    in->counters->ports[c].port == port && in->counters->ports[c].have_raw)
+			np->counters = &in->counters->ports[c];
+		else if (was)
+			np->counters = was->counters; /* the sweep no longer has it: as last read */
 	}
 	e->n_if = b->d->n_if - e->first_if;
+	return 0;
+}
+
+static bool in_array(const void *p, const void *array, size_t n, size_t size)
+{
+	const char *a = array;
+
+	return p && a && (const char *)p >= a && (const char *)p < a + n * size;
+}
+
+/* Rows still pointing into the previous directory's sources (a node the
+ * sweeps no longer have): copied into this directory, as the sources they
+ * point into are freed once it is published. */
+static int keep_rows(struct node_dir *d, const struct node_dir_build *in)
+{
+	const struct fabric_snapshot *fs = in->ports;
+	const struct pm_snapshot *ps = in->counters;
+	size_t n_links = 0, n_counters = 0;
+
+	for (size_t k = 0; k < d->n_if; k++) {
+		n_links += d->ports[k].link && !in_array(d->ports[k].link, fs ? fs->ports : NULL,
+							 fs ? fs->n : 0, sizeof(*fs->ports));
+		n_counters += d->ports[k].counters &&
+			      !in_array(d->ports[k].counters, ps ? ps->ports : NULL, ps ? ps->n : 0,
+					sizeof(*ps->ports));
+	}
+	if ((n_links && !(d->kept_links = calloc(n_links, sizeof(*d->kept_links)))) ||
+	    (n_counters && !(d->kept_counters = calloc(n_counters, sizeof(*d->kept_counters)))))
+		return -1;
+	n_links = n_counters = 0;
+	for (size_t k = 0; k < d->n_if; k++) {
+		struct node_port *np = &d->ports[k];
+
+		if (np->link && !in_array(np->link, fs ? fs->ports : NULL, fs ? fs->n : 0,
+					  sizeof(*fs->ports))) {
+			d->kept_links[n_links] = *np->link;
+			np->link = &d->kept_links[n_links++];
+		}
+		if (np->counters && !in_array(np->counters, ps ? ps->ports : NULL, ps ? ps->n : 0,
+					      sizeof(*ps->ports))) {
+			d->kept_counters[n_counters] = *np->counters;
+			np->counters = &d->kept_counters[n_counters++];
+		}
+	}
 	return 0;
 }
 
@@ -205,12 +246,18 @@ static int node_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* An interface's index in ifTable: its port (ifIndex). */
+static unsigned if_index(const void *data, oid *index)
+{
+	index[0] = ((const struct node_port *)data)->port;
+	return 1;
+}
+
 /* Rows of both tables, once the arrays no longer move. */
 static int index_rows(struct node_dir *d)
 {
 	d->rows.rows = calloc(d->n ? d->n : 1, sizeof(*d->rows.rows));
-	d->if_row_store = calloc(d->n_if ? d->n_if : 1, sizeof(*d->if_row_store));
-	if (!d->rows.rows || !d->if_row_store)
+	if (!d->rows.rows)
 		return -1;
 	d->rows.count = d->n;
 	for (size_t k = 0; k < d->n; k++) {
@@ -220,13 +267,9 @@ static int index_rows(struct node_dir *d)
 		mib_index_put_guid(r->index, e->guid);
 		r->index_len = MIB_GUID_INDEX_LEN;
 		r->data = e;
-		e->if_rows.rows = &d->if_row_store[e->first_if];
-		e->if_rows.count = e->n_if;
-		for (size_t j = 0; j < e->n_if; j++) {
-			e->if_rows.rows[j].index[0] = d->ifs[e->first_if + j].port;
-			e->if_rows.rows[j].index_len = 1;
-			e->if_rows.rows[j].data = &d->ifs[e->first_if + j];
-		}
+		e->dir = d;
+		e->if_rows = (struct mib_rows){.count = e->n_if, .array = d->ports + e->first_if,
+					       .stride = sizeof(*d->ports), .index_of = if_index};
 	}
 	return 0;
 }
@@ -284,12 +327,28 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 		if (e->context[0] && add_ifs(&b, in, e, node_dir_find(in->prev, e->guid)))
 			goto fail;
 	}
-	if (index_rows(b.d))
+	if (keep_rows(b.d, in) || index_rows(b.d))
 		goto fail;
 	return b.d;
 fail:
 	node_dir_free(b.d);
 	return NULL;
+}
+
+void node_if_view(struct node_if *view, const struct node_entry *e, const struct node_port *np)
+{
+	const struct node_entry *remote;
+
+	memset(view, 0, sizeof(*view));
+	if (np->link)
+		if_from_fabric(view, np->link);
+	view->port = np->port;
+	if (np->counters)
+		if_counters(view, np->counters);
+	if (!e->reachable)
+		view->link_state = 1; /* down: nothing answers there */
+	remote = view->remote_guid ? node_dir_find(e->dir, view->remote_guid) : NULL;
+	view->remote_desc = remote ? remote->desc : "";
 }
 
 /* ---- IF-MIB mappings ---------------------------------------------------- */

@@ -214,9 +214,12 @@ static const struct mib_rows *if_rows(const void *ctx, const void **snap)
 static int if_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		    const void *snap)
 {
-	const struct node_if *i = row;
 	const struct node_entry *e = snap;
-	const struct node_if_counters *c = &i->c;
+	struct node_if view;
+	const struct node_if *i = &view;
+	const struct node_if_counters *c = &view.c;
+
+	node_if_view(&view, e, row);
 	char text[160];
 	uint64_t bps;
 
@@ -258,9 +261,12 @@ static int if_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 static int ifx_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 		     const void *snap)
 {
-	const struct node_if *i = row;
 	const struct node_entry *e = snap;
-	const struct node_if_counters *c = &i->c;
+	struct node_if view;
+	const struct node_if *i = &view;
+	const struct node_if_counters *c = &view.c;
+
+	node_if_view(&view, e, row);
 	char text[160];
 
 	switch (column) {

@@ -386,7 +386,7 @@ static void directory_names_every_node_and_its_context(void **state)
 	assert_int_equal(e->device_id, 0xc738);
 	assert_int_equal(e->n_if, 4);
 	assert_int_equal(e->if_rows.count, 4);
-	assert_int_equal(e->if_rows.rows[2].index[0], 3);
+	assert_int_equal(((const struct node_port *)e->if_rows.array)[2].port, 3);
 	/* switches only: the CA is listed, without a context */
 	e = node_dir_find(d, CA1);
 	assert_string_equal(e->context, "");
@@ -413,9 +413,13 @@ static void interfaces_take_links_and_counters_from_the_sweeps(void **state)
 	struct pm_snapshot pm = {.n = 2, .ports = st};
 	struct node_dir *d = dir_build(f, s, &pm, NULL, ALL_TYPES, 100);
 	const struct node_entry *e = node_dir_find(d, SW1);
-	const struct node_if *i1 = &d->ifs[e->first_if], *i3 = &d->ifs[e->first_if + 2];
+	struct node_if v1, v2, v3;
+	const struct node_if *i1 = &v1, *i3 = &v3;
 
 	(void)state;
+	node_if_view(&v1, e, &d->ports[e->first_if]);
+	node_if_view(&v2, e, &d->ports[e->first_if + 1]);
+	node_if_view(&v3, e, &d->ports[e->first_if + 2]);
 	/* port 1: the CA's link, 4X SDR, counted without per-cast counters */
 	assert_int_equal(node_if_oper_status(i1, true), NODE_IF_UP);
 	assert_int_equal(node_if_admin_status(i1), NODE_IF_UP);
@@ -433,7 +437,7 @@ static void interfaces_take_links_and_counters_from_the_sweeps(void **state)
 	assert_true(i3->c.per_cast);
 	assert_int_equal(i3->c.in_mcast, 6);
 	/* port 2: never read by the PM sweep */
-	assert_false(d->ifs[e->first_if + 1].have_counters);
+	assert_false(v2.have_counters);
 	node_dir_free(d);
 	fabric_snapshot_free(s);
 	topology_free(f);
@@ -449,20 +453,26 @@ static void an_unreachable_node_is_held_then_dropped(void **state)
 	struct pm_snapshot pm = {.n = 1, .ports = &st};
 	struct node_dir *a = dir_build(f, s, &pm, NULL, ALL_TYPES, 100), *b, *c, *d;
 	const struct node_entry *e;
+	struct node_if view;
 
 	(void)state;
 	g = topology_parse(without_ca, strlen(without_ca), err, sizeof(err));
 	assert_non_null(g);
-	/* gone from the discovery and from the PM sweep: kept, down, counters as last read */
+	/* gone from the discovery and from the PM sweep: kept, down, counters as
+	 * last read, in copies of its own (the sweeps' snapshots are freed) */
 	b = dir_build(g, NULL, NULL, a, ALL_TYPES, 200);
+	node_dir_free(a);
+	fabric_snapshot_free(s);
+	memset(&st, 0xff, sizeof(st));
 	e = node_dir_find(b, CA1);
 	assert_non_null(e);
 	assert_false(e->reachable);
 	assert_int_equal(e->unreachable_since, 200);
 	assert_string_equal(e->context, "ib-0000000000000010");
-	assert_int_equal(node_if_oper_status(&b->ifs[e->first_if], e->reachable), NODE_IF_DOWN);
-	assert_int_equal(b->ifs[e->first_if].c.out_octets, 36);
-	assert_string_equal(b->ifs[e->first_if].remote_desc, "sw1");
+	node_if_view(&view, e, &b->ports[e->first_if]);
+	assert_int_equal(node_if_oper_status(&view, e->reachable), NODE_IF_DOWN);
+	assert_int_equal(view.c.out_octets, 36);
+	assert_string_equal(view.remote_desc, "sw1");
 	/* within the hold time: still there, since the same time */
 	c = dir_build(g, NULL, NULL, b, ALL_TYPES, 259);
 	assert_int_equal(node_dir_find(c, CA1)->unreachable_since, 200);
@@ -470,11 +480,9 @@ static void an_unreachable_node_is_held_then_dropped(void **state)
 	d = dir_build(g, NULL, NULL, c, ALL_TYPES, 260);
 	assert_null(node_dir_find(d, CA1));
 	assert_int_equal(d->n, 2);
-	node_dir_free(a);
 	node_dir_free(b);
 	node_dir_free(c);
 	node_dir_free(d);
-	fabric_snapshot_free(s);
 	topology_free(f);
 	topology_free(g);
 }
