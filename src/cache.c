@@ -161,6 +161,14 @@ void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 			g->free_snapshot(old);
 			give_back_freed_memory();
 		}
+		/* for bench/scale.py: the heap in use (mallinfo2 walks the
+		 * arenas: only asked for) */
+		DEBUGIF("ibsnmpd:memory") {
+			struct mallinfo2 mi = mallinfo2();
+
+			DEBUGMSGTL(("ibsnmpd:memory", "%zu octets in use after %s\n",
+				    mi.uordblks + mi.hblkhd, g->name));
+		}
 		if (g->last_failed)
 			snmp_log(LOG_INFO, "%s: refresh works again\n", g->name);
 		g->last_failed = false;
