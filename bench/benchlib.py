@@ -81,3 +81,61 @@ def bare_pipelined(bed, target, outstanding=256, runs=3):
             raise SystemExit("bench-pipelined-pma: " + res.stdout + res.stderr)
         res_all.append((float(m.group(3)), int(m.group(1)), int(m.group(2))))
     return res_all
+
+
+def _ber(tag, value):
+    n = len(value)
+    if n < 128:
+        return bytes([tag, n]) + value
+    size = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([tag, 0x80 | len(size)]) + size + value
+
+
+def _ber_int(i):
+    return _ber(0x02, i.to_bytes(max(1, (i.bit_length() + 8) // 8), "big", signed=True))
+
+
+def _ber_oid(dotted):
+    arcs = [int(a) for a in dotted.strip(".").split(".")]
+    out = bytearray([40 * arcs[0] + arcs[1]])
+    for a in arcs[2:]:
+        chunk = [a & 0x7f]
+        a >>= 7
+        while a:
+            chunk.append(0x80 | (a & 0x7f))
+            a >>= 7
+        out += bytes(reversed(chunk))
+    return _ber(0x06, bytes(out))
+
+
+def get_latencies(target, oid, seconds, interval=0.05, community="public"):
+    """A manager polling: an SNMPv2c GETNEXT of oid every `interval` s for
+    `seconds` s, each timed from send to answer, over one UDP socket
+    (written here: no SNMP library for Python in Debian's base, and snmpget
+    would time its own start-up). Returns (latencies in s, unanswered)."""
+    import socket
+    host, port = target.split(":")[-2:]
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.settimeout(2.0)
+    out, lost, request_id = [], 0, 1
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        request_id += 1
+        pdu = _ber(0xa1, _ber_int(request_id) + _ber_int(0) + _ber_int(0) +
+                   _ber(0x30, _ber(0x30, _ber_oid(oid) + b"\x05\x00")))
+        msg = _ber(0x30, _ber_int(1) + _ber(0x04, community.encode()) + pdu)
+        sent = time.perf_counter()
+        sock.sendto(msg, (host, int(port)))
+        want = _ber_int(request_id)
+        while True:
+            try:
+                data = sock.recv(65535)
+            except socket.timeout:
+                lost += 1
+                break
+            if want in data:  # the answer to this request (an older one: read on)
+                out.append(time.perf_counter() - sent)
+                break
+        time.sleep(interval)
+    sock.close()
+    return out, lost

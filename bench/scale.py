@@ -13,10 +13,13 @@ host-1, node contexts off (nodeContextTypes none), sweeps every 5 s:
   flight), median of 3;
 - resident memory after those sweeps, per port;
 - a bulk walk (snmpbulkwalk -Cr50) of the 64-bit counters table (direct);
-- node contexts: a second ibsnmpd, snmpd's AgentX subagent, with
-  nodeContextTypes switch (this bench's and README's choice for big fabrics):
-  the time to register them, its resident memory beyond the first one's per
-  context.
+- node contexts: two more ibsnmpd, snmpd's AgentX subagents, one with
+  nodeContextTypes switch (this bench's and README's choice for big fabrics),
+  one without: the time to register them; the difference of their heap in
+  use (-Dibsnmpd:memory), per context;
+- nothing waits: one more ibsnmpd in each mode, sweeping every 5 s and
+  rediscovering every 10 s, polled by a manager (a GETNEXT every 50 ms):
+  median, 95th percentile and longest answer.
 
 Usage: bench/scale.py [--hosts 2000,10000,20000,30000,40000] [--contexts TYPES]
 """
@@ -28,8 +31,8 @@ import subprocess
 import sys
 import time
 
-from benchlib import (PM_TABLE, STATS, TOP, TestBed, bare_pipelined, env, snmpget,
-                      stop_on_sigterm, walk)
+from benchlib import (PM_TABLE, STATS, TOP, TestBed, bare_pipelined, env, get_latencies,
+                      snmpget, stop_on_sigterm, walk)
 
 GROUP_NAME, GROUP_REFRESHES, GROUP_DURATION = STATS + ".6.1.2", STATS + ".6.1.5", STATS + ".6.1.7"
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build"))
@@ -71,6 +74,44 @@ def log_match(path, pattern, seconds):
     sys.exit("%s: no '%s' after %d s" % (path, pattern, seconds))
 
 
+def subagent(bed, name, conf, args):
+    """Another ibsnmpd on the bed's node, snmpd's AgentX subagent (or, with
+    an agentaddress line, in direct mode); its log's path."""
+    path = os.path.join(bed.dir, name + ".conf")
+    with open(path, "w") as f:
+        direct = any(line.startswith("agentaddress") for line in conf)
+        f.write("%smadTimeout 500\ndcbxEnable no\nfabricStateFile %s/%s-links.state\n%s\n"
+                % ("" if direct else "agentxPingInterval 2\n", bed.dir, name, "\n".join(conf)))
+    log = os.path.join(bed.dir, name + ".log")
+    bed.spawn(name, os.path.join(BUILD, "ibsnmpd"), "-f", "-Lf", log, "-c", path,
+              "-x", "unix:%s/agentx.sock" % bed.dir, *args, node=bed.node)
+    return log
+
+
+def settled_heap(path, settle=10):
+    """The heap in use (octets) in the last -Dibsnmpd:memory line of a log,
+    `settle` s after its counter and PortInfo sweeps were published."""
+    for _ in range(1800):
+        with open(path) as f:
+            text = f.read()
+        if "after PM counters sweep" in text and "after fabric ports sweep" in text:
+            break
+        time.sleep(1)
+    time.sleep(settle)
+    with open(path) as f:
+        found = re.findall(r"(\d+) octets in use after", f.read())
+    if not found:
+        sys.exit("%s: no heap figure (-Dibsnmpd:memory)" % path)
+    return int(found[-1])
+
+
+def free_udp_port():
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def rss_kib(pid):
     with open("/proc/%d/status" % pid) as f:
         return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
@@ -104,31 +145,50 @@ def measure(hosts, contexts):
                      % (ports, runs))
         walks = [walk(direct, PM_TABLE) for _ in range(3)]
         varbinds, walk_s = walks[0][0], statistics.median(t for _, t in walks)
+        bed.stop("ibsnmpd")  # what follows measures other instances
         # node contexts: two more ibsnmpd, snmpd's subagents, alike but for
-        # nodeContextTypes; the difference of their memory is the contexts'
+        # nodeContextTypes, each sweeping once; the difference of their heap
+        # in use (mallinfo2, -Dibsnmpd:memory) once settled is the contexts'
+        heap = {}
         for name, types in (("reference", "none"), ("contexts", contexts)):
-            path = os.path.join(bed.dir, name + ".conf")
-            with open(path, "w") as f:
-                f.write("agentxPingInterval 2\nmadTimeout 500\nnodeContextTypes %s\n"
-                        "dcbxEnable no\nfabricStateFile %s/%s-links.state\n"
-                        "cacheLifetime pmCounters 3600\ncacheLifetime fabricPorts 3600\n"
-                        % (types, bed.dir, name))
-            sub_log = os.path.join(bed.dir, name + ".log")
-            bed.spawn(name, os.path.join(BUILD, "ibsnmpd"), "-f", "-Lf", sub_log, "-c", path,
-                      "-x", "unix:%s/agentx.sock" % bed.dir, node=bed.node)
+            sub_log = subagent(bed, name, ["nodeContextTypes " + types,
+                                           "cacheLifetime pmCounters 3600",
+                                           "cacheLifetime fabricPorts 3600"], ["-Dibsnmpd:memory"])
             if types == "none":
                 log_match(sub_log, r"subnet discovered", 900)
             else:
                 m = log_match(sub_log, r"node contexts: (\d+) registered in ([\d.]+) s", 3600)
                 n_ctx, ctx_s = int(m.group(1)), float(m.group(2))
-        time.sleep(2)
-        ctx_rss = rss_kib(bed.pid_of("contexts")) - rss_kib(bed.pid_of("reference"))
+        for name in ("reference", "contexts"):
+            heap[name] = settled_heap(os.path.join(bed.dir, name + ".log"))
+            bed.stop(name)
+        ctx_heap = heap["contexts"] - heap["reference"]
+        # nothing waits: a manager polling (GETNEXT of the 64-bit table, every
+        # 50 ms) while the agent sweeps every 5 s and rediscovers every 10 s,
+        # in direct mode and through snmpd
+        latency = {}
+        port = free_udp_port()
+        busy = ["nodeContextTypes none", "cacheLifetime pmCounters 5",
+                "cacheLifetime fabricPorts 5", "pmDiscoveryInterval 10"]
+        for mode, target, extra in (
+                ("direct", "udp:127.0.0.1:%d" % port,
+                 ["agentaddress udp:127.0.0.1:%d" % port, "rocommunity public 127.0.0.1"]),
+                ("agentx", bed.env["SNMP_TARGET"], [])):
+            sub_log = subagent(bed, "busy-" + mode, busy + extra, [])
+            m = log_match(sub_log, r"subnet discovered: .* in ([\d.]+) s", 900)
+            seconds = max(30.0, 2.5 * float(m.group(1)) + 10)
+            lat, lost = get_latencies(target, PM_TABLE, seconds)
+            with open(sub_log) as f:
+                rediscoveries = f.read().count("subnet discovered") - 1
+            latency[mode] = (statistics.median(lat), sorted(lat)[int(0.95 * (len(lat) - 1))],
+                             max(lat), len(lat), lost, rediscoveries)
+            bed.stop("busy-" + mode)
     return {"hosts": hosts, "nodes": nodes, "ports": ports, "discovery_s": discovery,
             "ibnetdiscover_s": ibnd, "pm_sweep_s": statistics.median(pm),
             "bare_s": bare, "bare_ports": bare_ports,
             "fabric_sweep_s": statistics.median(fabric), "rss_kib": rss,
             "walk_s": walk_s, "walk_varbinds": varbinds, "contexts": n_ctx,
-            "contexts_s": ctx_s, "contexts_rss_kib": ctx_rss}
+            "contexts_s": ctx_s, "contexts_heap": ctx_heap, "latency": latency}
 
 
 def main():
@@ -151,10 +211,15 @@ def main():
               % (r["rss_kib"] / 1024.0, r["rss_kib"] / r["ports"]))
         print("  bulk walk of the 64-bit table (direct): %d varbinds in %.2f s"
               % (r["walk_varbinds"], r["walk_s"]))
-        print("  node contexts (%s): %d registered in %.2f s (AgentX); %.1f MiB more than "
+        print("  node contexts (%s): %d registered in %.2f s (AgentX); heap %.1f MiB more than "
               "without: %.1f KiB per context (aim <= 8)"
-              % (args.contexts, r["contexts"], r["contexts_s"], r["contexts_rss_kib"] / 1024.0,
-                 r["contexts_rss_kib"] / max(r["contexts"], 1)), flush=True)
+              % (args.contexts, r["contexts"], r["contexts_s"], r["contexts_heap"] / 2.0 ** 20,
+                 r["contexts_heap"] / 1024.0 / max(r["contexts"], 1)))
+        for mode, (med, p95, top, n, lost, redisc) in sorted(r["latency"].items()):
+            print("  GETNEXT while sweeping and rediscovering (%s): median %.1f ms, 95th %.1f ms, "
+                  "max %.1f ms; %d answered, %d unanswered, %d rediscoveries (aim: median < 50)"
+                  % (mode, med * 1000, p95 * 1000, top * 1000, n, lost, redisc))
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":
