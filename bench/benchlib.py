@@ -108,6 +108,28 @@ def _ber_oid(dotted):
     return _ber(0x06, bytes(out))
 
 
+def _tlv(data, pos):
+    """(tag, start of value, end of value) of the BER TLV at pos."""
+    tag, n, pos = data[pos], data[pos + 1], pos + 2
+    if n & 0x80:
+        size = n & 0x7f
+        n, pos = int.from_bytes(data[pos:pos + size], "big"), pos + size
+    return tag, pos, pos + n
+
+
+def _request_id(data):
+    """The request-id of an SNMPv2c message (None if it is not one)."""
+    try:
+        _, pos, _ = _tlv(data, 0)                # Message SEQUENCE
+        for _ in range(2):                       # version, community
+            pos = _tlv(data, pos)[2]
+        _, pos, _ = _tlv(data, pos)              # the PDU
+        tag, start, end = _tlv(data, pos)
+        return int.from_bytes(data[start:end], "big", signed=True) if tag == 0x02 else None
+    except IndexError:
+        return None
+
+
 def get_latencies(target, oid, seconds, interval=0.05, community="public"):
     """A manager polling: an SNMPv2c GETNEXT of oid every `interval` s for
     `seconds` s, each timed from send to answer, over one UDP socket
@@ -126,14 +148,13 @@ def get_latencies(target, oid, seconds, interval=0.05, community="public"):
         msg = _ber(0x30, _ber_int(1) + _ber(0x04, community.encode()) + pdu)
         sent = time.perf_counter()
         sock.sendto(msg, (host, int(port)))
-        want = _ber_int(request_id)
         while True:
             try:
                 data = sock.recv(65535)
             except socket.timeout:
                 lost += 1
                 break
-            if want in data:  # the answer to this request (an older one: read on)
+            if _request_id(data) == request_id:  # this request's (an older one: read on)
                 out.append(time.perf_counter() - sent)
                 break
         time.sleep(interval)

@@ -138,7 +138,6 @@ int fabric_active_speed(const struct fabric_portinfo *pi);
  * port has them, LinkSpeedExt); 0: none. */
 int fabric_supported_speed(const struct fabric_portinfo *pi);
 int fabric_enabled_speed(const struct fabric_portinfo *pi);
-bool fabric_ext_speeds(const struct fabric_portinfo *pi);
 
 /* The state file: a baseline as text, and back. fabric_baseline_parse
  * returns rows with the baseline's fields, names and remote ends only

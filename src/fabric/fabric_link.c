@@ -12,11 +12,6 @@
 #define PORT_CAP_EXT_SPEEDS (1u << 14)
 #define SPEED_OTHER 9 /* sma_speed_generation: not a known speed */
 
-bool fabric_ext_speeds(const struct fabric_portinfo *pi)
-{
-	return pi->ext_speeds;
-}
-
 void fabric_portinfo_of(struct fabric_portinfo *out, const struct sma_portinfo *pi)
 {
 	*out = (struct fabric_portinfo){
@@ -68,19 +63,19 @@ int fabric_fastest_speed(unsigned speed_mask, unsigned speed_ext_mask)
 int fabric_active_speed(const struct fabric_portinfo *pi)
 {
 	return sma_speed_generation(pi->speed_active,
-				    fabric_ext_speeds(pi) ? pi->speed_ext_active : 0);
+				    pi->ext_speeds ? pi->speed_ext_active : 0);
 }
 
 /* The extended speeds a port supports (none without CapabilityMask bit 14). */
 static unsigned ext_supported(const struct fabric_portinfo *pi)
 {
-	return fabric_ext_speeds(pi) ? pi->speed_ext_supported : 0;
+	return pi->ext_speeds ? pi->speed_ext_supported : 0;
 }
 
 /* LinkSpeedExtEnabled 30 means "none", 31 "all supported" (IBA 14.2.5.6). */
 static unsigned ext_enabled(const struct fabric_portinfo *pi)
 {
-	if (!fabric_ext_speeds(pi) || pi->speed_ext_enabled == 30)
+	if (!pi->ext_speeds || pi->speed_ext_enabled == 30)
 		return 0;
 	return pi->speed_ext_enabled == 31 ? pi->speed_ext_supported : pi->speed_ext_enabled;
 }

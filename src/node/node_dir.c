@@ -189,11 +189,16 @@ static int add_ifs(struct builder *b, const struct node_dir_build *in, struct no
 	return 0;
 }
 
-static bool in_array(const void *p, const void *array, size_t n, size_t size)
+/* Whether a row the directory points to is not in the sweep's snapshot
+ * it is built from (it is the previous directory's). */
+static bool link_elsewhere(const struct fabric_port *p, const struct fabric_snapshot *s)
 {
-	const char *a = array;
+	return p && !(s && p >= s->ports && p < s->ports + s->n);
+}
 
-	return p && a && (const char *)p >= a && (const char *)p < a + n * size;
+static bool counters_elsewhere(const struct pm_port_state *p, const struct pm_snapshot *s)
+{
+	return p && !(s && p >= s->ports && p < s->ports + s->n);
 }
 
 /* Rows still pointing into the previous directory's sources (a node the
@@ -201,16 +206,11 @@ static bool in_array(const void *p, const void *array, size_t n, size_t size)
  * point into are freed once it is published. */
 static int keep_rows(struct node_dir *d, const struct node_dir_build *in)
 {
-	const struct fabric_snapshot *fs = in->ports;
-	const struct pm_snapshot *ps = in->counters;
 	size_t n_links = 0, n_counters = 0;
 
 	for (size_t k = 0; k < d->n_if; k++) {
-		n_links += d->ports[k].link && !in_array(d->ports[k].link, fs ? fs->ports : NULL,
-							 fs ? fs->n : 0, sizeof(*fs->ports));
-		n_counters += d->ports[k].counters &&
-			      !in_array(d->ports[k].counters, ps ? ps->ports : NULL, ps ? ps->n : 0,
-					sizeof(*ps->ports));
+		n_links += link_elsewhere(d->ports[k].link, in->ports);
+		n_counters += counters_elsewhere(d->ports[k].counters, in->counters);
 	}
 	if ((n_links && !(d->kept_links = calloc(n_links, sizeof(*d->kept_links)))) ||
 	    (n_counters && !(d->kept_counters = calloc(n_counters, sizeof(*d->kept_counters)))))
@@ -219,13 +219,11 @@ static int keep_rows(struct node_dir *d, const struct node_dir_build *in)
 	for (size_t k = 0; k < d->n_if; k++) {
 		struct node_port *np = &d->ports[k];
 
-		if (np->link && !in_array(np->link, fs ? fs->ports : NULL, fs ? fs->n : 0,
-					  sizeof(*fs->ports))) {
+		if (link_elsewhere(np->link, in->ports)) {
 			d->kept_links[n_links] = *np->link;
 			np->link = &d->kept_links[n_links++];
 		}
-		if (np->counters && !in_array(np->counters, ps ? ps->ports : NULL, ps ? ps->n : 0,
-					      sizeof(*ps->ports))) {
+		if (counters_elsewhere(np->counters, in->counters)) {
 			d->kept_counters[n_counters] = *np->counters;
 			np->counters = &d->kept_counters[n_counters++];
 		}
