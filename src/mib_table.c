@@ -470,8 +470,9 @@ static bool scalars_getnext(const struct mib_scalars *sc, const void *snap,
 }
 
 /* The first instance after name in the members that end after it, in order;
- * none: the varbind is left alone for the agent to go on past the subtree. */
-static void subtree_getnext(const struct mib_subtree *s, netsnmp_request_info *r)
+ * false if none: the varbind is left alone for the next part, or for the
+ * agent to go on past the registration. */
+static bool subtree_getnext(const struct mib_subtree *s, netsnmp_request_info *r)
 {
 	netsnmp_variable_list *vb = r->requestvb;
 
@@ -490,11 +491,67 @@ static void subtree_getnext(const struct mib_subtree *s, netsnmp_request_info *r
 			const struct mib_rows *rows = m->table->rows(ctx, &snap);
 
 			if (table_getnext(m->table, rows, snap, r))
-				return;
+				return true;
 		} else if (scalars_getnext(m->scalars, m->scalars->snapshot(ctx), vb)) {
-			return;
+			return true;
 		}
 	}
+	return false;
+}
+
+/* Whether name is at or before the end of a part's root (a GETNEXT may find
+ * something there), or inside it (a GET). */
+static bool part_ends_after(const struct mib_subtree *s, const netsnmp_variable_list *vb)
+{
+	oid end[MAX_OID_LEN];
+
+	memcpy(end, s->root, s->root_len * sizeof(oid));
+	end[s->root_len - 1]++;
+	return snmp_oid_compare(vb->name, vb->name_length, end, s->root_len) < 0;
+}
+
+static bool part_holds(const struct mib_subtree *s, const netsnmp_variable_list *vb)
+{
+	return snmp_oidtree_compare(s->root, s->root_len, vb->name, vb->name_length) == 0;
+}
+
+static void asked(const struct mib_subtree *s)
+{
+	if (s->asked.fn)
+		s->asked.fn(s->asked.arg);
+}
+
+/* One registration's requests, served by its parts (one for a subtree). */
+static int serve_parts(const struct mib_subtree *const *parts, size_t n,
+		       netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	if (reqinfo->mode != MODE_GET && reqinfo->mode != MODE_GETNEXT)
+		return SNMP_ERR_NOERROR; /* read-only: net-snmp answers notWritable */
+	for (netsnmp_request_info *r = requests; r; r = r->next) {
+		size_t i = 0;
+
+		if (r->processed)
+			continue;
+		if (reqinfo->mode == MODE_GET) {
+			while (i < n && !part_holds(parts[i], r->requestvb))
+				i++;
+			if (i == n) {
+				netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHOBJECT);
+				continue;
+			}
+			asked(parts[i]);
+			subtree_get(parts[i], reqinfo, r);
+			continue;
+		}
+		for (; i < n; i++) {
+			if (!part_ends_after(parts[i], r->requestvb))
+				continue;
+			asked(parts[i]);
+			if (subtree_getnext(parts[i], r))
+				break;
+		}
+	}
+	return SNMP_ERR_NOERROR;
 }
 
 static int subtree_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
@@ -503,34 +560,39 @@ static int subtree_handler(netsnmp_mib_handler *handler, netsnmp_handler_registr
 	const struct mib_subtree *s = handler->myvoid;
 
 	(void)reg;
-	if (reqinfo->mode != MODE_GET && reqinfo->mode != MODE_GETNEXT)
-		return SNMP_ERR_NOERROR; /* read-only: net-snmp answers notWritable */
-	if (s->asked.fn)
-		s->asked.fn(s->asked.arg);
-	for (netsnmp_request_info *r = requests; r; r = r->next) {
-		if (r->processed)
-			continue;
-		if (reqinfo->mode == MODE_GET)
-			subtree_get(s, reqinfo, r);
-		else
-			subtree_getnext(s, r);
-	}
-	return SNMP_ERR_NOERROR;
+	return serve_parts(&s, 1, reqinfo, requests);
 }
 
-int mib_subtree_register(struct mib_subtree *s)
+static int joined_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+			  netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
-	/* members in OID order, none inside another's range, all in the root */
+	const struct mib_joined *j = handler->myvoid;
+
+	(void)reg;
+	return serve_parts(j->parts, j->n_parts, reqinfo, requests);
+}
+
+/* A subtree's members in OID order, none inside another's range, all in
+ * its root; logged (a bug) if not. */
+static bool members_in_order(const char *name, const struct mib_subtree *s)
+{
 	for (size_t i = 0; i < s->n_members; i++) {
 		oid a[MAX_OID_LEN], b[MAX_OID_LEN];
 		size_t alen = member_bound(&s->members[i], false, a);
 
 		if (!alen || snmp_oidtree_compare(s->root, s->root_len, a, alen) != 0 ||
 		    (i && snmp_oid_compare(b, member_bound(&s->members[i - 1], true, b), a, alen) > 0)) {
-			snmp_log(LOG_ERR, "%s: member %zu out of order (a bug)\n", s->name, i);
-			return -1;
+			snmp_log(LOG_ERR, "%s: member %zu out of order (a bug)\n", name, i);
+			return false;
 		}
 	}
+	return true;
+}
+
+int mib_subtree_register(struct mib_subtree *s)
+{
+	if (!members_in_order(s->name, s))
+		return -1;
 	s->reg = register_handler(s->name, subtree_handler, s, s->root, s->root_len, false,
 				  s->context);
 	return s->reg ? 0 : -1;
@@ -541,6 +603,37 @@ void mib_subtree_unregister(struct mib_subtree *s)
 	if (s->reg)
 		unregister(s->reg);
 	s->reg = NULL;
+}
+
+int mib_joined_register(struct mib_joined *j)
+{
+	/* parts in OID order, apart, all in the root */
+	for (size_t i = 0; i < j->n_parts; i++) {
+		const struct mib_subtree *p = j->parts[i], *q = i ? j->parts[i - 1] : NULL;
+		oid end[MAX_OID_LEN];
+
+		if (q) {
+			memcpy(end, q->root, q->root_len * sizeof(oid));
+			end[q->root_len - 1]++;
+		}
+		if (!members_in_order(j->name, p))
+			return -1;
+		if (snmp_oidtree_compare(j->root, j->root_len, p->root, p->root_len) != 0 ||
+		    (q && snmp_oid_compare(end, q->root_len, p->root, p->root_len) > 0)) {
+			snmp_log(LOG_ERR, "%s: part %zu out of order (a bug)\n", j->name, i);
+			return -1;
+		}
+	}
+	j->reg = register_handler(j->name, joined_handler, j, j->root, j->root_len, false,
+				  j->context);
+	return j->reg ? 0 : -1;
+}
+
+void mib_joined_unregister(struct mib_joined *j)
+{
+	if (j->reg)
+		unregister(j->reg);
+	j->reg = NULL;
 }
 
 /* ---- SET helpers ------------------------------------------------------- */

@@ -131,6 +131,28 @@ struct mib_subtree {
 int mib_subtree_register(struct mib_subtree *s);
 void mib_subtree_unregister(struct mib_subtree *s);
 
+/* Several subtrees served through one registration of a root that holds
+ * them all, in OID order: a node context's mib-2, SMA-MIB and
+ * ibsnmpdPortExtTable as one registration of internet (1.3.6.1), where
+ * nothing else answers in that context. Each registration costs net-snmp
+ * about 2 KiB (its subtree, and the copy of the context's root it splits)
+ * and snmpd an AgentX entry, per context. The parts keep their members, ctx
+ * and asked (called when a request reaches that part); their own context
+ * and reg are not used. */
+#define MIB_JOINED_MAX 4
+struct mib_joined {
+	const char *name;
+	const oid *root;
+	size_t root_len;
+	const struct mib_subtree *parts[MIB_JOINED_MAX];
+	size_t n_parts;
+	const char *context;  /* SNMP context; NULL: the default one */
+	netsnmp_handler_registration *reg;
+};
+
+int mib_joined_register(struct mib_joined *j);
+void mib_joined_unregister(struct mib_joined *j);
+
 /* Row helpers for snapshot builders. */
 void mib_rows_sort(struct mib_rows *r);
 /* Index of the first row whose index is > (strict) or >= key; count if none. */

@@ -142,14 +142,20 @@ int node_table_register(struct node_table_mib *m, struct cache_group *dir);
 void node_table_unregister(struct node_table_mib *m);
 
 /* One node's context: its system group and IF-MIB tables, answered from
- * the node's entry in the current directory. */
+ * the node's entry in the current directory, and its SMA-MIB (*sma: its
+ * collector, NULL until read; sma_asked called when SMA-MIB is asked), all
+ * through one registration of internet (1.3.6.1): nothing else answers in
+ * a node's context. */
 struct node_context_regs {
 	struct cache_group *dir;
 	uint64_t guid;
 	struct mib_subtree mib2; /* system, ifNumber, ifTable, ifXTable */
+	struct sma_mib_regs sma; /* SMA-MIB, ibsnmpdPortExtTable */
+	struct mib_joined all;
 };
 int node_mib_register_context(struct node_context_regs *r, struct cache_group *dir,
-			      uint64_t guid, const char *name);
+			      uint64_t guid, const char *name, struct sma_collector *const *sma,
+			      struct mib_asked sma_asked);
 void node_mib_unregister_context(struct node_context_regs *r);
 
 /* ---- the area ---- */

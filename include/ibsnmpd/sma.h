@@ -120,15 +120,18 @@ extern const struct area_def sma_area_def;
 /* The local node's collector (read all the time). */
 struct sma_collector *sma_local(struct sma_area *a);
 
-/* SMA-MIB's groups of one node in one SNMP context (NULL: the default one),
- * as two registrations, SMA-MIB and ibsnmpdPortExtTable: *node is the
- * collector, NULL until it is read (a node context's, made when asked);
- * asked (may be empty) is called before each answer. */
+/* SMA-MIB's groups of one node as two subtrees, SMA-MIB and
+ * ibsnmpdPortExtTable: *node is the collector, NULL until it is read (a
+ * node context's, made when asked); asked (may be empty) is called before
+ * an answer from them. sma_mib_subtrees fills them for a node context,
+ * which serves them through its one registration (node_mib.c);
+ * sma_mib_register fills and registers them in the default context. */
 struct sma_mib_regs {
 	struct mib_subtree sma, port_ext;
 };
-int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *const *node,
-			const char *context, struct mib_asked asked);
-void sma_mib_unregister_in(struct sma_mib_regs *r);
+void sma_mib_subtrees(struct sma_mib_regs *r, struct sma_collector *const *node,
+		      struct mib_asked asked);
+int sma_mib_register(struct sma_mib_regs *r, struct sma_collector *const *node);
+void sma_mib_unregister(struct sma_mib_regs *r);
 
 #endif

@@ -44,8 +44,7 @@ struct node_context {
 	bool sma_running, sma_started;
 	bool retired;                  /* unregistered; freed once no read is in flight */
 	time_t last_asked;             /* monotonic */
-	/* three registrations: mib-2, SMA-MIB, ibsnmpdPortExtTable */
-	struct sma_mib_regs sma_regs;
+	/* one registration: mib-2, SMA-MIB, ibsnmpdPortExtTable */
 	struct node_context_regs regs;
 };
 
@@ -193,10 +192,7 @@ static struct node_context *context_new(struct node_area *a, const struct node_e
 		asked.fn = NULL;
 	}
 	compat_context_roots(c->name);
-	if (sma_mib_register_in(&c->sma_regs, &c->sma, c->name, asked) ||
-	    node_mib_register_context(&c->regs, &a->dir, c->guid, c->name)) {
-		sma_mib_unregister_in(&c->sma_regs);
-		node_mib_unregister_context(&c->regs);
+	if (node_mib_register_context(&c->regs, &a->dir, c->guid, c->name, &c->sma, asked)) {
 		free(c);
 		return NULL;
 	}
@@ -207,7 +203,6 @@ static struct node_context *context_new(struct node_area *a, const struct node_e
 static void context_retire(struct node_context *c)
 {
 	DEBUGMSGTL(("ibsnmpd:nodes", "context %s unregistered\n", c->name));
-	sma_mib_unregister_in(&c->sma_regs);
 	node_mib_unregister_context(&c->regs);
 	if (c->sma_running)
 		sma_stop(c);

@@ -332,18 +332,25 @@ static const struct mib_member mib2_members[] = {
 };
 
 int node_mib_register_context(struct node_context_regs *r, struct cache_group *dir,
-			      uint64_t guid, const char *name)
+			      uint64_t guid, const char *name, struct sma_collector *const *sma,
+			      struct mib_asked sma_asked)
 {
+	static const oid internet_oid[] = {1, 3, 6, 1};
+
 	r->dir = dir;
 	r->guid = guid;
 	r->mib2 = (struct mib_subtree){
 		.name = "mib-2", .root = mib2_oid, .root_len = OID_LENGTH(mib2_oid),
 		.members = mib2_members, .n_members = sizeof(mib2_members) / sizeof(mib2_members[0]),
-		.ctx = r, .context = name};
-	return mib_subtree_register(&r->mib2);
+		.ctx = r};
+	sma_mib_subtrees(&r->sma, sma, sma_asked);
+	r->all = (struct mib_joined){
+		.name = "internet", .root = internet_oid, .root_len = OID_LENGTH(internet_oid),
+		.parts = {&r->mib2, &r->sma.sma, &r->sma.port_ext}, .n_parts = 3, .context = name};
+	return mib_joined_register(&r->all);
 }
 
 void node_mib_unregister_context(struct node_context_regs *r)
 {
-	mib_subtree_unregister(&r->mib2);
+	mib_joined_unregister(&r->all);
 }

@@ -47,14 +47,14 @@ static int register_handlers(void *self)
 	struct sma_area *a = self;
 
 	a->served = &a->local;
-	return sma_mib_register_in(&a->regs, &a->served, NULL, (struct mib_asked){0});
+	return sma_mib_register(&a->regs, &a->served);
 }
 
 static void unregister_handlers(void *self)
 {
 	struct sma_area *a = self;
 
-	sma_mib_unregister_in(&a->regs);
+	sma_mib_unregister(&a->regs);
 }
 
 static void reload(void *self)

@@ -501,7 +501,7 @@ static const enum sma_group tables_group[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ---- SMA-MIB and ibsnmpdPortExtTable, one registration each ---------------- */
+/* ---- SMA-MIB and ibsnmpdPortExtTable, two subtrees ------------------------- */
 
 /* SMA-MIB's members in OID order (its management port scalars sit between
  * two tables) */
@@ -529,34 +529,38 @@ static const void *collector_group(const void *ctx, const struct mib_member *m)
 				     : scalars_group[m->scalars - scalars]];
 }
 
-int sma_mib_register_in(struct sma_mib_regs *r, struct sma_collector *const *node,
-			const char *context, struct mib_asked asked)
+void sma_mib_subtrees(struct sma_mib_regs *r, struct sma_collector *const *node,
+		      struct mib_asked asked)
 {
 	r->sma = (struct mib_subtree){
 		.name = "ibSmaMIB", .root = sma_mib_oid, .root_len = OID_LENGTH(sma_mib_oid),
 		.members = sma_members, .n_members = COUNT(sma_members),
-		.member_ctx = collector_group, .ctx = node, .context = context, .asked = asked};
+		.member_ctx = collector_group, .ctx = node, .asked = asked};
 	r->port_ext = (struct mib_subtree){
 		.name = "ibsnmpdPortExtTable", .root = port_ext_table_oid,
 		.root_len = OID_LENGTH(port_ext_table_oid), .members = port_ext_member,
 		.n_members = COUNT(port_ext_member), .member_ctx = collector_group, .ctx = node,
-		.context = context, .asked = asked};
+		.asked = asked};
+}
+
+int sma_mib_register(struct sma_mib_regs *r, struct sma_collector *const *node)
+{
+	sma_mib_subtrees(r, node, (struct mib_asked){0});
 	if (mib_subtree_register(&r->sma) || mib_subtree_register(&r->port_ext)) {
-		sma_mib_unregister_in(r);
+		sma_mib_unregister(r);
 		return -1;
 	}
-	if (!context) /* the agent's own sysORTable, in the default context */
-		register_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid),
-				    "SMA-MIB: InfiniBand Subnet Management Agent, served by ibsnmpd");
+	register_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid),
+			    "SMA-MIB: InfiniBand Subnet Management Agent, served by ibsnmpd");
 	return 0;
 }
 
-void sma_mib_unregister_in(struct sma_mib_regs *r)
+void sma_mib_unregister(struct sma_mib_regs *r)
 {
-	bool default_context = r->sma.reg && r->port_ext.reg && !r->sma.context;
+	bool registered = r->sma.reg && r->port_ext.reg;
 
 	mib_subtree_unregister(&r->sma);
 	mib_subtree_unregister(&r->port_ext);
-	if (default_context)
+	if (registered)
 		unregister_sysORTable(sma_mib_oid, OID_LENGTH(sma_mib_oid));
 }

@@ -401,23 +401,28 @@ static void sma_mib_of_a_switch(void **state)
 {
 	static const oid sma[] = {OID_IB_SMA_MIB};
 	static const oid port_ext[] = {OID_IBSNMPD_PORT_EXT_TABLE};
+	static const oid internet[] = {1, 3, 6, 1};
 	static struct sma_mib_regs regs;
+	static struct node_context_regs context;
+	static struct cache_group no_dir; /* no directory: no mib-2 instances */
 	static struct sma_collector *node = &sw;
 	struct walk w = {0};
 
 	(void)state;
 	sw_fixture();
-	assert_int_equal(sma_mib_register_in(&regs, &node, NULL, (struct mib_asked){0}), 0);
+	assert_int_equal(sma_mib_register(&regs, &node), 0);
 	walk_subtree(&w, NULL, sma, OID_LENGTH(sma));
 	walk_subtree(&w, NULL, port_ext, OID_LENGTH(port_ext));
-	/* the same in a node's context */
-	sma_mib_unregister_in(&regs);
-	assert_int_equal(sma_mib_register_in(&regs, &node, "ib-0002c90300000001",
-					     (struct mib_asked){0}), 0);
+	sma_mib_unregister(&regs);
+	/* the same in a node's context, through its one registration, walked
+	 * from the top: SMA-MIB, then ibsnmpdPortExtTable, nothing else */
+	memset(&no_dir, 0, sizeof(no_dir));
+	assert_int_equal(node_mib_register_context(&context, &no_dir, 0x0002c90300000001ull,
+						   "ib-0002c90300000001", &node,
+						   (struct mib_asked){0}), 0);
 	add(&w, "# in context ib-0002c90300000001\n");
-	walk_subtree(&w, "ib-0002c90300000001", sma, OID_LENGTH(sma));
-	walk_subtree(&w, "ib-0002c90300000001", port_ext, OID_LENGTH(port_ext));
-	sma_mib_unregister_in(&regs);
+	walk_subtree(&w, "ib-0002c90300000001", internet, OID_LENGTH(internet));
+	node_mib_unregister_context(&context);
 	for (int g = SMA_GUID_INFO; g < SMA_GROUPS; g++)
 		for (int t = 0; t < 2; t++)
 			free(sw_tables[g].table[t].rows);
@@ -627,7 +632,10 @@ static void node_table_and_a_switch_context(void **state)
 	assert_int_equal(node_table_register(&table, &dir), 0);
 	walk_subtree(&w, NULL, node_table, OID_LENGTH(node_table));
 	node_table_unregister(&table);
-	assert_int_equal(node_mib_register_context(&regs, &dir, SW1, "ib-0000000000000001"), 0);
+	static struct sma_collector *no_sma; /* SMA-MIB not read: no instances */
+
+	assert_int_equal(node_mib_register_context(&regs, &dir, SW1, "ib-0000000000000001",
+						   &no_sma, (struct mib_asked){0}), 0);
 	add(&w, "# in context ib-0000000000000001\n");
 	walk_subtree(&w, "ib-0000000000000001", system, OID_LENGTH(system));
 	walk_subtree(&w, "ib-0000000000000001", interfaces, OID_LENGTH(interfaces));

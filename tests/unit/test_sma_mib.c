@@ -78,13 +78,13 @@ static int setup(void **state)
 	config_set_defaults(&ibsnmpd_cfg);
 	harness_start();
 	build_fixtures();
-	return sma_mib_register_in(&regs, &served, NULL, (struct mib_asked){0});
+	return sma_mib_register(&regs, &served);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	sma_mib_unregister_in(&regs);
+	sma_mib_unregister(&regs);
 	harness_stop();
 	return 0;
 }
