@@ -23,7 +23,9 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	cfg->expose_keys = false;
 	cfg->notify_limit_count = 10;
 	cfg->notify_limit_window_s = 60;
-	cfg->node_context_types = 1u << 1 | 1u << 2 | 1u << 3;
+	/* the nodes without an agent of their own: hosts have theirs, and
+	 * 40,000 CA contexts would fill snmpd and an NMS's device list */
+	cfg->node_context_types = 1u << 2 | 1u << 3;
 }
 
 int config_parse_node_types(const char *text, unsigned *mask, const char **why)

@@ -19,7 +19,8 @@ OPER = {"Active": 1, "Down": 2, "Initialize": 5, "Init": 5, "Armed": 5}
 
 @pytest.fixture(scope="module")
 def bed():
-    b = start_testbed(node="hca1", extra_conf=["pmEnable no", "cacheLifetime fabricPorts 5"])
+    b = start_testbed(node="hca1", extra_conf=["pmEnable no", "cacheLifetime fabricPorts 5",
+                                                  "nodeContextTypes switch ca router"])
     try:
         assert wait_for(lambda: "node contexts: 4 registered" in b.log("ibsnmpd.log"),
                         seconds=60), b.log("ibsnmpd.log")

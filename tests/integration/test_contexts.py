@@ -35,7 +35,8 @@ def bed():
                       extra_conf=["cacheLifetime fabricPorts 10",
                                   "cacheLifetime pmCounters 5",
                                   "nodeContextHold %d" % HOLD_S,
-                                  "nodeContextIdle 30"],
+                                  "nodeContextIdle 30",
+                                  "nodeContextTypes switch ca router"],
                       debug="ibsnmpd:nodes")
     try:
         assert wait_for(lambda: "node contexts: 612 registered" in b.log("ibsnmpd.log"),

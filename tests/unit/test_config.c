@@ -144,7 +144,7 @@ static void defaults(void **state)
 	assert_string_equal(c.ca_name, "");
 	assert_int_equal(c.mad_timeout_ms, 1000);
 	assert_false(c.expose_keys);
-	assert_int_equal(c.node_context_types, 1u << 1 | 1u << 2 | 1u << 3);
+	assert_int_equal(c.node_context_types, 1u << 2 | 1u << 3);
 }
 
 int main(void)
