@@ -341,7 +341,9 @@ class Bed:
         out = subprocess.run(self.command(*cmd, node=node), capture_output=True, text=True,
                              timeout=timeout)
         if out.returncode not in ok_codes:
-            raise AssertionError("%s failed: %s" % (" ".join(cmd), out.stderr))
+            raise AssertionError("%s failed (status %d): %s ... %s"
+                                 % (" ".join(cmd), out.returncode, out.stderr[-2000:],
+                                    out.stdout[-500:]))
         return out.stdout
 
     def spawn(self, name, *cmd, node=None):
