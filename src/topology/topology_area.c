@@ -184,6 +184,11 @@ static void discovery_finish(struct topology_area *a)
 
 	a->pid = 0;
 	f = topology_parse(a->out, a->len, err, sizeof(err));
+	/* the text is parsed: its buffer (about 100 octets a port) goes until
+	 * the next discovery */
+	free(a->out);
+	a->out = NULL;
+	a->len = a->cap = 0;
 	if (!f || status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		snmp_log(LOG_WARNING, "subnet discovery failed (%s); keeping the previous node list\n",
 			 status < 0 ? "the helper hung and was killed"

@@ -295,6 +295,13 @@ struct topology *topology_parse(const char *text, size_t len, char *err, size_t 
 	if (assemble(&ps, err, errlen))
 		goto bad;
 	free(ps.pl);
+	if (ps.f->n_nodes && ps.f->n_nodes < ps.cap_nodes) {
+		/* it is kept till the next discovery: not twice its size */
+		void *fit = realloc(ps.f->nodes, ps.f->n_nodes * sizeof(*ps.f->nodes));
+
+		if (fit)
+			ps.f->nodes = fit;
+	}
 	return ps.f;
 bad:
 	free(ps.pl);
