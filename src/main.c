@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,6 +319,11 @@ int main(int argc, char **argv)
 	static struct mad_local_port local;
 	struct mad_transport wire;
 
+	/* A snapshot's arrays (megabytes on a big fabric) are mapped apart and
+	 * unmapped when the snapshot is freed: glibc's own threshold rises to
+	 * the largest block once freed, and then keeps them in the heap, where
+	 * a freed snapshot stays resident until the next trim (cache.c). */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	exit_code = parse_command_line(argc, argv, &foreground, &log_set, &pid_file, &address);
 	if (exit_code >= 0)
 		return exit_code;
