@@ -58,12 +58,14 @@ struct fabric_portinfo {
 /* The fields of a decoded PortInfo a row keeps. */
 void fabric_portinfo_of(struct fabric_portinfo *out, const struct sma_portinfo *pi);
 
+/* A row's node descriptions point into its snapshot (never copied out of
+ * it): to its discovery's nodes, or to its names. */
 struct fabric_port {
 	uint64_t guid;
 	unsigned port;
 	unsigned node_type;        /* 1 CA, 2 switch, 3 router */
 	unsigned lid;              /* where the port is read */
-	char node_desc[65];
+	const char *node_desc;     /* "" unknown */
 	bool have_info;            /* pi has been read (now or before) */
 	bool stale;                /* the last read got no answer */
 	bool gone;                 /* the last discovery did not reach the node */
@@ -72,7 +74,7 @@ struct fabric_port {
 				      decodes it rather than asking again */
 	uint64_t remote_guid;      /* 0: never seen linked */
 	unsigned remote_port;
-	char remote_desc[65];
+	const char *remote_desc;   /* "" unknown */
 	/* derived */
 	bool up;
 	unsigned lanes;            /* active width in lanes, 0 when not up */
@@ -89,9 +91,19 @@ struct fabric_port {
 	int base_speed;
 };
 
+/* Descriptions of nodes the snapshot's discovery does not hold (no longer
+ * discovered, remote ends it did not reach, the state file's), in blocks
+ * that never move: a row points to them. */
+struct fabric_names;
+void fabric_names_free(struct fabric_names *n);
+/* A copy of desc that lives as long as *names; NULL on out of memory. */
+const char *fabric_name_keep(struct fabric_names **names, const char *desc);
+
 struct fabric_snapshot {
 	size_t n;
 	struct fabric_port *ports; /* sorted by (GUID, port) */
+	const struct topology *fabric; /* held (NULL: none): its nodes' descriptions */
+	struct fabric_names *names;    /* the other descriptions */
 	struct mib_rows rows;      /* index: node GUID (8 octets), port */
 	unsigned baseline_links, links_lost, degraded;
 	bool baseline_changed;     /* the state file is to be written */

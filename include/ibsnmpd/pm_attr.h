@@ -87,14 +87,16 @@ struct pm_port_state {
 	bool extended;                /* 64-bit counters read from the node */
 	bool stale;                   /* the last sweep got no answer */
 	bool have_raw;
-	struct pm_counters raw;       /* last PortCounters read */
-	struct pm_counters_ext raw_ext;
 	/* the error details: read when PortRcvErrors / PortXmitDiscards are
 	 * not 0 (they count nothing those do not), else 0 */
 	bool have_details;            /* as of the last read of the counters */
 	bool details_unsupported;     /* the node said so: not asked again */
 	bool details_stale;           /* the last read of the details got no answer */
 	struct pm_error_details details;
+	struct pm_counters raw;       /* last PortCounters read */
+	/* PortCountersExtended's packets by cast (its data and packet counters
+	 * are the totals below, as read) */
+	uint64_t xmit_ucast_pkts, rcv_ucast_pkts, xmit_mcast_pkts, rcv_mcast_pkts;
 	uint64_t xmit_data, rcv_data, xmit_pkts, rcv_pkts; /* 64-bit totals, 4-octet words */
 	time_t discontinuity;         /* when counting (re)started or counters were cleared */
 	time_t last_read;             /* last successful read, 0 never */

@@ -140,6 +140,7 @@ struct node_entry {
 	uint64_t guid;
 	unsigned type;
 	char desc[65];
+	const char *kept; /* desc in the snapshot's names, once made */
 };
 
 struct parse {
@@ -157,11 +158,21 @@ static int entry_cmp(const void *a, const void *b)
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
-static const struct node_entry *node_entry_find(const struct parse *ps, uint64_t guid)
+static struct node_entry *node_entry_find(const struct parse *ps, uint64_t guid)
 {
 	struct node_entry key = {.guid = guid};
 
 	return ps->n_nodes ? bsearch(&key, ps->nodes, ps->n_nodes, sizeof(key), entry_cmp) : NULL;
+}
+
+/* A node's description as s keeps it, once per node; NULL: out of memory. */
+static const char *kept_desc(struct fabric_snapshot *s, struct node_entry *e)
+{
+	if (!e)
+		return "";
+	if (!e->kept)
+		e->kept = fabric_name_keep(&s->names, e->desc);
+	return e->kept;
 }
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
@@ -242,6 +253,7 @@ static const char *node_line(struct parse *ps, const char *s)
 	e->guid = guid;
 	e->type = type;
 	snprintf(e->desc, sizeof(e->desc), "%s", s);
+	e->kept = NULL;
 	return NULL;
 }
 
@@ -300,34 +312,40 @@ static struct fabric_snapshot *assemble(struct parse *ps, char *err, size_t errl
 		}
 	if (ps->n_links > 1)
 		qsort(ps->links, ps->n_links, sizeof(*ps->links), fabric_port_cmp);
+	if (!(s = calloc(1, sizeof(*s)))) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
 	for (size_t i = 0; i < ps->n_links; i++) {
 		struct fabric_port *p = &ps->links[i];
-		const struct node_entry *nd = node_entry_find(ps, p->guid), *rn;
+		struct node_entry *nd = node_entry_find(ps, p->guid);
 
 		if (i && !fabric_port_cmp(p, p - 1)) {
 			snprintf(err, errlen, "link of port %u of node %016llx listed twice", p->port,
 				 (unsigned long long)p->guid);
-			return NULL;
+			goto bad;
 		}
 		if (!nd || !nd->type) {
 			snprintf(err, errlen, "link of node %016llx, which has no node line",
 				 (unsigned long long)p->guid);
-			return NULL;
+			goto bad;
 		}
 		p->node_type = nd->type;
-		memcpy(p->node_desc, nd->desc, sizeof(p->node_desc));
-		if (p->remote_guid && (rn = node_entry_find(ps, p->remote_guid)))
-			memcpy(p->remote_desc, rn->desc, sizeof(p->remote_desc));
-	}
-	if (!(s = calloc(1, sizeof(*s)))) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
+		if (!(p->node_desc = kept_desc(s, nd)) ||
+		    !(p->remote_desc = p->remote_guid
+				       ? kept_desc(s, node_entry_find(ps, p->remote_guid)) : "")) {
+			snprintf(err, errlen, "out of memory");
+			goto bad;
+		}
 	}
 	s->ports = ps->links;
 	s->n = ps->n_links;
 	s->baseline_links = (unsigned)ps->n_links;
 	ps->links = NULL;
 	return s;
+bad:
+	fabric_snapshot_free(s);
+	return NULL;
 }
 
 struct fabric_snapshot *fabric_baseline_parse(const char *text, size_t len, char *err,

@@ -132,6 +132,64 @@ static const struct fabric_reading *find_reading(const struct fabric_build *in, 
 			      : NULL;
 }
 
+/* ---- the names rows point to ---- */
+
+#define NAMES_PER_BLOCK 256
+
+struct fabric_names {
+	struct fabric_names *next;
+	size_t n;
+	char name[NAMES_PER_BLOCK][65];
+};
+
+void fabric_names_free(struct fabric_names *n)
+{
+	while (n) {
+		struct fabric_names *next = n->next;
+
+		free(n);
+		n = next;
+	}
+}
+
+const char *fabric_name_keep(struct fabric_names **names, const char *desc)
+{
+	struct fabric_names *b = *names;
+
+	if (!desc || !desc[0])
+		return "";
+	if (!b || b->n == NAMES_PER_BLOCK) {
+		if (!(b = malloc(sizeof(*b))))
+			return NULL;
+		b->next = *names;
+		b->n = 0;
+		*names = b;
+	}
+	snprintf(b->name[b->n], sizeof(b->name[0]), "%s", desc);
+	return b->name[b->n++];
+}
+
+/* The description rows of s give node guid: its discovery's, else a copy
+ * of what a row had (old); the last one kept is taken again for the next
+ * row of the same node. NULL on out of memory. */
+struct name_memo {
+	uint64_t guid;
+	const char *desc;
+};
+
+static const char *desc_of(struct fabric_snapshot *s, uint64_t guid, const char *old,
+			   struct name_memo *memo)
+{
+	const struct topo_node *nd = s->fabric ? topology_node(s->fabric, guid) : NULL;
+
+	if (nd)
+		return nd->desc;
+	if (memo->desc && memo->guid == guid)
+		return memo->desc;
+	memo->guid = guid;
+	return memo->desc = fabric_name_keep(&s->names, old);
+}
+
 void fabric_snapshot_free(void *p)
 {
 	struct fabric_snapshot *s = p;
@@ -139,13 +197,16 @@ void fabric_snapshot_free(void *p)
 	if (!s)
 		return;
 	free(s->ports);
+	fabric_names_free(s->names);
+	topology_put(s->fabric);
 	free(s);
 }
 
 /* A row of a discovered node: its last values, the discovery's names and
- * remote end, and this sweep's reading. */
-static void discovered_row(struct fabric_port *row, const struct fabric_build *in, size_t node,
-			   unsigned port)
+ * remote end, and this sweep's reading; -1 on out of memory. */
+static int discovered_row(struct fabric_snapshot *s, struct fabric_port *row,
+			  const struct fabric_build *in, size_t node, unsigned port,
+			  struct name_memo *memo)
 {
 	const struct topology *f = in->fabric;
 	const struct topo_node *nd = &f->nodes[node];
@@ -154,14 +215,16 @@ static void discovered_row(struct fabric_port *row, const struct fabric_build *i
 	const struct topo_port *ref = topology_port(f, node, port);
 	struct sma_portinfo pi;
 
-	if (prev)
+	if (prev) {
 		*row = *prev;
-	else
+	} else {
 		memset(row, 0, sizeof(*row));
+		row->remote_desc = "";
+	}
 	row->guid = nd->guid;
 	row->port = port;
 	row->node_type = nd->type;
-	memcpy(row->node_desc, nd->desc, sizeof(row->node_desc));
+	row->node_desc = nd->desc;
 	row->gone = false;
 	row->events = 0;
 	row->read_now = false;
@@ -177,13 +240,16 @@ static void discovered_row(struct fabric_port *row, const struct fabric_build *i
 	/* a switch is read at its LID (port 0); a CA port has its own */
 	row->lid = nd->type == 2 ? nd->lid : row->have_info ? row->pi.lid : ref ? ref->lid : 0;
 	if (ref && ref->peer_guid) {
-		const struct topo_node *peer = topology_node(f, ref->peer_guid);
-
 		row->remote_guid = ref->peer_guid;
 		row->remote_port = ref->peer_port;
-		if (peer)
-			memcpy(row->remote_desc, peer->desc, sizeof(row->remote_desc));
 	}
+	/* the remote end as the discovery names it, else as it was last named */
+	if (!row->remote_guid)
+		row->remote_desc = "";
+	else if (!(row->remote_desc = desc_of(s, row->remote_guid,
+					      prev ? prev->remote_desc : "", memo)))
+		return -1;
+	return 0;
 }
 
 static void derive(struct fabric_port *p)
@@ -285,33 +351,51 @@ static unsigned port_index(const void *data, oid *index)
 	return mib_index_guid_port(index, p->guid, p->port);
 }
 
+/* A link of the baseline whose node the discovery no longer reaches: its
+ * row stays. */
+static bool kept_link(const struct fabric_build *in, const struct fabric_port *old)
+{
+	return old->base_linked && !in->reset_baseline &&
+	       !(in->fabric && topology_node(in->fabric, old->guid));
+}
+
 struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 {
 	struct fabric_snapshot *s = calloc(1, sizeof(*s));
 	const struct topology *f = in->fabric;
+	struct name_memo node_memo = {0}, remote_memo = {0};
 	size_t cap = 0, n = 0;
 
 	if (!s)
 		return NULL;
+	s->fabric = f ? topology_get(f) : NULL;
 	for (size_t i = 0; f && i < f->n_nodes; i++)
 		cap += f->nodes[i].num_ports;
-	cap += in->prev ? in->prev->n : 0;
+	for (size_t i = 0; in->prev && i < in->prev->n; i++)
+		cap += kept_link(in, &in->prev->ports[i]);
 	s->ports = calloc(cap ? cap : 1, sizeof(*s->ports));
 	if (!s->ports)
 		goto oom;
 	for (size_t i = 0; f && i < f->n_nodes; i++)
 		for (unsigned p = 1; p <= f->nodes[i].num_ports; p++)
-			discovered_row(&s->ports[n++], in, i, p);
-	/* links of the baseline whose node the discovery no longer reaches */
+			if (discovered_row(s, &s->ports[n++], in, i, p, &remote_memo))
+				goto oom;
 	for (size_t i = 0; in->prev && i < in->prev->n; i++) {
 		const struct fabric_port *old = &in->prev->ports[i];
+		struct fabric_port *row = &s->ports[n];
 
-		if (!old->base_linked || in->reset_baseline || (f && topology_node(f, old->guid)))
+		if (!kept_link(in, old))
 			continue;
-		s->ports[n] = *old;
-		s->ports[n].events = 0;
-		s->ports[n].read_now = !old->gone; /* it is gone now */
-		s->ports[n].gone = s->ports[n].stale = true;
+		*row = *old;
+		row->events = 0;
+		row->read_now = !old->gone; /* it is gone now */
+		row->gone = row->stale = true;
+		row->remote_desc = "";
+		if (!(row->node_desc = desc_of(s, old->guid, old->node_desc, &node_memo)) ||
+		    (old->remote_guid &&
+		     !(row->remote_desc = desc_of(s, old->remote_guid, old->remote_desc,
+						  &remote_memo))))
+			goto oom;
 		n++;
 	}
 	s->n = n;

@@ -98,13 +98,13 @@ static void if_counters(struct node_if *i, const struct pm_port_state *st)
 	c->out_octets = st->xmit_data * 4;
 	c->in_pkts = st->rcv_pkts;
 	c->out_pkts = st->xmit_pkts;
-	c->per_cast = st->extended && (st->raw_ext.rcv_ucast_pkts || st->raw_ext.xmit_ucast_pkts ||
-				       st->raw_ext.rcv_mcast_pkts || st->raw_ext.xmit_mcast_pkts);
+	c->per_cast = st->extended && (st->rcv_ucast_pkts || st->xmit_ucast_pkts ||
+				       st->rcv_mcast_pkts || st->xmit_mcast_pkts);
 	if (c->per_cast) {
-		c->in_ucast = st->raw_ext.rcv_ucast_pkts;
-		c->out_ucast = st->raw_ext.xmit_ucast_pkts;
-		c->in_mcast = st->raw_ext.rcv_mcast_pkts;
-		c->out_mcast = st->raw_ext.xmit_mcast_pkts;
+		c->in_ucast = st->rcv_ucast_pkts;
+		c->out_ucast = st->xmit_ucast_pkts;
+		c->in_mcast = st->rcv_mcast_pkts;
+		c->out_mcast = st->xmit_mcast_pkts;
 	}
 	c->in_errors = st->raw.rcv_errors;
 	c->in_discards = st->raw.rcv_constraint_errors;
@@ -221,6 +221,9 @@ static int keep_rows(struct node_dir *d, const struct node_dir_build *in)
 
 		if (link_elsewhere(np->link, in->ports)) {
 			d->kept_links[n_links] = *np->link;
+			/* its names point into the snapshot being replaced; the
+			 * directory's entries name the nodes */
+			d->kept_links[n_links].node_desc = d->kept_links[n_links].remote_desc = "";
 			np->link = &d->kept_links[n_links++];
 		}
 		if (counters_elsewhere(np->counters, in->counters)) {

@@ -133,12 +133,13 @@ static uint64_t delta32(uint32_t before, uint32_t now)
 void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 		    const struct pm_counters_ext *ext, time_t now)
 {
+	/* extended: the totals are the last PortCountersExtended read */
 	bool cleared = st->have_raw && (went_down(&st->raw, pc) ||
 					(ext && st->extended &&
-					 (ext->xmit_data < st->raw_ext.xmit_data ||
-					  ext->rcv_data < st->raw_ext.rcv_data ||
-					  ext->xmit_pkts < st->raw_ext.xmit_pkts ||
-					  ext->rcv_pkts < st->raw_ext.rcv_pkts)));
+					 (ext->xmit_data < st->xmit_data ||
+					  ext->rcv_data < st->rcv_data ||
+					  ext->xmit_pkts < st->xmit_pkts ||
+					  ext->rcv_pkts < st->rcv_pkts)));
 
 	if (!st->have_raw || cleared)
 		st->discontinuity = now;
@@ -147,7 +148,10 @@ void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 		st->rcv_data = ext->rcv_data;
 		st->xmit_pkts = ext->xmit_pkts;
 		st->rcv_pkts = ext->rcv_pkts;
-		st->raw_ext = *ext;
+		st->xmit_ucast_pkts = ext->xmit_ucast_pkts;
+		st->rcv_ucast_pkts = ext->rcv_ucast_pkts;
+		st->xmit_mcast_pkts = ext->xmit_mcast_pkts;
+		st->rcv_mcast_pkts = ext->rcv_mcast_pkts;
 		st->extended = true;
 	} else if (!st->have_raw) {
 		/* accumulating starts from what the node shows now */

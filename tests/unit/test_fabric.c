@@ -54,7 +54,7 @@ static struct topology *fabric(void)
 	struct topology *f = topology_parse(discovery, strlen(discovery), err, sizeof(err));
 
 	assert_non_null(f);
-	return f;
+	return (struct topology *)topology_get(f); /* the snapshots hold it too */
 }
 
 /* PortInfo: linked at width (1 1X, 2 4X) and SDR, else down/polling. */
@@ -137,7 +137,7 @@ static void first_sweep_records_the_baseline_quietly(void **state)
 	p = fabric_find(s, CA1, 1);
 	assert_int_equal(p->lid, 5);
 	fabric_snapshot_free(s);
-	topology_free(f);
+	topology_put(f);
 }
 
 static void a_link_down_is_one_event_and_stays_a_row(void **state)
@@ -170,7 +170,7 @@ static void a_link_down_is_one_event_and_stays_a_row(void **state)
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
 	fabric_snapshot_free(c);
-	topology_free(f);
+	topology_put(f);
 }
 
 static void narrower_than_the_baseline_is_degraded(void **state)
@@ -194,7 +194,7 @@ static void narrower_than_the_baseline_is_degraded(void **state)
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
 	fabric_snapshot_free(c);
-	topology_free(f);
+	topology_put(f);
 }
 
 /* Both ends enable 4X and support it but the link came up at 1X. */
@@ -211,7 +211,7 @@ static void narrower_than_both_ends_can_is_degraded(void **state)
 	assert_true(fabric_find(s, SW1, 3)->degraded);
 	assert_false(fabric_find(s, SW1, 1)->degraded);
 	fabric_snapshot_free(s);
-	topology_free(f);
+	topology_put(f);
 }
 
 static void a_node_no_longer_reached_keeps_its_links(void **state)
@@ -230,6 +230,7 @@ static void a_node_no_longer_reached_keeps_its_links(void **state)
 	assert_int_equal(rows, 1);
 	g = topology_parse(without_ca, strlen(without_ca), err, sizeof(err));
 	assert_non_null(g);
+	topology_get(g);
 	c = build(g, b, r, readings(r, false, true, 2, 3) - 1, 300);
 	p = fabric_find(c, CA1, 1);
 	assert_non_null(p);
@@ -240,8 +241,8 @@ static void a_node_no_longer_reached_keeps_its_links(void **state)
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
 	fabric_snapshot_free(c);
-	topology_free(f);
-	topology_free(g);
+	topology_put(f);
+	topology_put(g);
 }
 
 static void a_partial_sweep_keeps_the_other_rows(void **state)
@@ -263,7 +264,7 @@ static void a_partial_sweep_keeps_the_other_rows(void **state)
 	assert_int_equal(fabric_find(b, SW2, 3)->reported, LINK_DOWN);
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
-	topology_free(f);
+	topology_put(f);
 }
 
 static void the_state_file_round_trips(void **state)
@@ -299,7 +300,7 @@ static void the_state_file_round_trips(void **state)
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
 	fabric_snapshot_free(l);
-	topology_free(f);
+	topology_put(f);
 }
 
 static void bad_state_files_are_refused_with_their_line(void **state)
@@ -396,7 +397,7 @@ static void directory_names_every_node_and_its_context(void **state)
 	node_dir_free(d);
 	node_dir_free(all);
 	fabric_snapshot_free(s);
-	topology_free(f);
+	topology_put(f);
 }
 
 static void interfaces_take_links_and_counters_from_the_sweeps(void **state)
@@ -408,7 +409,7 @@ static void interfaces_take_links_and_counters_from_the_sweeps(void **state)
 		{.guid = SW1, .port = 1, .have_raw = true, .rcv_data = 1000, .xmit_data = 3000,
 		 .rcv_pkts = 10, .xmit_pkts = 30, .raw = {.rcv_errors = 7, .xmit_discards = 2}},
 		{.guid = SW1, .port = 3, .have_raw = true, .extended = true, .rcv_data = 1,
-		 .raw_ext = {.rcv_ucast_pkts = 5, .rcv_mcast_pkts = 6}},
+		 .rcv_ucast_pkts = 5, .rcv_mcast_pkts = 6},
 	};
 	struct pm_snapshot pm = {.n = 2, .ports = st};
 	struct node_dir *d = dir_build(f, s, &pm, NULL, ALL_TYPES, 100);
@@ -440,7 +441,7 @@ static void interfaces_take_links_and_counters_from_the_sweeps(void **state)
 	assert_false(v2.have_counters);
 	node_dir_free(d);
 	fabric_snapshot_free(s);
-	topology_free(f);
+	topology_put(f);
 }
 
 static void an_unreachable_node_is_held_then_dropped(void **state)
@@ -458,6 +459,7 @@ static void an_unreachable_node_is_held_then_dropped(void **state)
 	(void)state;
 	g = topology_parse(without_ca, strlen(without_ca), err, sizeof(err));
 	assert_non_null(g);
+	topology_get(g);
 	/* gone from the discovery and from the PM sweep: kept, down, counters as
 	 * last read, in copies of its own (the sweeps' snapshots are freed) */
 	b = dir_build(g, NULL, NULL, a, ALL_TYPES, 200);
@@ -483,8 +485,8 @@ static void an_unreachable_node_is_held_then_dropped(void **state)
 	node_dir_free(b);
 	node_dir_free(c);
 	node_dir_free(d);
-	topology_free(f);
-	topology_free(g);
+	topology_put(f);
+	topology_put(g);
 }
 
 static void interface_states_as_if_mib_says_them(void **state)

@@ -525,10 +525,10 @@ static struct pm_snapshot *counters(const struct topology *f)
 		st->raw.rcv_data = (uint32_t)(200 + i);
 		st->raw.xmit_pkts = (uint32_t)(10 + i);
 		st->raw.rcv_pkts = (uint32_t)(20 + i);
-		st->raw_ext.xmit_ucast_pkts = 7 + i;
-		st->raw_ext.rcv_ucast_pkts = 8 + i;
-		st->raw_ext.xmit_mcast_pkts = i;
-		st->raw_ext.rcv_mcast_pkts = 2 * i;
+		st->xmit_ucast_pkts = 7 + i;
+		st->rcv_ucast_pkts = 8 + i;
+		st->xmit_mcast_pkts = i;
+		st->rcv_mcast_pkts = 2 * i;
 		st->xmit_data = 0x100000000ull + i;
 		st->rcv_data = 0x200000000ull + i;
 		st->xmit_pkts = 1000 + i;
