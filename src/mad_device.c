@@ -7,7 +7,13 @@
  * So one thread blocks in umad_recv() and passes each received MAD through a
  * queue and a self-pipe; the pipe's read end is what net-snmp selects on,
  * and the main thread hands the MADs to the engine. The thread never calls
- * net-snmp nor the engine. */
+ * net-snmp nor the engine.
+ *
+ * While answers are due (a sweep), the main thread, once woken, takes them
+ * from the device itself for up to DRAIN_MAX_MS and the receive thread
+ * waits: an answer then costs no hand-over between threads (a sweep's
+ * answers used to wake two threads each, issue 24). SNMP requests wait for
+ * it at most that long. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <errno.h>
@@ -18,6 +24,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/umad.h>
@@ -26,6 +33,7 @@
 #include "ibsnmpd/mad_device.h"
 
 #define MAD_BLOCK 256
+#define DRAIN_MAX_MS 5
 
 struct rx_item {
 	struct rx_item *next;
@@ -45,8 +53,11 @@ static struct mad_device {
 	pthread_mutex_t rx_lock;
 	struct rx_item *rx_head, *rx_tail;
 	bool rx_wake_pending; /* a byte is in the pipe or the main thread is draining */
+	bool main_takes;      /* the main thread receives; the thread waits (rx_park) */
+	pthread_cond_t rx_park;
 	int pipe_r, pipe_w;
-} dev = {.fd = -1, .pipe_r = -1, .pipe_w = -1, .rx_lock = PTHREAD_MUTEX_INITIALIZER};
+} dev = {.fd = -1, .pipe_r = -1, .pipe_w = -1, .rx_lock = PTHREAD_MUTEX_INITIALIZER,
+	 .rx_park = PTHREAD_COND_INITIALIZER};
 
 static void copy_name(char *dst, size_t n, const char *src)
 {
@@ -139,30 +150,62 @@ static int choose_port(const char *want_ca, int want_port, char *ca_out, int *po
 
 /* ---- receiving ------------------------------------------------------------ */
 
+/* One MAD from the device, waiting up to timeout_ms; false if none. */
+static bool receive(struct rx_item *it, int timeout_ms)
+{
+	uint8_t buf[sizeof(struct ib_user_mad) + MAD_BLOCK + 64];
+	int len = MAD_BLOCK;
+	ib_mad_addr_t *a;
+
+	if (umad_recv(dev.fd, buf, &len, timeout_ms) < 0)
+		return false;
+	it->next = NULL;
+	it->status = umad_status(buf);
+	a = umad_get_mad_addr(buf);
+	it->from.lid = ntohs(a->lid);
+	it->from.qpn = ntohl(a->qpn);
+	it->from.qkey = ntohl(a->qkey);
+	it->from.sl = a->sl;
+	it->len = len > MAD_BLOCK ? MAD_BLOCK : (size_t)(len < 0 ? 0 : len);
+	memcpy(it->mad, umad_get_mad(buf), it->len);
+	return true;
+}
+
+/* Waits while the main thread receives (at most 200 ms a time, so that
+ * stopping can end the thread). */
+static void wait_while_main_takes(void)
+{
+	pthread_mutex_lock(&dev.rx_lock);
+	while (dev.main_takes && !atomic_load(&dev.rx_stop)) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 200 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&dev.rx_park, &dev.rx_lock, &until);
+	}
+	pthread_mutex_unlock(&dev.rx_lock);
+}
+
 static void *rx_main(void *arg)
 {
+	struct rx_item *it = NULL;
+
 	(void)arg;
 	while (!atomic_load(&dev.rx_stop)) {
-		uint8_t buf[sizeof(struct ib_user_mad) + MAD_BLOCK + 64];
-		int len = MAD_BLOCK;
-		struct rx_item *it;
-		ib_mad_addr_t *a;
 		bool wake;
 
+		wait_while_main_takes();
+		if (!it && !(it = malloc(sizeof(*it)))) {
+			usleep(1000);
+			continue;
+		}
 		/* A bounded wait so that stopping can end the thread. */
-		if (umad_recv(dev.fd, buf, &len, 200) < 0)
+		if (!receive(it, 200))
 			continue;
-		it = calloc(1, sizeof(*it));
-		if (!it)
-			continue;
-		it->status = umad_status(buf);
-		a = umad_get_mad_addr(buf);
-		it->from.lid = ntohs(a->lid);
-		it->from.qpn = ntohl(a->qpn);
-		it->from.qkey = ntohl(a->qkey);
-		it->from.sl = a->sl;
-		it->len = len > MAD_BLOCK ? MAD_BLOCK : (size_t)(len < 0 ? 0 : len);
-		memcpy(it->mad, umad_get_mad(buf), it->len);
 		pthread_mutex_lock(&dev.rx_lock);
 		if (dev.rx_tail)
 			dev.rx_tail->next = it;
@@ -174,42 +217,81 @@ static void *rx_main(void *arg)
 		wake = !dev.rx_wake_pending;
 		dev.rx_wake_pending = true;
 		pthread_mutex_unlock(&dev.rx_lock);
+		it = NULL;
 		if (wake && write(dev.pipe_w, "", 1) < 0 && errno != EAGAIN)
 			break;
 	}
+	free(it);
 	return NULL;
 }
 
-/* On the main thread: what the receive thread queued, to the engine. */
+static double elapsed_ms(const struct timespec *since)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - since->tv_sec) * 1e3 + (t.tv_nsec - since->tv_nsec) / 1e6;
+}
+
+/* What the receive thread queued, to the engine; how many. */
+static unsigned hand_queued(void)
+{
+	struct rx_item *list;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&dev.rx_lock);
+	list = dev.rx_head;
+	dev.rx_head = dev.rx_tail = NULL;
+	pthread_mutex_unlock(&dev.rx_lock);
+	for (; list; n++) {
+		struct rx_item *next = list->next;
+
+		mad_engine_received(list->mad, list->len, list->status, &list->from);
+		free(list);
+		list = next;
+	}
+	return n;
+}
+
+/* On the main thread, woken by the receive thread: what it queued, and
+ * while answers are due, what the device has, for up to DRAIN_MAX_MS (an
+ * answer awaited a millisecond at most at a time). */
 static void on_pipe_readable(int fd, void *arg)
 {
 	char drain[256];
-	struct rx_item *list;
+	struct rx_item it;
+	struct timespec start;
+	bool pending;
 
 	(void)arg;
 	while (read(fd, drain, sizeof(drain)) > 0)
 		;
-	/* Answers that arrive while these are handled are taken in the same
-	 * wake-up; the receive thread writes to the pipe again only after the
-	 * list was found empty here. */
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	pthread_mutex_lock(&dev.rx_lock);
+	dev.main_takes = true;
+	pthread_mutex_unlock(&dev.rx_lock);
 	for (;;) {
-		pthread_mutex_lock(&dev.rx_lock);
-		list = dev.rx_head;
-		dev.rx_head = dev.rx_tail = NULL;
-		if (!list)
-			dev.rx_wake_pending = false;
-		pthread_mutex_unlock(&dev.rx_lock);
-		if (!list)
-			break;
-		while (list) {
-			struct rx_item *next = list->next;
+		struct mad_engine_stats st;
+		unsigned n = hand_queued();
 
-			mad_engine_received(list->mad, list->len, list->status, &list->from);
-			free(list);
-			list = next;
-		}
+		for (; n < 256 && receive(&it, 0); n++)
+			mad_engine_received(it.mad, it.len, it.status, &it.from);
 		mad_engine_pump();
+		mad_engine_get_stats(&st);
+		if (!st.in_flight || elapsed_ms(&start) >= DRAIN_MAX_MS)
+			break;
+		if (!n && receive(&it, 1))
+			mad_engine_received(it.mad, it.len, it.status, &it.from);
 	}
+	/* The receive thread writes to the pipe again only once the list was
+	 * found empty here: what it queued meanwhile wakes this loop anew. */
+	pthread_mutex_lock(&dev.rx_lock);
+	dev.main_takes = false;
+	pending = dev.rx_wake_pending = dev.rx_head != NULL;
+	pthread_cond_broadcast(&dev.rx_park);
+	pthread_mutex_unlock(&dev.rx_lock);
+	if (pending && write(dev.pipe_w, "", 1) < 0 && errno != EAGAIN)
+		snmp_log(LOG_ERR, "MAD receive: cannot wake the main loop: %s\n", strerror(errno));
 }
 
 /* ---- the transport --------------------------------------------------------- */
