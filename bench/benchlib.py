@@ -13,7 +13,8 @@ from simfabric import stop_all_on_sigterm as stop_on_sigterm  # noqa: E402,F401
 
 TestBed = running  # with TestBed(topology, node, conf=...) as bed: a simfabric.Bed
 __all__ = ["TOP", "TOPOLOGIES", "TestBed", "env", "stop_on_sigterm", "STATS", "MADS_SENT",
-           "SMA_GROUPS", "PM_TABLE", "snmpget", "walk", "spawn_subagent", "bare_pipelined"]
+           "SMA_GROUPS", "PM_TABLE", "snmpget", "walk", "spawn_subagent", "bare_pipelined",
+           "sweep_ports", "get_latencies"]
 
 STATS = ".1.3.6.1.4.1.8072.9999.9999.117.1.1"
 PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"  # ibsnmpdPmPortEntry (64-bit counters)
@@ -55,12 +56,9 @@ def spawn_subagent(bed, node, conf=()):
               "unix:%s/agentx.sock" % bed.dir, node=node)
 
 
-def bare_pipelined(bed, target, outstanding=256, runs=3):
-    """bench-pipelined-pma (bench/pipelined_pma.c), the counter sweep's peer:
-    PortCounters and PortCountersExtended to every port of ibsnmpd's 64-bit
-    table (its LID column), `outstanding` in flight, `runs` times; a list of
-    (seconds, answers, sent)."""
-    import re
+def sweep_ports(target):
+    """The ports a counter sweep reads, as bench-pipelined-pma takes them:
+    "LID PORT" lines from the LID column of ibsnmpd's 64-bit table."""
     lid_col = PM_TABLE + ".1.4."
     out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-Cr50", "-t", "20",
                           target, lid_col[:-1]], capture_output=True, text=True,
@@ -70,6 +68,17 @@ def bare_pipelined(bed, target, outstanding=256, runs=3):
         name, _, value = line.partition(" = ")
         if name.startswith(lid_col):
             pairs.append("%s %s\n" % (value.split()[-1], name.rsplit(".", 1)[1]))
+    return pairs
+
+
+def bare_pipelined(bed, target, outstanding=256, runs=3, pairs=None):
+    """bench-pipelined-pma (bench/pipelined_pma.c), the counter sweep's peer:
+    PortCounters and PortCountersExtended to every port of ibsnmpd's 64-bit
+    table (its LID column, or `pairs` read before), `outstanding` in
+    flight, `runs` times; a list of (seconds, answers, sent)."""
+    import re
+    if pairs is None:
+        pairs = sweep_ports(target)
     bare = os.path.join(os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build")),
                         "bench-pipelined-pma")
     res_all = []
