@@ -55,9 +55,9 @@ struct pm_node_view {
 	bool have_counters;              /* the selected port(s) have been read */
 	uint64_t counter[PM_SELECT_COUNTERS]; /* of the selected port; 0xFF: summed */
 	uint8_t ports[32];               /* bitmap of the node's ports */
-	bool have_ctl, have_res;         /* sampling state (nodes being sampled) */
-	struct pm_sample_ctl ctl;
-	struct pm_sample_result res;
+	/* its sampling state in the samples' snapshot (the view is rebuilt
+	 * whenever that is replaced); NULL: not sampled */
+	const struct pm_sample_state *sample;
 };
 
 struct pm_view {

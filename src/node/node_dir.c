@@ -31,7 +31,6 @@ void node_dir_free(void *p)
 	if (!d || d == &empty_dir)
 		return;
 	free(d->nodes);
-	free(d->rows.rows);
 	free(d->ports);
 	free(d->kept_links);
 	free(d->kept_counters);
@@ -254,25 +253,26 @@ static unsigned if_index(const void *data, oid *index)
 	return 1;
 }
 
-/* Rows of both tables, once the arrays no longer move. */
-static int index_rows(struct node_dir *d)
+/* A node's index in ibsnmpdNodeTable: its GUID. */
+static unsigned node_index(const void *data, oid *index)
 {
-	d->rows.rows = calloc(d->n ? d->n : 1, sizeof(*d->rows.rows));
-	if (!d->rows.rows)
-		return -1;
-	d->rows.count = d->n;
+	mib_index_put_guid(index, ((const struct node_entry *)data)->guid);
+	return MIB_GUID_INDEX_LEN;
+}
+
+/* Rows of both tables, once the arrays no longer move (nodes sorted by
+ * GUID). */
+static void index_rows(struct node_dir *d)
+{
+	d->rows = (struct mib_rows){.count = d->n, .array = d->nodes, .stride = sizeof(*d->nodes),
+				    .index_of = node_index};
 	for (size_t k = 0; k < d->n; k++) {
 		struct node_entry *e = &d->nodes[k];
-		struct mib_row *r = &d->rows.rows[k];
 
-		mib_index_put_guid(r->index, e->guid);
-		r->index_len = MIB_GUID_INDEX_LEN;
-		r->data = e;
 		e->dir = d;
 		e->if_rows = (struct mib_rows){.count = e->n_if, .array = d->ports + e->first_if,
 					       .stride = sizeof(*d->ports), .index_of = if_index};
 	}
-	return 0;
 }
 
 struct node_dir *node_dir_build(const struct node_dir_build *in)
@@ -328,8 +328,9 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 		if (e->context[0] && add_ifs(&b, in, e, node_dir_find(in->prev, e->guid)))
 			goto fail;
 	}
-	if (keep_rows(b.d, in) || index_rows(b.d))
+	if (keep_rows(b.d, in))
 		goto fail;
+	index_rows(b.d);
 	return b.d;
 fail:
 	node_dir_free(b.d);

@@ -217,14 +217,14 @@ static int sample_ctl_value(const void *row, unsigned column, netsnmp_variable_l
 			    const void *snap)
 {
 	const struct pm_node_view *nv = row;
-	const struct pm_sample_ctl *c = &nv->ctl;
+	const struct pm_sample_ctl *c = nv->sample ? &nv->sample->ctl : NULL;
 
 	(void)snap;
 	if (column == COLUMN_PM_PORT_SAMPLE_CNTRL_GUID) {
 		mib_set_be_octets(vb, nv->node->guid, 8);
 		return 0;
 	}
-	if (!nv->have_ctl)
+	if (!c || !nv->sample->have_ctl)
 		return -1; /* not watched, or never answered */
 	if (column >= SCTL_MASK0 && column < SCTL_MASK0 + PM_SAMPLE_COUNTERS) {
 		mib_set_int(vb, c->counter_mask[column - SCTL_MASK0]);
@@ -266,20 +266,22 @@ static int sample_result_value(const void *row, unsigned column, netsnmp_variabl
 			       const void *snap)
 {
 	const struct pm_node_view *nv = row;
+	const struct pm_sample_result *res;
 
 	(void)snap;
 	if (column == COLUMN_PM_PORT_SAMPLE_RESULT_GUID) {
 		mib_set_be_octets(vb, nv->node->guid, 8);
 		return 0;
 	}
-	if (!nv->have_res)
+	if (!nv->sample || !nv->sample->have_res)
 		return -1;
+	res = &nv->sample->res;
 	if (column == COLUMN_PM_PORT_SAMPLE_RESULT_TAG)
-		set_tag(vb, nv->res.tag);
+		set_tag(vb, res->tag);
 	else if (column == COLUMN_PM_RESULT_SAMPLE_STATUS)
-		mib_set_int(vb, nv->res.sample_status);
+		mib_set_int(vb, res->sample_status);
 	else if (column >= SRES_COUNTER0 && column < SRES_COUNTER0 + PM_SAMPLE_COUNTERS)
-		mib_set_unsigned(vb, ASN_COUNTER, nv->res.counter[column - SRES_COUNTER0]);
+		mib_set_unsigned(vb, ASN_COUNTER, res->counter[column - SRES_COUNTER0]);
 	else
 		return -1;
 	return 0;
@@ -402,8 +404,9 @@ static int stage_sample_field(void *p, const struct mib_set_request *req)
 		v = (unsigned long)req->vb->val.string[2] << 8 | req->vb->val.string[3];
 	} else if ((column == COLUMN_PM_PORT_SAMPLE_CNTRL_SAMPLE_START ||
 		    column == COLUMN_PM_PORT_SAMPLE_CNTRL_SAMPLE_INTERVAL) &&
-		   nv->have_ctl && pm_sample_width_bits(nv->ctl.counter_width) < 32 &&
-		   v >> pm_sample_width_bits(nv->ctl.counter_width)) {
+		   nv->sample && nv->sample->have_ctl &&
+		   pm_sample_width_bits(nv->sample->ctl.counter_width) < 32 &&
+		   v >> pm_sample_width_bits(nv->sample->ctl.counter_width)) {
 		return SNMP_ERR_INCONSISTENTVALUE; /* the node's timers are CounterWidth bits */
 	}
 	if (column != COLUMN_PM_PORT_SAMPLE_CNTRL_PORT_SELECT && !nv->node->lid)

@@ -16,9 +16,16 @@ static void view_free(void *p)
 	if (!v)
 		return;
 	free(v->nodes);
-	free(v->rows.rows);
 	topology_put(v->fabric);
 	free(v);
+}
+
+/* A node's index in the per-node tables: its GUID (the fabric's nodes, and
+ * so the view's, are sorted by it). */
+static unsigned node_index(const void *data, oid *index)
+{
+	mib_index_put_guid(index, ((const struct pm_node_view *)data)->node->guid);
+	return MIB_GUID_INDEX_LEN;
 }
 
 /* PortCounters' counters in CounterSelect bit order */
@@ -56,12 +63,7 @@ static void build_node(const struct pm_area *pm, struct pm_node_view *nv, unsign
 			nv->have_counters = true;
 		}
 	}
-	if (st) {
-		nv->have_ctl = st->have_ctl;
-		nv->have_res = st->have_res;
-		nv->ctl = st->ctl;
-		nv->res = st->res;
-	}
+	nv->sample = st;
 }
 
 /* The sweep's ClassPortInfo capability mask of a node (0: not known); the
@@ -83,8 +85,7 @@ static struct pm_view *build(const struct pm_area *pm, const struct topology *f,
 	struct pm_view *v = calloc(1, sizeof(*v));
 	size_t pi = 0, n_ports = s ? s->n : 0;
 
-	if (!v || !(v->nodes = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*v->nodes))) ||
-	    !(v->rows.rows = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(struct mib_row)))) {
+	if (!v || !(v->nodes = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*v->nodes)))) {
 		view_free(v);
 		return NULL;
 	}
@@ -92,7 +93,6 @@ static struct pm_view *build(const struct pm_area *pm, const struct topology *f,
 	/* fabric nodes and the sweep's ports are both sorted by GUID */
 	for (size_t k = 0; k < f->n_nodes; k++) {
 		struct pm_node_view *nv = &v->nodes[v->n++];
-		struct mib_row *r = &v->rows.rows[v->rows.count++];
 		size_t first;
 
 		nv->node = &f->nodes[k];
@@ -103,10 +103,9 @@ static struct pm_view *build(const struct pm_area *pm, const struct topology *f,
 			pi++;
 		build_node(pm, nv, s ? capmask_of(s, nv->node->guid) : 0,
 			   s ? &s->ports[first] : NULL, pi - first, samples);
-		mib_index_put_guid(r->index, nv->node->guid);
-		r->index_len = MIB_GUID_INDEX_LEN;
-		r->data = nv;
 	}
+	v->rows = (struct mib_rows){.count = v->n, .array = v->nodes, .stride = sizeof(*v->nodes),
+				    .index_of = node_index};
 	return v;
 }
 
