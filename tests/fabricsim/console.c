@@ -3,6 +3,7 @@
  * Width, Speed, Stats). A node is "NAME" (its node description) or a GUID,
  * a port [N]; without a port, Unlink/ReLink take every port of the node. */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -14,7 +15,8 @@ static const char *const help =
 	"# ReLink \"node\"[port]           bring it back up\n"
 	"# PerformanceSet \"node\"[port] PortCounters.FIELD=VALUE | PortCountersExtended.FIELD=VALUE\n"
 	"# Error \"node\"[port] PERCENT    answers about that port come back as timeouts\n"
-	"# Dead \"node\" / Alive \"node\"    the node answers nothing at all / again\n"
+	"# Dead \"node\" / Alive \"node\"    the node answers nothing at all / again; a name\n"
+	"#                               with * or ? takes every node it matches (a rail)\n"
 	"# Width \"node\"[port] 1X|2X|4X|8X|12X, Speed \"node\"[port] SDR|...|NDR|XDR (both ends)\n"
 	"# Stats                         MADs answered so far\n";
 
@@ -138,6 +140,25 @@ static void for_ports(struct fabric *f, int node, int port, bool up,
 	}
 }
 
+/* Dead/Alive "PATTERN": every node whose name matches (fnmatch) */
+static void dead_matching(struct fabric *f, char *s, bool dead, FILE *out)
+{
+	char *p = strchr(s, '"'), *end = p ? strchr(p + 1, '"') : NULL;
+	unsigned n = 0;
+
+	if (!end) {
+		fprintf(out, "# give a quoted pattern: Dead \"leaf-r1.*\"\n");
+		return;
+	}
+	*end = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (!fnmatch(p + 1, f->nodes[i].name, 0)) {
+			f->nodes[i].dead = dead;
+			n++;
+		}
+	fprintf(out, "# %u nodes %s\n", n, dead ? "dead" : "alive");
+}
+
 void fs_console(struct fabric *f, char *line, FILE *out,
 		void (*link_changed)(struct fabric *f, uint32_t node))
 {
@@ -160,6 +181,10 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 	if (!strcasecmp(cmd, "Stats")) {
 		fprintf(out, "answered: %lu SMPs, %lu PerfMgt, %lu SA; %lu undeliverable\n",
 			fs_answered[0], fs_answered[1], fs_answered[2], fs_answered[3]);
+		return;
+	}
+	if ((!strcasecmp(cmd, "Dead") || !strcasecmp(cmd, "Alive")) && strpbrk(s, "*?")) {
+		dead_matching(f, s, !strcasecmp(cmd, "Dead"), out);
 		return;
 	}
 	if (parse_target(f, &s, &node, &port, out))

@@ -176,6 +176,27 @@ def test_a_dead_leaf_is_one_log_line_and_sweeps_go_on(bed):
                     seconds=60)
 
 
+def test_dead_by_pattern_takes_every_node_it_matches(bed):
+    """Dead "leaf-2-*" (a whole pod's leaves, as bench/dead_nodes.py takes a
+    rail): perfquery gets nothing from any of them, the other leaves answer;
+    Alive brings them back."""
+    nodes, _ = generated(bed)
+    leaves = sorted(n for n in nodes if n.startswith("leaf-2-"))
+    other = nodes["leaf-1-1"][3]
+    assert len(leaves) > 1
+    answers = lambda lid: "PortXmitData" in bed.run_on_node(  # noqa: E731
+        "perfquery", "-t", "200", str(lid), "1", ok_codes=range(256))
+    bed.simfabric("sim", 'Dead "leaf-2-*"')
+    try:
+        assert wait_for(lambda: not answers(nodes[leaves[0]][3]), seconds=10)
+        assert not any(answers(nodes[n][3]) for n in leaves)
+        assert answers(other)
+    finally:
+        bed.simfabric("sim", 'Alive "leaf-2-*"')
+    assert wait_for(lambda: answers(nodes[leaves[0]][3]), seconds=10)
+    assert all(answers(nodes[n][3]) for n in leaves)
+
+
 @pytest.mark.parametrize("layout,hosts,expect", [
     ("fattree2", 40, {"switch": 5 + 8, "ca": 40}),
     # 8 rails of 2 leaves (pods of their own), 8 spines each, 32 cores
