@@ -51,14 +51,20 @@ struct mad_dest {
 	bool ready;
 	/* A request to it failed after every retry: the node (or the path to
 	 * it) is taken for dead, and what waits for it fails at once instead of
-	 * timing out port by port, until it answers or silent_until passes. */
-	bool silent;
+	 * timing out port by port, until it answers or silent_until passes.
+	 * Then it is probed: one request at a time until one is answered. A
+	 * node silent again (strikes) stays silent twice as long, up to
+	 * SILENT_MAX_MS: a dead rail costs a round of tries now and then, not
+	 * at every sweep. */
+	bool silent, probing;
+	unsigned strikes;
 	struct timespec silent_until;
 };
 
 /* How long a destination that let a request fail stays silent: at least
- * the time of one request's tries, and a sweep's lifetime at most matters. */
+ * the time of one request's tries, doubled at each strike up to the max. */
 #define SILENT_MIN_MS 5000
+#define SILENT_MAX_MS 60000
 
 #define MAD_UNICAST_LIDS 0xc000
 /* in-flight requests by TID (sequential, so the low bits spread them) */
@@ -199,15 +205,20 @@ static bool dest_silent(struct mad_dest *d)
 	if (!d->silent)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (ts_passed(&d->silent_until, &now))
+	if (ts_passed(&d->silent_until, &now)) {
 		d->silent = false;
+		d->probing = true;
+	}
 	return d->silent;
 }
 
-/* A silent destination always has room: its requests fail without being sent. */
+/* A silent destination always has room: its requests fail without being
+ * sent; one being probed has room for one. */
 static bool dest_has_room(struct mad_dest *d)
 {
-	return d == &eng.directed || d->in_flight < eng.max_per_dest || dest_silent(d);
+	if (d == &eng.directed || dest_silent(d))
+		return true;
+	return d->in_flight < (d->probing ? 1 : eng.max_per_dest);
 }
 
 static void dest_make_silent(struct mad_dest *d)
@@ -219,8 +230,14 @@ static void dest_make_silent(struct mad_dest *d)
 	if (!d->silent)
 		DEBUGMSGTL(("ibsnmpd:mad", "LID %td does not answer: what waits for it fails at once\n",
 			    d - eng.by_lid));
+	if (ms < SILENT_MIN_MS)
+		ms = SILENT_MIN_MS;
+	if (!d->silent && d->strikes < 16)
+		d->strikes++;
+	for (unsigned k = 1; k < d->strikes && ms < SILENT_MAX_MS; k++)
+		ms *= 2;
 	d->silent = true;
-	ts_add_ms(&d->silent_until, ms > SILENT_MIN_MS ? ms : SILENT_MIN_MS);
+	ts_add_ms(&d->silent_until, ms < SILENT_MAX_MS ? ms : SILENT_MAX_MS);
 }
 
 /* Puts d at the end of the ready ring if it has requests and room. */
@@ -440,7 +457,9 @@ void mad_engine_received(const uint8_t *data, size_t len, int status,
 		return; /* the request stays in flight and times out */
 	}
 	unlink_in_flight(r);
-	r->dest->silent = false; /* it answers */
+	/* it answers */
+	r->dest->silent = r->dest->probing = false;
+	r->dest->strikes = 0;
 	eng.stats.answered++;
 	DEBUGMSGTL(("ibsnmpd:mad", "answer to tid 0x%08x\n", tid));
 	finish(r, st, data + mad_class_data_offset(r->mgmt_class),
