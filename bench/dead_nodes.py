@@ -7,7 +7,9 @@ writes, with every node answering, with one leaf switch dead, with a whole
 rail dead (its leaves and spines, and every server's HCA on it), and once
 they answer again. A dead node answers nothing (fabricsim's Dead); each
 request to it costs madTimeout x (madRetries + 1) (here 500 ms x 3) before
-the node is taken for silent and what waits for it fails at once.
+the node is taken for silent and what waits for it fails at once; a node
+silent again stays so twice as long, up to a minute, then is probed with one
+request at a time (the sweeps where no probe is due take no tries of it).
 
 Usage: bench/dead_nodes.py [--servers 1000] [--sweeps 3]
 """
@@ -84,14 +86,20 @@ def main():
                 bed.sim(cmd)
             t = sweeps(target, group, args.sweeps)
             during = open(log).read()[len(before):]
-            for cmd in ([alive] if isinstance(alive, str) else alive or []):
-                bed.sim(cmd)
-            back = sweeps(target, group, 1) if alive else []
+            back = ""
+            if alive:
+                for cmd in [alive] if isinstance(alive, str) else alive:
+                    bed.sim(cmd)
+                started = time.monotonic()
+                while AGAIN not in open(log).read()[len(before):] and \
+                        time.monotonic() - started < 180:
+                    time.sleep(0.5)
+                back = "; alive again: 'answers again' after %.0f s, then a sweep of %.2f s" % (
+                    time.monotonic() - started, sweeps(target, group, 1)[0])
             after = open(log).read()[len(before):]
             print("%-42s counter sweep median %.2f s (%s)%s; log lines: %d 'do not answer', "
                   "%d 'answers again'"
-                  % (name, statistics.median(t), " ".join("%.2f" % x for x in t),
-                     "; once alive again %.2f s" % back[0] if back else "",
+                  % (name, statistics.median(t), " ".join("%.2f" % x for x in t), back,
                      len(SILENT.findall(during)), after.count(AGAIN)))
             sys.stdout.flush()
 
