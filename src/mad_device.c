@@ -9,11 +9,11 @@
  * and the main thread hands the MADs to the engine. The thread never calls
  * net-snmp nor the engine.
  *
- * While answers are due (a sweep), the main thread, once woken, takes them
- * from the device itself for up to DRAIN_MAX_MS and the receive thread
- * waits: an answer then costs no hand-over between threads (a sweep's
- * answers used to wake two threads each, issue 24). SNMP requests wait for
- * it at most that long. */
+ * While answers are due and coming (a sweep), the main thread, once woken,
+ * takes them from the device itself for up to DRAIN_MAX_MS and the receive
+ * thread waits: an answer then costs no hand-over between threads (a
+ * sweep's answers used to wake two threads each, issue 24). SNMP requests
+ * wait for it at most that long; a millisecond without an answer ends it. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <errno.h>
@@ -33,7 +33,7 @@
 #include "ibsnmpd/mad_device.h"
 
 #define MAD_BLOCK 256
-#define DRAIN_MAX_MS 5
+#define DRAIN_MAX_MS 2
 
 struct rx_item {
 	struct rx_item *next;
@@ -255,7 +255,7 @@ static unsigned hand_queued(void)
 
 /* On the main thread, woken by the receive thread: what it queued, and
  * while answers are due, what the device has, for up to DRAIN_MAX_MS (an
- * answer awaited a millisecond at most at a time). */
+ * answer awaited a millisecond at most). */
 static void on_pipe_readable(int fd, void *arg)
 {
 	char drain[256];
@@ -280,8 +280,11 @@ static void on_pipe_readable(int fd, void *arg)
 		mad_engine_get_stats(&st);
 		if (!st.in_flight || elapsed_ms(&start) >= DRAIN_MAX_MS)
 			break;
-		if (!n && receive(&it, 1))
+		if (!n) {
+			if (!receive(&it, 1))
+				break; /* none coming now: the receive thread waits for them */
 			mad_engine_received(it.mad, it.len, it.status, &it.from);
+		}
 	}
 	/* The receive thread writes to the pipe again only once the list was
 	 * found empty here: what it queued meanwhile wakes this loop anew. */
