@@ -14,7 +14,7 @@ from simfabric import stop_all_on_sigterm as stop_on_sigterm  # noqa: E402,F401
 TestBed = running  # with TestBed(topology, node, conf=...) as bed: a simfabric.Bed
 __all__ = ["TOP", "TOPOLOGIES", "TestBed", "env", "stop_on_sigterm", "STATS", "MADS_SENT",
            "SMA_GROUPS", "PM_TABLE", "snmpget", "walk", "spawn_subagent", "bare_pipelined",
-           "sweep_ports", "get_latencies"]
+           "sweep_ports", "get_latencies", "group_index", "sweep_durations"]
 
 STATS = ".1.3.6.1.4.1.8072.9999.9999.117.1.1"
 PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"  # ibsnmpdPmPortEntry (64-bit counters)
@@ -22,6 +22,34 @@ MADS_SENT = STATS + ".1.0"
 SMA_GROUPS = ("nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "slToVlTable",
               "vlArbTable", "linearForwarding", "multicastForwarding", "randomForwarding",
               "smInfo", "vendorDiag", "ledInfo")
+
+
+GROUP_NAME, GROUP_REFRESHES, GROUP_DURATION = STATS + ".6.1.2", STATS + ".6.1.5", STATS + ".6.1.7"
+
+
+def group_index(target, name):
+    """ibsnmpdCacheIndex of the cache group called name (ibsnmpdCacheName)."""
+    out = subprocess.run(["snmpwalk", "-v2c", "-c", "public", "-On", "-Oq", target, GROUP_NAME],
+                         capture_output=True, text=True, env=env()).stdout
+    for line in out.splitlines():
+        oid, _, value = line.partition(" ")
+        if value.strip('"') == name:
+            return int(oid.rsplit(".", 1)[1])
+    sys.exit("no cache group %s at %s" % (name, target))
+
+
+def sweep_durations(target, index, count):
+    """The next `count` refreshes' durations (s) of cache group `index`
+    (ibsnmpdCacheLastDuration, read as ibsnmpdCacheRefreshes moves)."""
+    seen, out = snmpget(target, "%s.%d" % (GROUP_REFRESHES, index)), []
+    deadline = time.monotonic() + 300 * count
+    while len(out) < count and time.monotonic() < deadline:
+        time.sleep(0.2)
+        n = snmpget(target, "%s.%d" % (GROUP_REFRESHES, index))
+        if n > seen:
+            seen = n
+            out.append(snmpget(target, "%s.%d" % (GROUP_DURATION, index)) / 1000.0)
+    return out
 
 
 def snmpget(target, oid):

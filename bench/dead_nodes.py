@@ -20,39 +20,18 @@ import statistics
 import sys
 import time
 
-from benchlib import STATS, TestBed, snmpget, stop_on_sigterm
+from benchlib import TestBed, group_index, stop_on_sigterm, sweep_durations
 
-GROUP_NAME, GROUP_REFRESHES, GROUP_DURATION = STATS + ".6.1.2", STATS + ".6.1.5", STATS + ".6.1.7"
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      "..", "build"))
 SILENT = re.compile(r"counter sweep: \d+ of \d+ nodes do not answer")
 AGAIN = "counter sweep: every node answers again"
 
 
-def pm_group(target):
-    import subprocess
-    from benchlib import env
-    out = subprocess.run(["snmpwalk", "-v2c", "-c", "public", "-On", "-Oq", target, GROUP_NAME],
-                         capture_output=True, text=True, env=env()).stdout
-    for line in out.splitlines():
-        oid, _, value = line.partition(" ")
-        if value.strip('"') == "pmCounters":
-            return int(oid.rsplit(".", 1)[1])
-    sys.exit("no pmCounters group at " + target)
-
-
 def sweeps(target, group, count, skip=1):
     """The durations (s) of the next `count` sweeps after `skip` more (the
     one under way when a condition began)."""
-    seen, out = snmpget(target, "%s.%d" % (GROUP_REFRESHES, group)), []
-    deadline = time.monotonic() + 600
-    while len(out) < count + skip and time.monotonic() < deadline:
-        time.sleep(0.2)
-        n = snmpget(target, "%s.%d" % (GROUP_REFRESHES, group))
-        if n > seen:
-            seen = n
-            out.append(snmpget(target, "%s.%d" % (GROUP_DURATION, group)) / 1000.0)
-    return out[skip:]
+    return sweep_durations(target, group, count + skip)[skip:]
 
 
 def main():
@@ -72,7 +51,7 @@ def main():
             if m:
                 break
             time.sleep(1)
-        group = pm_group(target)
+        group = group_index(target, "pmCounters")
         print("rail layout, %d servers: %s nodes, %s ports; ibsnmpd on srv-1-hca1, "
               "madTimeout 500 ms, madRetries 2" % (args.servers, m.group(1), m.group(2)))
         phases = [("every node answers", None, None),

@@ -36,34 +36,10 @@ import subprocess
 import sys
 import time
 
-from benchlib import (PM_TABLE, STATS, TOP, TestBed, bare_pipelined, env, get_latencies,
-                      snmpget, stop_on_sigterm, sweep_ports, walk)
+from benchlib import (PM_TABLE, TOP, TestBed, bare_pipelined, env, get_latencies, group_index,
+                      stop_on_sigterm, sweep_durations, sweep_ports, walk)
 
-GROUP_NAME, GROUP_REFRESHES, GROUP_DURATION = STATS + ".6.1.2", STATS + ".6.1.5", STATS + ".6.1.7"
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build"))
-
-
-def group_index(target, name):
-    out = subprocess.run(["snmpwalk", "-v2c", "-c", "public", "-On", "-Oq", target, GROUP_NAME],
-                         capture_output=True, text=True, env=env()).stdout
-    for line in out.splitlines():
-        oid, _, value = line.partition(" ")
-        if value.strip('"') == name:
-            return int(oid.rsplit(".", 1)[1])
-    sys.exit("no cache group %s at %s" % (name, target))
-
-
-def sweep_durations(target, index, count):
-    """The next `count` refreshes' durations (s)."""
-    seen, out = snmpget(target, "%s.%d" % (GROUP_REFRESHES, index)), []
-    deadline = time.monotonic() + 300 * count
-    while len(out) < count and time.monotonic() < deadline:
-        time.sleep(0.2)
-        n = snmpget(target, "%s.%d" % (GROUP_REFRESHES, index))
-        if n > seen:
-            seen = n
-            out.append(snmpget(target, "%s.%d" % (GROUP_DURATION, index)) / 1000.0)
-    return out
 
 
 def log_match(path, pattern, seconds):
