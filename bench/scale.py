@@ -11,9 +11,9 @@ For each size (hosts; default 2,000, 10,000, 20,000, 30,000 and 40,000):
   every 0.25 s while both sweeps run every 5 s (least, median, most) and its
   heap in use (-Dibsnmpd:memory, least and most); the counter sweep
   (pmCounters) alone, ibsnmpdCacheLastDuration, five times, each followed
-  by a run of bench-pipelined-pma on the idle fabric (the sweep's
-  PortCounters and PortCountersExtended to the same ports, 256 in flight):
-  the medians; the PortInfo sweep (fabricPorts) alone, median of 3;
+  a second later by a run of bench-pipelined-pma on the idle fabric (the
+  sweep's PortCounters and PortCountersExtended to the same ports, 256 in
+  flight): the medians; the PortInfo sweep (fabricPorts) alone, median of 3;
 - a bulk walk (snmpbulkwalk -Cr50) of the 64-bit counters table (direct);
 - ibnetdiscover, on the fabric once the direct one is stopped;
 - the resident memory of a daemon that knows no fabric (its discovery helper
@@ -174,11 +174,12 @@ def sweeping(bed, target, pid, log, conf, pairs):
     with RssSampler(pid) as rss:
         both = sweep_durations(target, pm_group, 3)
     pairs = pairs or sweep_ports(target)
-    set_lifetimes(conf, pid, max(5, int(3 * max(both)) + 2), 3600)
+    set_lifetimes(conf, pid, max(5, int(3 * max(both)) + 3), 3600)
     sweep_durations(target, pm_group, 1)
     pm, bare = [], []
     for _ in range(5):
         pm += sweep_durations(target, pm_group, 1)
+        time.sleep(1)  # what follows a sweep's publication (views, trim) is done
         t, answered, sent = bare_pipelined(bed, None, runs=1, pairs=pairs)[0]
         if answered < sent or sent != 2 * int(m.group(2)):
             sys.exit("the bare client did not get the sweep's answers (%s ports): %d of %d"
