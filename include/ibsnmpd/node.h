@@ -172,6 +172,7 @@ struct node_area {
 	struct node_context **contexts; /* sorted by GUID */
 	size_t n_contexts, cap_contexts;
 	unsigned tick_alarm;
+	unsigned follow_alarm;        /* the contexts follow a new directory (node_contexts.c) */
 	unsigned hold_s, idle_s;      /* nodeContextHold, nodeContextIdle */
 	struct node_table_mib mib;
 };

@@ -260,18 +260,20 @@ static int add_context(struct node_area *a, struct node_context *c)
 	return 0;
 }
 
-/* After a directory is published: contexts of nodes gone (or whose type
- * no longer gets one) go, new nodes get theirs, switches first. */
-static void dir_published(struct cache_group *g, const void *before, const void *after,
-			  void *arg)
+/* Contexts of nodes gone (or whose type no longer gets one) go, new nodes
+ * get theirs, switches first: after a directory is published, from an alarm
+ * (dir_published). */
+static void contexts_follow_dir(unsigned reg, void *arg)
 {
 	struct node_area *a = arg;
-	const struct node_dir *d = after;
+	const struct node_dir *d = cache_snapshot(&a->dir);
 	size_t added = 0, failed = 0;
 	struct timespec t0, t1;
 
-	(void)g;
-	(void)before;
+	(void)reg;
+	a->follow_alarm = 0;
+	if (!d)
+		return;
 	for (size_t k = 0; k < a->n_contexts; k++) {
 		struct node_context *c = a->contexts[k];
 		const struct node_entry *e = node_dir_find(d, c->guid);
@@ -319,6 +321,26 @@ static void dir_published(struct cache_group *g, const void *before, const void 
 			 "node contexts: %zu registered in %.2f s%s (%zu in all)\n", added,
 			 (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 			 failed ? ", some could not be (see above)" : "", a->n_contexts);
+}
+
+/* Registering or unregistering a context is an AgentX exchange that net-snmp
+ * makes synchronously, in a select loop of its own over every session. A
+ * directory is published while the main loop dispatches a ready descriptor
+ * (MAD answers, the discovery's output); a nested loop there takes what the
+ * outer loop found ready, which then blocks reading it: the daemon stalled
+ * until snmpd timed it out and dropped the session (seen in CI). net-snmp
+ * runs alarms once every ready descriptor has been read: the contexts
+ * follow the directory from one. */
+static void dir_published(struct cache_group *g, const void *before, const void *after,
+			  void *arg)
+{
+	struct node_area *a = arg;
+
+	(void)g;
+	(void)before;
+	(void)after;
+	if (!a->follow_alarm)
+		a->follow_alarm = snmp_alarm_register(0, 0, contexts_follow_dir, a);
 }
 
 /* Every TICK_S: SMA-MIB reads of contexts no longer asked stop; contexts
@@ -385,6 +407,9 @@ void node_contexts_stop(struct node_area *a)
 	if (a->tick_alarm)
 		snmp_alarm_unregister(a->tick_alarm);
 	a->tick_alarm = 0;
+	if (a->follow_alarm)
+		snmp_alarm_unregister(a->follow_alarm);
+	a->follow_alarm = 0;
 	for (size_t k = 0; k < a->n_contexts; k++) {
 		if (!a->contexts[k]->retired)
 			context_retire(a->contexts[k]);
