@@ -230,7 +230,23 @@ class Bed:
                 continue
             out.append("--- %s" % name)
             out.extend(tail)
+        out.extend(self.stacks())
         return "\n".join(out)
+
+    def stacks(self):
+        """ibsnmpd's threads as gdb sees them now, if it runs: with a failed
+        test, where a daemon that does not answer is."""
+        pid = dict(self.pids()).get("ibsnmpd")
+        if not pid or not alive(pid) or not shutil.which("gdb"):
+            return []
+        try:
+            got = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx",
+                                  "-ex", "thread apply all bt 16"],
+                                 capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.SubprocessError):
+            return []
+        return ["--- ibsnmpd's threads (gdb)"] + [l for l in got.splitlines()
+                                                  if l.startswith(("#", "Thread"))]
 
     # ---- services ---------------------------------------------------------------
 
