@@ -12,6 +12,7 @@
 #define IBSNMPD_PM_H
 
 #include <stdbool.h>
+#include <time.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -92,6 +93,7 @@ struct pm_area {
 	struct trap_observer trap_seen;
 	struct cache_observer counters_seen;
 	uint64_t silent_print;        /* the nodes the last sweep found silent (a sum) */
+	time_t silent_said;           /* monotonic: when that was last logged */
 	/* ClassPortInfo is asked once per node and discovery; these LIDs' again
 	 * at the next sweep (a trap 144 said their capabilities changed) */
 	unsigned recheck_lid[32];

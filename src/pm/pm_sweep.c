@@ -286,6 +286,11 @@ void pm_snapshot_free(void *p)
 	free(s);
 }
 
+/* While nodes stay silent, a changed set of them is said at most every
+ * SILENT_LOG_MIN_S: under random loss (a lossy own link) the set differs at
+ * every sweep. The first silence and the end of it are said at once. */
+#define SILENT_LOG_MIN_S 30
+
 /* Nodes that did not answer the sweep are said when they change: their
  * ports keep their last values, marked stale. */
 static void note_silent_nodes(struct pm_area *pm, const struct pm_snapshot *s,
@@ -295,6 +300,7 @@ static void note_silent_nodes(struct pm_area *pm, const struct pm_snapshot *s,
 	size_t silent = 0, asked = 0, len = 0;
 	uint64_t print = 0;
 	char names[160] = "";
+	struct timespec now;
 
 	for (size_t k = 0; k < f->n_nodes; k++) {
 		const struct topo_node *n = &f->nodes[k];
@@ -312,7 +318,11 @@ static void note_silent_nodes(struct pm_area *pm, const struct pm_snapshot *s,
 	}
 	if (print == pm->silent_print)
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (silent && pm->silent_print && now.tv_sec - pm->silent_said < SILENT_LOG_MIN_S)
+		return;
 	pm->silent_print = print;
+	pm->silent_said = now.tv_sec;
 	if (silent)
 		snmp_log(LOG_WARNING, "counter sweep: %zu of %zu nodes do not answer (%s%s); "
 			 "their ports keep their last values, marked stale\n", silent, asked, names,
