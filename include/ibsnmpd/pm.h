@@ -12,7 +12,6 @@
 #define IBSNMPD_PM_H
 
 #include <stdbool.h>
-#include <time.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
