@@ -51,7 +51,9 @@ struct sma_portinfo {
 	unsigned mkey_violations, pkey_violations, qkey_violations;
 	unsigned guid_cap, subnet_timeout, resp_time;
 	unsigned local_phys_err, overrun_err;
+	/* LinkSpeedExt*: bit 16 is XDR, from LinkSpeedExt*2 (sma_decode.c) */
 	unsigned speed_ext_active, speed_ext_supported, speed_ext_enabled;
+	uint32_t cap_mask2;
 };
 
 /* SMInfo (IBA 14.2.5.13). */
@@ -115,6 +117,13 @@ unsigned sma_mtu_octets(unsigned v);
 unsigned sma_vl_count(unsigned v);
 unsigned sma_width_lanes(unsigned v);
 int sma_speed_generation(unsigned speed, unsigned speed_ext);
+/* PortInfo CapabilityMask IsExtendedSpeedsSupported (IBA 14.2.5.6): the
+ * LinkSpeedExt fields mean something only with it. */
+#define SMA_PORT_CAP_EXT_SPEEDS (1u << 14)
+#define SMA_PHYS_LINK_UP 5 /* PortPhysicalState LinkUp */
+/* The active speed of a decoded PortInfo (sma_speed_generation), its
+ * LinkSpeedExtActive only where the port has extended speeds. */
+int sma_portinfo_active_speed(const struct sma_portinfo *pi);
 unsigned sma_lane_data_mbps(int generation);
 unsigned sma_lane_nominal_mbps(int generation);
 

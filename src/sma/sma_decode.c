@@ -47,6 +47,35 @@ int sma_switchinfo_decode(const uint8_t *data, size_t len, struct sma_switchinfo
 	return 0;
 }
 
+/* CapabilityMask2.IsExtendedSpeeds2Supported (IBA 1.7) */
+#define PORT_CAP2_EXT_SPEEDS2 0x0800u
+#define SPEED_EXT_XDR 16 /* sma_speed_generation's bit for XDR */
+
+/* LinkSpeedExtActive2 (PortInfo bits 449-450), LinkSpeedExtSupported2
+ * (451-452) and LinkSpeedExtEnabled2 (453-455), IBA 1.7, value 1 = XDR
+ * (212.5 Gb/s a lane). Decoded by offset, by hand: Debian 12's libibmad
+ * (rdma-core 44) has no field for them (rdma-core 49 added
+ * IB_PORT_LINK_SPEED_EXT_ACTIVE_2_F and its siblings). They mean something
+ * only with IsExtendedSpeeds2Supported; XDR is folded into LinkSpeedExt*
+ * as bit 16, the one encoding of it the rest of the agent knows. */
+static void speeds2_decode(const uint8_t *b, struct sma_portinfo *o)
+{
+	unsigned active2, supported2, enabled2;
+
+	if (!(o->cap_mask2 & PORT_CAP2_EXT_SPEEDS2))
+		return;
+	active2 = b[56] >> 5 & 3;
+	supported2 = b[56] >> 3 & 3;
+	enabled2 = b[56] & 7;
+	if (active2 & 1)
+		o->speed_ext_active = SPEED_EXT_XDR;
+	if (supported2 & 1)
+		o->speed_ext_supported |= SPEED_EXT_XDR;
+	/* Enabled 30 (none) and 31 (every supported speed) stay as they are */
+	if ((enabled2 & 1) && o->speed_ext_enabled < 30)
+		o->speed_ext_enabled |= SPEED_EXT_XDR;
+}
+
 int sma_portinfo_decode(const uint8_t *data, size_t len, struct sma_portinfo *o)
 {
 	uint8_t b[IB_SMP_DATA_SIZE];
@@ -100,6 +129,8 @@ int sma_portinfo_decode(const uint8_t *data, size_t len, struct sma_portinfo *o)
 	o->speed_ext_active = F(IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
 	o->speed_ext_supported = F(IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
 	o->speed_ext_enabled = F(IB_PORT_LINK_SPEED_EXT_ENABLED_F);
+	o->cap_mask2 = F(IB_PORT_CAPMASK2_F);
+	speeds2_decode(b, o);
 	return 0;
 }
 

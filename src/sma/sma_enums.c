@@ -150,6 +150,12 @@ int sma_speed_generation(unsigned speed, unsigned speed_ext)
 	}
 }
 
+int sma_portinfo_active_speed(const struct sma_portinfo *pi)
+{
+	return sma_speed_generation(pi->speed_active, (pi->cap_mask & SMA_PORT_CAP_EXT_SPEEDS) ?
+						       pi->speed_ext_active : 0);
+}
+
 unsigned sma_lane_data_mbps(int generation)
 {
 	static const unsigned mbps[] = {0, 2000, 4000, 8000, 13636, 25000, 50000, 100000, 200000};

@@ -104,6 +104,32 @@ static void portinfo_fields(void **state)
 	assert_int_equal(pi.speed_supported, 2);
 }
 
+/* XDR: LinkSpeedExt*2 (IBA 1.7) by their offsets, only with
+ * CapabilityMask2.IsExtendedSpeeds2Supported; folded in as bit 16 */
+static void portinfo_xdr_speeds(void **state)
+{
+	uint8_t d[64];
+	struct sma_portinfo pi;
+
+	(void)state;
+	memset(d, 0, sizeof(d));
+	d[60] = 0x18; d[61] = 0x00;       /* CapabilityMask2: ExtSpeeds2, XDR supported */
+	d[56] = 0x20 | 0x08 | 0x01;      /* Active2 1 (bits 449-450), Supported2 1, Enabled2 1 */
+	d[62] = 0x00; d[63] = 0x0f;       /* LinkSpeedExtEnabled FDR..NDR (bits 507-511) */
+	assert_int_equal(sma_portinfo_decode(d, 64, &pi), 0);
+	assert_int_equal(pi.cap_mask2, 0x1800);
+	assert_int_equal(pi.speed_ext_active, 16);
+	assert_true(pi.speed_ext_supported & 16);
+	assert_int_equal(pi.speed_ext_enabled, 0x0f | 16);
+	assert_int_equal(sma_speed_generation(pi.speed_active, pi.speed_ext_active), 8);
+	assert_int_equal(sma_lane_data_mbps(8) * 4, 800000); /* 4X XDR */
+	/* without the capability bit the byte means nothing */
+	d[60] = 0x10;
+	assert_int_equal(sma_portinfo_decode(d, 64, &pi), 0);
+	assert_int_equal(pi.speed_ext_active, 0);
+	assert_false(pi.speed_ext_supported & 16);
+}
+
 static void enumerations(void **state)
 {
 	(void)state;
@@ -135,6 +161,7 @@ int main(void)
 		cmocka_unit_test(lft_and_mft_blocks),
 		cmocka_unit_test(rft_vendordiag_led),
 		cmocka_unit_test(portinfo_fields),
+		cmocka_unit_test(portinfo_xdr_speeds),
 		cmocka_unit_test(enumerations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
