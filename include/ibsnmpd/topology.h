@@ -45,6 +45,8 @@ struct topo_port {
 	uint64_t port_guid;   /* 0 if the discovery did not say */
 	uint64_t peer_guid;   /* the node at the other end of the link; 0 unknown */
 	unsigned peer_port;
+	uint8_t speed;        /* active speed when discovered (sma_speed_generation), 0 down
+				 or unknown: the layout of its FEC counters follows it */
 };
 
 /* One discovery. Shared, read-only, by the topology's cache group and by

@@ -10,7 +10,9 @@
  * Output (stdout), read by topology_parse():
  *   node GUID TYPE NUMPORTS LID DESCRIPTION...
  *   route GUID HOPS PORT...     (the directed route to the node above)
- *   port GUID PORTNUM LID
+ *   port GUID PORTNUM LID PORTGUID PEERGUID PEERPORT SPEED
+ *                               (SPEED: the active speed's generation,
+ *                               sma_speed_generation(); 0 when not up)
  *   done SECONDS
  */
 #include <stdio.h>
@@ -19,6 +21,21 @@
 #include <time.h>
 
 #include <infiniband/ibnetdisc.h>
+
+#include "ibsnmpd/sma_attr.h"
+
+/* The active speed of a port as the discovery read its PortInfo (0: the
+ * link is not up): the PM sweeps read its PortExtendedSpeedsCounters in
+ * the layout of its FEC mode, which follows the speed. */
+static int port_speed(const ibnd_port_t *port)
+{
+	struct sma_portinfo pi;
+
+	if (sma_portinfo_decode(port->info, sizeof(port->info), &pi) ||
+	    pi.phys_state != SMA_PHYS_LINK_UP)
+		return 0;
+	return sma_portinfo_active_speed(&pi);
+}
 
 static void print_node(ibnd_node_t *n, void *user)
 {
@@ -46,10 +63,10 @@ static void print_node(ibnd_node_t *n, void *user)
 		if (!node_lid)
 			node_lid = lid;
 		/* the peer: the partition policy checks the switch port behind a member */
-		printf("port %016llx %d %u %016llx %016llx %d\n", (unsigned long long)n->guid, p,
-		       lid, (unsigned long long)port->guid,
+		printf("port %016llx %d %u %016llx %016llx %d %d\n", (unsigned long long)n->guid,
+		       p, lid, (unsigned long long)port->guid,
 		       (unsigned long long)(port->remoteport ? port->remoteport->node->guid : 0),
-		       port->remoteport ? port->remoteport->portnum : 0);
+		       port->remoteport ? port->remoteport->portnum : 0, port_speed(port));
 	}
 	printf("node %016llx %d %d %u %s\n", (unsigned long long)n->guid, n->type, n->numports,
 	       node_lid, desc);

@@ -43,7 +43,7 @@ struct port_line {
 	uint64_t guid;
 	unsigned port, lid;
 	uint64_t port_guid, peer_guid;
-	unsigned peer_port;
+	unsigned peer_port, speed;
 };
 
 static int port_line_cmp(const void *a, const void *b)
@@ -97,24 +97,32 @@ static int node_line(struct parse *ps, const char *line)
 	return 0;
 }
 
-/* "port GUID PORTNUM LID [PORTGUID [PEERGUID PEERPORT]]" */
+/* "port GUID PORTNUM LID [PORTGUID [PEERGUID PEERPORT [SPEED]]]" */
 static int port_line(struct parse *ps, const char *line)
 {
 	unsigned long long guid, port_guid = 0, peer_guid = 0;
-	int port, peer_port = 0, used = 0;
+	int port, peer_port = 0, used = 0, speed = 0;
 	unsigned lid;
 	struct port_line *p;
 	void *q;
 
-	if (sscanf(line, "port %llx %d %u %llx %llx %d%n", &guid, &port, &lid, &port_guid,
-		   &peer_guid, &peer_port, &used) != 6) {
-		peer_guid = 0;
-		peer_port = 0;
-		if (sscanf(line, "port %llx %d %u %llx%n", &guid, &port, &lid, &port_guid,
-			   &used) != 4) {
-			port_guid = 0;
-			if (sscanf(line, "port %llx %d %u%n", &guid, &port, &lid, &used) != 3)
-				return 1;
+	if (sscanf(line, "port %llx %d %u %llx %llx %d %d%n", &guid, &port, &lid, &port_guid,
+		   &peer_guid, &peer_port, &speed, &used) == 7) {
+		if (speed < 0 || speed > 9)
+			return 1;
+	} else {
+		speed = 0;
+		used = 0;
+		if (sscanf(line, "port %llx %d %u %llx %llx %d%n", &guid, &port, &lid, &port_guid,
+			   &peer_guid, &peer_port, &used) != 6) {
+			peer_guid = 0;
+			peer_port = 0;
+			if (sscanf(line, "port %llx %d %u %llx%n", &guid, &port, &lid, &port_guid,
+				   &used) != 4) {
+				port_guid = 0;
+				if (sscanf(line, "port %llx %d %u%n", &guid, &port, &lid, &used) != 3)
+					return 1;
+			}
 		}
 	}
 	if (line[used] != '\0' || port < 1 || port > 254 || lid < 1 || lid > 0xffff)
@@ -129,6 +137,7 @@ static int port_line(struct parse *ps, const char *line)
 	p->port_guid = port_guid;
 	p->peer_guid = peer_guid;
 	p->peer_port = peer_port >= 0 && peer_port <= 254 ? (unsigned)peer_port : 0;
+	p->speed = (unsigned)speed;
 	return 0;
 }
 
@@ -245,6 +254,7 @@ static int assemble(struct parse *ps, char *err, size_t errlen)
 		ref->port_guid = p->port_guid;
 		ref->peer_guid = p->peer_guid;
 		ref->peer_port = p->peer_port;
+		ref->speed = (uint8_t)p->speed;
 		f->n_ports++;
 	}
 	return 0;
