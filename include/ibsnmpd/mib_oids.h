@@ -455,6 +455,15 @@
 #define COLUMN_IBSNMPD_PM_DETAIL_SW_LIFETIME_LIMIT_DISCARDS 9 /* IBSNMPD-MIB::ibsnmpdPmDetailSwLifetimeLimitDiscards */
 #define COLUMN_IBSNMPD_PM_DETAIL_SW_HOQ_LIFETIME_LIMIT_DISCARDS 10 /* IBSNMPD-MIB::ibsnmpdPmDetailSwHoqLifetimeLimitDiscards */
 #define COLUMN_IBSNMPD_PM_DETAIL_STALE 11 /* IBSNMPD-MIB::ibsnmpdPmDetailStale */
+#define OID_IBSNMPD_PM_FEC_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 3, 3 /* IBSNMPD-MIB::ibsnmpdPmFecTable */
+#define COLUMN_IBSNMPD_PM_FEC_LAYOUT 1 /* IBSNMPD-MIB::ibsnmpdPmFecLayout */
+#define COLUMN_IBSNMPD_PM_FEC_SYNC_HEADER_ERRORS 2 /* IBSNMPD-MIB::ibsnmpdPmFecSyncHeaderErrors */
+#define COLUMN_IBSNMPD_PM_FEC_UNKNOWN_BLOCKS 3 /* IBSNMPD-MIB::ibsnmpdPmFecUnknownBlocks */
+#define COLUMN_IBSNMPD_PM_FEC_ERROR_DETECTIONS 4 /* IBSNMPD-MIB::ibsnmpdPmFecErrorDetections */
+#define COLUMN_IBSNMPD_PM_FEC_CORRECTED_SYMBOLS 5 /* IBSNMPD-MIB::ibsnmpdPmFecCorrectedSymbols */
+#define COLUMN_IBSNMPD_PM_FEC_CORRECTABLE_BLOCKS 6 /* IBSNMPD-MIB::ibsnmpdPmFecCorrectableBlocks */
+#define COLUMN_IBSNMPD_PM_FEC_UNCORRECTABLE_BLOCKS 7 /* IBSNMPD-MIB::ibsnmpdPmFecUncorrectableBlocks */
+#define COLUMN_IBSNMPD_PM_FEC_STALE 8 /* IBSNMPD-MIB::ibsnmpdPmFecStale */
 #define OID_IBSNMPD_TRAPS_RECEIVED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4, 1 /* IBSNMPD-MIB::ibsnmpdTrapsReceived */
 #define SCALAR_IBSNMPD_TRAPS_RECEIVED 1 /* IBSNMPD-MIB::ibsnmpdTrapsReceived */
 #define OID_IBSNMPD_NOTIFICATIONS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4, 2 /* IBSNMPD-MIB::ibsnmpdNotificationsSent */
@@ -493,6 +502,15 @@
 #define COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_WIDTH 23 /* IBSNMPD-MIB::ibsnmpdFabricPortBaselineWidth */
 #define COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_SPEED 24 /* IBSNMPD-MIB::ibsnmpdFabricPortBaselineSpeed */
 #define COLUMN_IBSNMPD_FABRIC_PORT_STALE 25 /* IBSNMPD-MIB::ibsnmpdFabricPortStale */
+#define COLUMN_IBSNMPD_FABRIC_PORT_FLAPPING 26 /* IBSNMPD-MIB::ibsnmpdFabricPortFlapping */
+#define COLUMN_IBSNMPD_FABRIC_PORT_RECENT_DOWNS 27 /* IBSNMPD-MIB::ibsnmpdFabricPortRecentDowns */
+#define COLUMN_IBSNMPD_FABRIC_PORT_BER_RAW_MANTISSA 28 /* IBSNMPD-MIB::ibsnmpdFabricPortBerRawMantissa */
+#define COLUMN_IBSNMPD_FABRIC_PORT_BER_RAW_EXPONENT 29 /* IBSNMPD-MIB::ibsnmpdFabricPortBerRawExponent */
+#define COLUMN_IBSNMPD_FABRIC_PORT_BER_POST_MANTISSA 30 /* IBSNMPD-MIB::ibsnmpdFabricPortBerPostMantissa */
+#define COLUMN_IBSNMPD_FABRIC_PORT_BER_POST_EXPONENT 31 /* IBSNMPD-MIB::ibsnmpdFabricPortBerPostExponent */
+#define COLUMN_IBSNMPD_FABRIC_PORT_BER_SPAN 32 /* IBSNMPD-MIB::ibsnmpdFabricPortBerSpan */
+#define COLUMN_IBSNMPD_FABRIC_PORT_BER_HIGH 33 /* IBSNMPD-MIB::ibsnmpdFabricPortBerHigh */
+#define COLUMN_IBSNMPD_FABRIC_PORT_XMIT_WAIT_PERMILLE 34 /* IBSNMPD-MIB::ibsnmpdFabricPortXmitWaitPermille */
 #define OID_IBSNMPD_FABRIC_BASELINE_RESET 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5, 2 /* IBSNMPD-MIB::ibsnmpdFabricBaselineReset */
 #define SCALAR_IBSNMPD_FABRIC_BASELINE_RESET 2 /* IBSNMPD-MIB::ibsnmpdFabricBaselineReset */
 #define OID_IBSNMPD_FABRIC_BASELINE_LINKS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5, 3 /* IBSNMPD-MIB::ibsnmpdFabricBaselineLinks */
@@ -505,6 +523,9 @@
 #define OID_IBSNMPD_LINK_UP 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 2 /* IBSNMPD-MIB::ibsnmpdLinkUp */
 #define OID_IBSNMPD_LINK_DEGRADED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 3 /* IBSNMPD-MIB::ibsnmpdLinkDegraded */
 #define OID_IBSNMPD_LINK_RESTORED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 4 /* IBSNMPD-MIB::ibsnmpdLinkRestored */
+#define OID_IBSNMPD_LINK_BER_HIGH 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 5 /* IBSNMPD-MIB::ibsnmpdLinkBerHigh */
+#define OID_IBSNMPD_LINK_BER_NORMAL 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 6 /* IBSNMPD-MIB::ibsnmpdLinkBerNormal */
+#define OID_IBSNMPD_LINK_FLAPPING 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 7 /* IBSNMPD-MIB::ibsnmpdLinkFlapping */
 #define OID_IBSNMPD_NODE_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 6, 1 /* IBSNMPD-MIB::ibsnmpdNodeTable */
 #define COLUMN_IBSNMPD_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdNodeGuid */
 #define COLUMN_IBSNMPD_NODE_DESCRIPTION 2 /* IBSNMPD-MIB::ibsnmpdNodeDescription */
