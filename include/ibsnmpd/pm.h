@@ -72,10 +72,10 @@ static inline bool pm_node_has_port(const struct pm_node_view *v, unsigned port)
 	return port < 256 && (v->ports[port / 8] >> (port % 8) & 1);
 }
 
-/* IB-PM-MIB's tables and ibsnmpdPmPortTable, ibsnmpdPmErrorDetailTable of
- * one area (pm_mib.c). */
+/* IB-PM-MIB's tables and ibsnmpdPmPortTable, ibsnmpdPmErrorDetailTable,
+ * ibsnmpdPmFecTable of one area (pm_mib.c). */
 struct pm_area;
-#define PM_MIB_TABLES 6
+#define PM_MIB_TABLES 7
 struct pm_mib {
 	struct pm_area *pm;
 	struct mib_table tables[PM_MIB_TABLES];

@@ -16,6 +16,7 @@
 #define PM_CAP_EXT_WIDTH (1u << 9)          /* PortCountersExtended, IETF-style */
 #define PM_CAP_EXT_WIDTH_NOIETF (1u << 10)  /* PortCountersExtended, data/pkts only */
 #define PM_CAP_XMIT_WAIT (1u << 12)
+#define PM_CAP_RSFEC_COUNTERS (1u << 14)    /* PortExtendedSpeedsCounters, RS-FEC layout */
 
 /* PortCounters (IBA 16.1.3.5): 32-bit data/packet counters, error counters. */
 struct pm_counters {
@@ -39,6 +40,29 @@ struct pm_error_details {
 	uint16_t local_phys, malformed, buffer_overrun, dlid_mapping, vl_mapping, looping;
 	uint16_t inactive, neighbor_mtu, sw_lifetime, sw_hoq_lifetime;
 };
+
+/* PortExtendedSpeedsCounters (PerfMgt 0x1F): the PHY and FEC counters of
+ * a port at FDR and faster, in the layout of the FEC the port runs. */
+enum pm_fec_layout {
+	PM_FEC_NONE,     /* not read: the port runs no extended speed */
+	PM_FEC_PER_LANE, /* error detection, FEC blocks per lane (Fire-code, FDR/EDR) */
+	PM_FEC_RS,       /* RS-FEC active (HDR and faster): corrected symbols */
+};
+
+/* The port totals of either layout; what a layout lacks is 0. */
+struct pm_ext_speeds {
+	uint16_t sync_header_errors, unknown_blocks;
+	uint32_t error_detection;      /* per lane: sum of ErrorDetectionCounterLane0..11 */
+	uint32_t corrected_symbols;    /* RS: PortFECCorrectedSymbolCtr */
+	uint64_t correctable_blocks;   /* RS: PortFECCorrectableBlockCtr; per lane: the sum */
+	uint64_t uncorrectable_blocks; /* RS: PortFECUncorrectableBlockCtr; per lane: the sum */
+};
+
+int pm_ext_speeds_decode(const uint8_t *data, size_t len, enum pm_fec_layout layout,
+			 struct pm_ext_speeds *out);
+/* The layout a port's counters come in: from its active speed as the
+ * discovery found it (sma_speed_generation) and its PMA's capabilities. */
+enum pm_fec_layout pm_fec_layout_of(unsigned speed_generation, unsigned capmask);
 
 int pm_counters_decode(const uint8_t *data, size_t len, struct pm_counters *out);
 /* Each fills its own half of out. */
@@ -94,6 +118,16 @@ struct pm_port_state {
 	bool details_stale;           /* the last read of the details got no answer */
 	struct pm_error_details details;
 	struct pm_counters raw;       /* last PortCounters read */
+	/* PortExtendedSpeedsCounters, in the layout fec_layout names */
+	uint8_t fec_layout;           /* enum pm_fec_layout; NONE: not asked */
+	bool have_fec;                /* read at least once in that layout */
+	bool fec_unsupported;         /* the node said so: not asked again */
+	bool fec_stale;               /* the last read got no answer */
+	struct pm_ext_speeds fec;
+	/* totals kept across reads and clears, for the link's bit error rates:
+	 * SymbolErrorCounter; errors before FEC (corrected symbols, or errors
+	 * detected per lane); FEC's uncorrectable blocks */
+	uint64_t symbol_errors_total, fec_raw_total, fec_uncorrectable_total;
 	/* PortCountersExtended's packets by cast (its data and packet counters
 	 * are the totals below, as read) */
 	uint64_t xmit_ucast_pkts, rcv_ucast_pkts, xmit_mcast_pkts, rcv_mcast_pkts;
@@ -102,10 +136,17 @@ struct pm_port_state {
 	time_t last_read;             /* last successful read, 0 never */
 };
 
+/* The state of (guid, port) in ports (sorted by GUID, then port), or NULL. */
+const struct pm_port_state *pm_port_find(const struct pm_port_state *ports, size_t n,
+					 uint64_t guid, unsigned port);
+
 /* Folds one reading into a port's state: 64-bit totals (read, or
  * accumulated from the 32-bit counters), and a discontinuity when any
  * counter went down (someone cleared it). Pure; unit-tested. */
 void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 		    const struct pm_counters_ext *ext, time_t now);
+/* Folds one PortExtendedSpeedsCounters reading into the port's state and
+ * its totals. Pure; unit-tested. */
+void pm_port_fec_update(struct pm_port_state *st, const struct pm_ext_speeds *fec);
 
 #endif

@@ -1,6 +1,7 @@
 /* PerfMgt attribute decoders and the per-port counter bookkeeping. Pure;
- * layouts from libibmad's IB_PC_*, IB_PC_EXT_*, IB_PSC_*, IB_PSR_* and
- * IB_CPI_* fields. */
+ * layouts from libibmad's IB_PC_*, IB_PC_EXT_*, IB_PESC_*, IB_PESC_RSFEC_*,
+ * IB_PSC_*, IB_PSR_* and IB_CPI_* fields. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
@@ -59,6 +60,44 @@ int pm_counters_ext_decode(const uint8_t *data, size_t len, struct pm_counters_e
 	return 0;
 }
 
+/* sma_speed_generation: FDR 4, EDR 5, HDR 6, NDR 7, XDR 8; 9 other */
+enum pm_fec_layout pm_fec_layout_of(unsigned speed_generation, unsigned capmask)
+{
+	if (speed_generation < 4 || speed_generation > 8)
+		return PM_FEC_NONE;
+	/* HDR and faster run RS-FEC (IBA); a PMA that has no RS-FEC layout
+	 * answers in the per-lane one */
+	if (speed_generation >= 6 && (capmask & PM_CAP_RSFEC_COUNTERS))
+		return PM_FEC_RS;
+	return PM_FEC_PER_LANE;
+}
+
+int pm_ext_speeds_decode(const uint8_t *data, size_t len, enum pm_fec_layout layout,
+			 struct pm_ext_speeds *o)
+{
+	uint8_t b[IB_PC_DATA_SZ];
+
+	if (load(data, len, b) || layout == PM_FEC_NONE)
+		return -1;
+	memset(o, 0, sizeof(*o));
+	o->sync_header_errors = (uint16_t)mad_get_field(b, 0, IB_PESC_SYNC_HDR_ERR_CTR_F);
+	o->unknown_blocks = (uint16_t)mad_get_field(b, 0, IB_PESC_UNK_BLOCK_CTR_F);
+	if (layout == PM_FEC_RS) {
+		o->corrected_symbols = mad_get_field(b, 0, IB_PESC_PORT_FEC_CORR_SYMBOL_CTR_F);
+		o->correctable_blocks = mad_get_field(b, 0, IB_PESC_PORT_FEC_CORR_BLOCK_CTR_F);
+		o->uncorrectable_blocks = mad_get_field(b, 0, IB_PESC_PORT_FEC_UNCORR_BLOCK_CTR_F);
+		return 0;
+	}
+	/* the lanes' fields are consecutive in libibmad's enum */
+	for (int lane = 0; lane < 12; lane++) {
+		o->error_detection += mad_get_field(b, 0, IB_PESC_ERR_DET_CTR_LANE0_F + lane);
+		o->correctable_blocks += mad_get_field(b, 0, IB_PESC_FEC_CORR_BLOCK_CTR_LANE0_F + lane);
+		o->uncorrectable_blocks +=
+			mad_get_field(b, 0, IB_PESC_FEC_UNCORR_BLOCK_CTR_LANE0_F + lane);
+	}
+	return 0;
+}
+
 int pm_rcv_error_details_decode(const uint8_t *data, size_t len, struct pm_error_details *o)
 {
 	uint8_t b[IB_PC_DATA_SZ];
@@ -101,8 +140,9 @@ void pm_port_select(uint8_t *data, size_t len, unsigned attr_id, unsigned port)
 {
 	memset(data, 0, len);
 	if (len >= 64)
-		mad_set_field(data, 0, attr_id == IB_GSI_PORT_COUNTERS_EXT ? IB_PC_EXT_PORT_SELECT_F
-									   : IB_PC_PORT_SELECT_F, port);
+		mad_set_field(data, 0, attr_id == IB_GSI_PORT_COUNTERS_EXT ? IB_PC_EXT_PORT_SELECT_F :
+				       attr_id == IB_GSI_PORT_EXT_SPEEDS_COUNTERS ? IB_PESC_PORT_SELECT_F :
+				       IB_PC_PORT_SELECT_F, port);
 }
 
 void pm_counters_clear_encode(uint8_t *data, size_t len, unsigned port, unsigned counter_select)
@@ -110,6 +150,23 @@ void pm_counters_clear_encode(uint8_t *data, size_t len, unsigned port, unsigned
 	pm_port_select(data, len, IB_GSI_PORT_COUNTERS, port);
 	if (len >= 64)
 		mad_set_field(data, 0, IB_PC_COUNTER_SELECT_F, counter_select);
+}
+
+static int state_cmp(const void *a, const void *b)
+{
+	const struct pm_port_state *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+const struct pm_port_state *pm_port_find(const struct pm_port_state *ports, size_t n,
+					 uint64_t guid, unsigned port)
+{
+	struct pm_port_state key = {.guid = guid, .port = port};
+
+	return n ? bsearch(&key, ports, n, sizeof(key), state_cmp) : NULL;
 }
 
 /* Counters went down: cleared by someone since the last reading. */
@@ -143,6 +200,8 @@ void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 
 	if (!st->have_raw || cleared)
 		st->discontinuity = now;
+	if (st->have_raw)
+		st->symbol_errors_total += delta32(st->raw.symbol_errors, pc->symbol_errors);
 	if (ext) {
 		st->xmit_data = ext->xmit_data;
 		st->rcv_data = ext->rcv_data;
@@ -174,6 +233,27 @@ void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 	st->have_raw = true;
 	st->stale = false;
 	st->last_read = now;
+}
+
+static uint64_t delta64(uint64_t before, uint64_t now)
+{
+	return now >= before ? now - before : now;
+}
+
+void pm_port_fec_update(struct pm_port_state *st, const struct pm_ext_speeds *fec)
+{
+	if (st->have_fec) {
+		/* before FEC: corrected symbols (RS-FEC) or errors detected per lane */
+		if (st->fec_layout == PM_FEC_RS)
+			st->fec_raw_total += delta32(st->fec.corrected_symbols, fec->corrected_symbols);
+		else
+			st->fec_raw_total += delta32(st->fec.error_detection, fec->error_detection);
+		st->fec_uncorrectable_total +=
+			delta64(st->fec.uncorrectable_blocks, fec->uncorrectable_blocks);
+	}
+	st->fec = *fec;
+	st->have_fec = true;
+	st->fec_stale = false;
 }
 
 /* CounterSelect0..14 and the result counters are consecutive field enums */

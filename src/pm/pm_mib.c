@@ -4,6 +4,7 @@
  *                                    from the last sweep's snapshot
  *   IBSNMPD-MIB::ibsnmpdPmErrorDetailTable  the same rows: PortRcvErrorDetails
  *                                    and PortXmitDiscardDetails
+ *   IBSNMPD-MIB::ibsnmpdPmFecTable   the same rows: PortExtendedSpeedsCounters
  *   IB-PM-MIB::pmClassPortInfoTable  every node: AllPortSelect
  *   IB-PM-MIB::pmPortCountersTable   every node: the counters of the port its
  *                                    PortSelect names; SET of a counter to 0
@@ -24,6 +25,7 @@
 
 static const oid pm_port_table_oid[] = {OID_IBSNMPD_PM_PORT_TABLE};
 static const oid pm_detail_table_oid[] = {OID_IBSNMPD_PM_ERROR_DETAIL_TABLE};
+static const oid pm_fec_table_oid[] = {OID_IBSNMPD_PM_FEC_TABLE};
 static const oid pm_cpi_table_oid[] = {OID_PM_CLASS_PORT_INFO_TABLE};
 static const oid pm_counters_table_oid[] = {OID_PM_PORT_COUNTERS_TABLE};
 static const oid pm_sample_ctl_table_oid[] = {OID_PM_PORT_SAMPLE_CNTRL_TABLE};
@@ -143,6 +145,43 @@ static int pm_detail_value(const void *row, unsigned column, netsnmp_variable_li
 	}
 	mib_set_unsigned(vb, ASN_COUNTER, v);
 	return 0;
+}
+
+
+/* ---- ibsnmpdPmFecTable: the same rows, PortExtendedSpeedsCounters -------------- */
+
+static int pm_fec_value(const void *row, unsigned column, netsnmp_variable_list *vb,
+			const void *snap)
+{
+	const struct pm_port_state *st = row;
+	const struct pm_ext_speeds *c = &st->fec;
+
+	(void)snap;
+	if (!st->have_fec || st->fec_unsupported || st->fec_layout == PM_FEC_NONE)
+		return -1; /* not read, or the port runs no extended speed */
+	switch (column) {
+	case COLUMN_IBSNMPD_PM_FEC_LAYOUT: mib_set_int(vb, st->fec_layout); return 0;
+	case COLUMN_IBSNMPD_PM_FEC_SYNC_HEADER_ERRORS:
+		mib_set_unsigned(vb, ASN_COUNTER, c->sync_header_errors);
+		return 0;
+	case COLUMN_IBSNMPD_PM_FEC_UNKNOWN_BLOCKS:
+		mib_set_unsigned(vb, ASN_COUNTER, c->unknown_blocks);
+		return 0;
+	case COLUMN_IBSNMPD_PM_FEC_ERROR_DETECTIONS:
+		mib_set_unsigned(vb, ASN_COUNTER, c->error_detection);
+		return 0;
+	case COLUMN_IBSNMPD_PM_FEC_CORRECTED_SYMBOLS:
+		mib_set_unsigned(vb, ASN_COUNTER, c->corrected_symbols);
+		return 0;
+	case COLUMN_IBSNMPD_PM_FEC_CORRECTABLE_BLOCKS: set_c64(vb, c->correctable_blocks); return 0;
+	case COLUMN_IBSNMPD_PM_FEC_UNCORRECTABLE_BLOCKS:
+		set_c64(vb, c->uncorrectable_blocks);
+		return 0;
+	case COLUMN_IBSNMPD_PM_FEC_STALE:
+		mib_set_int(vb, mib_truth(st->stale || st->fec_stale));
+		return 0;
+	default: return -1;
+	}
 }
 
 
@@ -590,6 +629,15 @@ static const struct mib_table table_template[PM_MIB_TABLES] = {
 		.value = pm_detail_value,
 	},
 	{
+		.name = "ibsnmpdPmFecTable",
+		.table_oid = pm_fec_table_oid,
+		.table_oid_len = OID_LENGTH(pm_fec_table_oid),
+		.first_column = COLUMN_IBSNMPD_PM_FEC_LAYOUT,
+		.last_column = COLUMN_IBSNMPD_PM_FEC_STALE,
+		.rows = pm_rows,
+		.value = pm_fec_value,
+	},
+	{
 		.name = "pmClassPortInfoTable",
 		.table_oid = pm_cpi_table_oid,
 		.table_oid_len = OID_LENGTH(pm_cpi_table_oid),
@@ -626,7 +674,7 @@ static const struct mib_table table_template[PM_MIB_TABLES] = {
 		.value = sample_result_value,
 	},
 };
-enum { T_PORT, T_DETAIL, T_CPI, T_COUNTERS, T_SAMPLE_CTL, T_SAMPLE_RESULT };
+enum { T_PORT, T_DETAIL, T_FEC, T_CPI, T_COUNTERS, T_SAMPLE_CTL, T_SAMPLE_RESULT };
 
 int pm_mib_register(struct pm_mib *m, struct pm_area *pm, const char *context)
 {
@@ -644,7 +692,7 @@ int pm_mib_register(struct pm_mib *m, struct pm_area *pm, const char *context)
 	};
 	for (size_t i = 0; i < PM_MIB_TABLES; i++) {
 		m->tables[i] = table_template[i];
-		m->tables[i].ctx = i == T_PORT || i == T_DETAIL ? &pm->sweep : &pm->view;
+		m->tables[i].ctx = i <= T_FEC ? &pm->sweep : &pm->view;
 		m->tables[i].context = context;
 	}
 	m->tables[T_COUNTERS].set = &m->counters_set;

@@ -46,6 +46,7 @@ struct port_job {
 enum port_step {
 	STEP_COUNTERS,       /* PortCounters */
 	STEP_COUNTERS_EXT,   /* PortCountersExtended, if the node has them */
+	STEP_EXT_SPEEDS,     /* PortExtendedSpeedsCounters, if the port runs FDR or faster */
 	STEP_RCV_DETAILS,    /* PortRcvErrorDetails, if PortRcvErrors > 0 */
 	STEP_XMIT_DETAILS,   /* PortXmitDiscardDetails, if PortXmitDiscards > 0 */
 	STEP_DONE,
@@ -54,6 +55,7 @@ enum port_step {
 static const unsigned step_attr[] = {
 	[STEP_COUNTERS] = IB_GSI_PORT_COUNTERS,
 	[STEP_COUNTERS_EXT] = IB_GSI_PORT_COUNTERS_EXT,
+	[STEP_EXT_SPEEDS] = IB_GSI_PORT_EXT_SPEEDS_COUNTERS,
 	[STEP_RCV_DETAILS] = IB_GSI_PORT_RCV_ERROR_DETAILS,
 	[STEP_XMIT_DETAILS] = IB_GSI_PORT_XMIT_DISCARD_DETAILS,
 };
@@ -82,6 +84,10 @@ static int next_step(const struct pm_port_state *st, int step)
 			return STEP_COUNTERS_EXT;
 		/* fall through */
 	case STEP_COUNTERS_EXT:
+		if (st->fec_layout != PM_FEC_NONE && !st->fec_unsupported)
+			return STEP_EXT_SPEEDS;
+		/* fall through */
+	case STEP_EXT_SPEEDS:
 		if (!st->details_unsupported && st->raw.rcv_errors)
 			return STEP_RCV_DETAILS;
 		/* fall through */
@@ -107,6 +113,7 @@ static void got_port(void *ctx, int result, const uint8_t *data, size_t len)
 	struct sweep *sw = job->sw;
 	struct pm_port_state *st = &sw->snap->ports[job->i];
 	struct pm_counters_ext ext;
+	struct pm_ext_speeds fec;
 	int failed = result != MAD_OK;
 
 	switch (job->step) {
@@ -120,6 +127,19 @@ static void got_port(void *ctx, int result, const uint8_t *data, size_t len)
 		if (!failed)
 			pm_port_update(st, &job->pc, &ext, sw->now);
 		break;
+	case STEP_EXT_SPEEDS:
+		/* the error details may still be due: only a silent node ends the port */
+		if (unsupported(result)) {
+			st->fec_unsupported = true;
+			st->have_fec = false;
+		} else if (failed || pm_ext_speeds_decode(data, len, st->fec_layout, &fec)) {
+			st->fec_stale = true;
+			if (result == MAD_TIMEOUT)
+				goto done;
+		} else {
+			pm_port_fec_update(st, &fec);
+		}
+		goto next;
 	case STEP_RCV_DETAILS:
 	case STEP_XMIT_DETAILS:
 		if (unsupported(result)) {
@@ -155,6 +175,7 @@ static void got_port(void *ctx, int result, const uint8_t *data, size_t len)
 			st->details.sw_lifetime = st->details.sw_hoq_lifetime = 0;
 		}
 	}
+next:
 	job->step = next_step(st, job->step);
 	if (job->step != STEP_DONE) {
 		send_port_step(sw, job);
@@ -202,10 +223,17 @@ static void send_node_ports(struct sweep *sw, size_t node, unsigned cap)
 	sw->node_capmask[node] = cap | PM_CAPMASK_KNOWN;
 	for (size_t i = sw->node_first[node]; i < sw->node_first[node + 1]; i++) {
 		struct pm_port_state *st = &sw->snap->ports[i];
+		enum pm_fec_layout layout = pm_fec_layout_of(sw->snap->fabric->ports[i].speed, cap);
 
 		if (st->extended != ext && st->have_raw)
 			st->discontinuity = sw->now;
 		st->extended = ext;
+		if (st->fec_layout != layout) {
+			/* counting starts again in the new layout, asked again */
+			st->have_fec = false;
+			st->fec_unsupported = false;
+		}
+		st->fec_layout = (uint8_t)layout;
 		sw->pending++;
 		send_port_counters(sw, i);
 	}
@@ -253,25 +281,6 @@ static unsigned known_capmask(const struct pm_area *pm, const struct pm_snapshot
 		if (pm->recheck_lid[i] == f->nodes[node].lid)
 			return 0;
 	return cap & PM_CAPMASK_KNOWN ? cap : 0;
-}
-
-static int state_cmp(const void *a, const void *b)
-{
-	const struct pm_port_state *x = a, *y = b;
-
-	if (x->guid != y->guid)
-		return x->guid < y->guid ? -1 : 1;
-	return x->port < y->port ? -1 : x->port > y->port;
-}
-
-static const struct pm_port_state *find_prev(const struct pm_snapshot *prev, uint64_t guid,
-					     unsigned port)
-{
-	struct pm_port_state key = {.guid = guid, .port = port};
-
-	if (!prev || !prev->n)
-		return NULL;
-	return bsearch(&key, prev->ports, prev->n, sizeof(key), state_cmp);
 }
 
 void pm_snapshot_free(void *p)
@@ -425,7 +434,8 @@ static void sweep_start(struct cache_group *g)
 	for (size_t i = 0; i < f->n_ports; i++) {
 		const struct topo_port *r = &f->ports[i];
 		const struct topo_node *n = &f->nodes[r->node];
-		const struct pm_port_state *old = find_prev(sw->prev, n->guid, r->port);
+		const struct pm_port_state *old =
+			sw->prev ? pm_port_find(sw->prev->ports, sw->prev->n, n->guid, r->port) : NULL;
 		struct pm_port_state *st = &s->ports[i];
 
 		if (old)

@@ -1,8 +1,9 @@
 /* libFuzzer target: one PerfMgt attribute decoder, chosen at build time
  * (FUZZ_PM_ATTR), over any octets a PMA could answer; for PortCounters and
  * PortCountersExtended also the 64-bit bookkeeping of successive readings
- * (pm_port_update), and for PortSamplesControl the Set built back from a
- * decoded Get. */
+ * (pm_port_update), for PortExtendedSpeedsCounters (either layout) the
+ * totals of successive readings (pm_port_fec_update), and for
+ * PortSamplesControl the Set built back from a decoded Get. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,26 @@ static void fold(const uint8_t *d, size_t n, bool ext)
 		if (st.xmit_data < before && st.discontinuity == disc)
 			abort(); /* went down without a discontinuity */
 		if (!st.have_raw || st.stale || st.last_read != now)
+			abort();
+	}
+}
+
+/* Successive PortExtendedSpeedsCounters readings from 192-octet slices:
+ * the totals the bit error rates come from never go down. */
+static void fold_fec(const uint8_t *d, size_t n, enum pm_fec_layout layout)
+{
+	struct pm_port_state st = {.fec_layout = (uint8_t)layout};
+
+	for (size_t off = 0; off + 64 <= n; off += 192) {
+		struct pm_ext_speeds e;
+		uint64_t raw = st.fec_raw_total, lost = st.fec_uncorrectable_total;
+
+		if (pm_ext_speeds_decode(d + off, n - off, layout, &e))
+			abort();
+		if (layout == PM_FEC_RS && e.error_detection)
+			abort(); /* the RS-FEC layout has no per-lane error detection */
+		pm_port_fec_update(&st, &e);
+		if (st.fec_raw_total < raw || st.fec_uncorrectable_total < lost || !st.have_fec)
 			abort();
 	}
 }
@@ -82,6 +103,10 @@ static void run(const char *attr, const uint8_t *d, size_t n)
 		struct pm_error_details e;
 
 		pm_xmit_discard_details_decode(d, n, &e);
+	} else if (!strcmp(attr, "ext_speeds_rsfec")) {
+		fold_fec(d, n, PM_FEC_RS);
+	} else if (!strcmp(attr, "ext_speeds_per_lane")) {
+		fold_fec(d, n, PM_FEC_PER_LANE);
 	} else if (!strcmp(attr, "sample_result")) {
 		struct pm_sample_result r;
 

@@ -139,7 +139,7 @@ static void parses_discovery_output(void **state)
 		"port 0000000000200000 1 1\n"
 		"node 0000000000200000 2 8 1 sw1 spine, rack 4\n"
 		"route 0000000000200000 1 2\n"
-		"port 0000000000100002 1 3\n"
+		"port 0000000000100002 1 3 0000000000100003 0000000000200000 2 7\n"
 		"node 0000000000100002 1 1 3 hca2\n"
 		"route 0000000000100002 0\n"
 		"node 0000000000300000 2 8 0 no LID yet\n"
@@ -161,6 +161,8 @@ static void parses_discovery_output(void **state)
 	assert_int_equal(f->nodes[2].route[2], 254);
 	/* sorted by node GUID, then port */
 	assert_true(f->nodes[f->ports[0].node].guid == 0x100002);
+	assert_int_equal(f->ports[0].speed, 7); /* NDR: its FEC counters' layout follows */
+	assert_int_equal(f->ports[1].speed, 0);
 	assert_int_equal(f->ports[1].port, 1);
 	assert_int_equal(f->ports[2].port, 2);
 	assert_int_equal(f->ports[2].lid, 1);
@@ -294,6 +296,97 @@ static void decodes_error_details(void **state)
 	assert_int_equal(pm_xmit_discard_details_decode(NULL, 64, &e), -1);
 }
 
+static void put32(uint8_t *d, unsigned v)
+{
+	d[0] = (uint8_t)(v >> 24);
+	d[1] = (uint8_t)(v >> 16);
+	d[2] = (uint8_t)(v >> 8);
+	d[3] = (uint8_t)v;
+}
+
+/* PortExtendedSpeedsCounters, both layouts, by the byte offsets of IBA
+ * 16.1.4.x (not libibmad's descriptors the decoder uses) */
+static void decodes_ext_speeds_counters_in_both_layouts(void **state)
+{
+	uint8_t d[192];
+	struct pm_ext_speeds e;
+
+	(void)state;
+	memset(d, 0, sizeof(d));
+	d[16] = 0x00; d[17] = 0x05;   /* SyncHeaderErrorCounter */
+	d[18] = 0x00; d[19] = 0x06;   /* UnknownBlockCounter */
+	put32(d + 44, 7);             /* RS: FECCorrectableSymbolCtrLane0 */
+	put32(d + 140, 1000);         /* RS: PortFECCorrectableBlockCtr */
+	put32(d + 144, 3);            /* RS: PortFECUncorrectableBlockCtr */
+	put32(d + 148, 123456);       /* RS: PortFECCorrectedSymbolCtr */
+	assert_int_equal(pm_ext_speeds_decode(d, sizeof(d), PM_FEC_RS, &e), 0);
+	assert_int_equal(e.sync_header_errors, 5);
+	assert_int_equal(e.unknown_blocks, 6);
+	assert_int_equal(e.corrected_symbols, 123456);
+	assert_int_equal(e.correctable_blocks, 1000);
+	assert_int_equal(e.uncorrectable_blocks, 3);
+	assert_int_equal(e.error_detection, 0);
+
+	memset(d, 0, sizeof(d));
+	for (int lane = 0; lane < 4; lane++) {
+		d[20 + 2 * lane + 1] = (uint8_t)(lane + 1); /* ErrorDetectionCounterLane: 1+2+3+4 */
+		put32(d + 44 + 4 * lane, 100);             /* FECCorrectableBlockCtrLane */
+		put32(d + 92 + 4 * lane, 2);               /* FECUncorrectableBlockCtrLane */
+	}
+	put32(d + 44 + 4 * 11, 0xffffffffu); /* lane 11: sums go past 32 bits */
+	assert_int_equal(pm_ext_speeds_decode(d, sizeof(d), PM_FEC_PER_LANE, &e), 0);
+	assert_int_equal(e.error_detection, 10);
+	assert_true(e.correctable_blocks == 400 + 0xffffffffull);
+	assert_int_equal(e.uncorrectable_blocks, 8);
+	assert_int_equal(e.corrected_symbols, 0);
+	assert_int_equal(pm_ext_speeds_decode(d, 63, PM_FEC_RS, &e), -1);
+	assert_int_equal(pm_ext_speeds_decode(d, sizeof(d), PM_FEC_NONE, &e), -1);
+}
+
+static void fec_layout_follows_speed_and_pma(void **state)
+{
+	(void)state;
+	assert_int_equal(pm_fec_layout_of(3, PM_CAP_RSFEC_COUNTERS), PM_FEC_NONE); /* QDR */
+	assert_int_equal(pm_fec_layout_of(0, PM_CAP_RSFEC_COUNTERS), PM_FEC_NONE); /* down */
+	assert_int_equal(pm_fec_layout_of(5, PM_CAP_RSFEC_COUNTERS), PM_FEC_PER_LANE); /* EDR */
+	assert_int_equal(pm_fec_layout_of(7, PM_CAP_RSFEC_COUNTERS), PM_FEC_RS); /* NDR */
+	assert_int_equal(pm_fec_layout_of(8, PM_CAP_RSFEC_COUNTERS), PM_FEC_RS); /* XDR */
+	assert_int_equal(pm_fec_layout_of(7, 0), PM_FEC_PER_LANE);
+	assert_int_equal(pm_fec_layout_of(9, PM_CAP_RSFEC_COUNTERS), PM_FEC_NONE);
+}
+
+/* The totals the bit error rates are computed from go on across reads and
+ * clears (a smaller value: cleared, all of it new) */
+static void fec_totals_accumulate_across_clears(void **state)
+{
+	struct pm_port_state st;
+	struct pm_ext_speeds e = {.corrected_symbols = 100, .uncorrectable_blocks = 5};
+	struct pm_counters pc = {.symbol_errors = 2};
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.fec_layout = PM_FEC_RS;
+	pm_port_update(&st, &pc, NULL, 10);
+	pm_port_fec_update(&st, &e);
+	assert_true(st.fec_raw_total == 0 && st.fec_uncorrectable_total == 0); /* the base */
+	e.corrected_symbols = 150;
+	e.uncorrectable_blocks = 7;
+	pc.symbol_errors = 5;
+	pm_port_update(&st, &pc, NULL, 20);
+	pm_port_fec_update(&st, &e);
+	assert_int_equal(st.fec_raw_total, 50);
+	assert_int_equal(st.fec_uncorrectable_total, 2);
+	assert_int_equal(st.symbol_errors_total, 3);
+	e.corrected_symbols = 30; /* perfquery -R */
+	e.uncorrectable_blocks = 1;
+	pc.symbol_errors = 1;
+	pm_port_update(&st, &pc, NULL, 30);
+	pm_port_fec_update(&st, &e);
+	assert_int_equal(st.fec_raw_total, 80);
+	assert_int_equal(st.fec_uncorrectable_total, 3);
+	assert_int_equal(st.symbol_errors_total, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +396,9 @@ int main(void)
 		cmocka_unit_test(error_counter_going_down_is_a_discontinuity),
 		cmocka_unit_test(extended_counters_are_taken_as_read),
 		cmocka_unit_test(decodes_error_details),
+		cmocka_unit_test(decodes_ext_speeds_counters_in_both_layouts),
+		cmocka_unit_test(fec_layout_follows_speed_and_pma),
+		cmocka_unit_test(fec_totals_accumulate_across_clears),
 		cmocka_unit_test(parses_discovery_output),
 		cmocka_unit_test(refuses_bad_discovery_output),
 		cmocka_unit_test(decodes_and_encodes_samples_control),
