@@ -8,6 +8,8 @@
  *                      the state file
  *   fabric_link.c      pure: the snapshot built from the readings, the
  *                      discovery and the previous snapshot; link rules
+ *   fabric_health.c    pure: a link's health from the PM sweeps' counters
+ *                      (bit error rates, flapping, congestion)
  *   fabric_baseline.c  pure: the state file's text, both ways
  *   fabric_mib.c       IBSNMPD-MIB::ibsnmpdFabric
  *   fabric_notify.c    an observer of the group: the link notifications
@@ -23,6 +25,7 @@
 #include "ibsnmpd/cache.h"
 #include "ibsnmpd/mib_set.h"
 #include "ibsnmpd/mib_table.h"
+#include "ibsnmpd/pm_attr.h"
 #include "ibsnmpd/sma_attr.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
@@ -40,8 +43,61 @@ enum fabric_link_cond {
 #define FABRIC_EV_UP (1u << 2)
 #define FABRIC_EV_DEGRADED (1u << 3)
 #define FABRIC_EV_RESTORED (1u << 4)
+#define FABRIC_EV_BER_HIGH (1u << 5)
+#define FABRIC_EV_BER_NORMAL (1u << 6)
+#define FABRIC_EV_FLAPPING (1u << 7)
+#define FABRIC_EV_LAST 7
 
-#define FABRIC_PHYS_LINK_UP 5 /* PortPhysicalState LinkUp */
+/* berWindow, berThreshold, flapThreshold (the fabric area's tokens). */
+struct fabric_health_config {
+	unsigned ber_window_s;           /* the rates' span: from half of it to all of it */
+	double ber_raw_max, ber_post_max; /* above either: high */
+	unsigned flap_downs, flap_minutes; /* more downs than this in that many minutes */
+};
+#define FABRIC_BER_WINDOW_DEFAULT 300
+#define FABRIC_BER_RAW_DEFAULT 1e-5
+#define FABRIC_BER_POST_DEFAULT 1e-12
+#define FABRIC_FLAP_DOWNS_DEFAULT 3
+#define FABRIC_FLAP_MINUTES_DEFAULT 10
+#define FABRIC_FLAP_KEPT 8 /* downs remembered: flapThreshold N is at most 7 */
+
+/* A link's health, from the counters of the PM sweeps (fabric_health.c).
+ * Times are Unix seconds in 32 bits (until 2106): a row is kept for every
+ * port of the subnet, 40,000-host fabrics have a quarter million. */
+struct fabric_health {
+	uint32_t pm_read;              /* the counters' reading last folded in; 0 none */
+	uint32_t link_downed, xmit_wait; /* its LinkDownedCounter, PortXmitWait */
+	/* the bit error rates' window: two readings kept (the older first) */
+	uint32_t anchor_t[2];
+	uint64_t anchor_raw[2], anchor_post[2];
+	uint32_t anchor_rate;          /* the data rate they were read at (Mb/s) */
+	uint32_t downs[FABRIC_FLAP_KEPT]; /* when the link went down, newest first */
+	/* when the link's flapping was notified (from either end); 0: not
+	 * since it was last quiet for a whole window */
+	uint32_t flap_said;
+	int16_t ber_raw_e, ber_post_e;
+	uint16_t xmit_wait_permille;
+	uint8_t ber_raw_m, ber_post_m; /* mantissa in tenths (ibsnmpdFabricPortBer*) */
+	uint8_t anchors;
+	uint8_t n_downs;               /* kept, and (after each build) within the window */
+	bool have_xmit_wait, ber_valid;
+	bool ber_high, ber_reported;   /* above a threshold; what was notified */
+	bool flapping;
+};
+
+/* The seconds the bit error rates span (valid only with ber_valid): from
+ * the older reading kept to the last. */
+static inline uint32_t fabric_ber_span(const struct fabric_health *h)
+{
+	return h->pm_read - h->anchor_t[0];
+}
+
+void fabric_health_defaults(struct fabric_health_config *c);
+/* A bit error rate as (mantissa in tenths, power of ten): 2.5E-9 is
+ * (25, -9); 0 is (0, 0). */
+void fabric_ber_split(double ber, unsigned *mantissa, int *exponent);
+
+#define FABRIC_PHYS_LINK_UP SMA_PHYS_LINK_UP
 
 /* The PortInfo fields a link row keeps: those its columns, its rules and
  * the node contexts' IF-MIB read (the 40-odd fields of struct
@@ -89,6 +145,7 @@ struct fabric_port {
 	bool base_linked;
 	unsigned base_lanes;
 	int base_speed;
+	struct fabric_health health;
 };
 
 /* Descriptions of nodes the snapshot's discovery does not hold (no longer
@@ -133,7 +190,17 @@ struct fabric_build {
 	bool partial;                           /* only some nodes were read: the others
 						   keep their rows as they are */
 	time_t now;
+	/* the PM sweep's last ports, sorted by (GUID, port); NULL: none */
+	const struct pm_port_state *counters;
+	size_t n_counters;
+	const struct fabric_health_config *health; /* NULL: the defaults */
 };
+
+/* A row's health after this build (fabric_health.c): prev is its row
+ * before, q its counters (NULL: none). Pure. */
+void fabric_health_update(struct fabric_port *p, const struct fabric_port *prev,
+			  const struct pm_port_state *q, const struct fabric_health_config *c,
+			  time_t now);
 
 /* The new snapshot (NULL: out of memory). Pure; unit-tested. The rules:
  * rows of every discovered node's ports 1..N, plus the baseline's links of
@@ -180,6 +247,10 @@ int fabric_mib_column(const struct fabric_port *p, unsigned column, netsnmp_vari
 struct fabric_area {
 	struct cache_group group;     /* snapshot: struct fabric_snapshot */
 	struct cache_group *topology; /* the discovery's group */
+	struct cache_group *counters; /* the PM sweeps' group (snapshot: struct
+					 pm_snapshot), NULL: no PM area; read for
+					 the links' health at each build */
+	struct fabric_health_config health;
 	struct cache_observer discovered, state_saved, notified;
 	struct trap_area *traps;      /* NULL: none */
 	struct trap_observer trap_seen;

@@ -1,20 +1,24 @@
 /* The fabric area: every link of the subnet (fabricEnable). It follows the
  * topology (a new node list is swept at once) and the traps (a trap 128
- * has the switch read again within a second); its notifications come from
- * an observer of its own group (fabric_notify.c). */
+ * has the switch read again within a second); each build reads the PM
+ * area's last counters for the links' health (fabric_health.c); its
+ * notifications come from an observer of its own group (fabric_notify.c). */
 #include "ibsnmpd/netsnmp.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ibsnmpd/area.h"
 #include "ibsnmpd/fabric.h"
+#include "ibsnmpd/pm.h"
 
 static struct fabric_config {
 	bool enabled;             /* fabricEnable */
 	char state_file[4096];    /* fabricStateFile: the baseline ("" = net-snmp's persistent dir) */
 	bool baseline_reset;      /* fabricBaselineReset: forget the saved baseline at start and SIGHUP */
+	struct fabric_health_config health; /* berWindow, berThreshold, flapThreshold */
 } cfg;
 
 static const struct cache_decl caches[] = {
@@ -40,11 +44,15 @@ static void *start(const struct area_env *env)
 {
 	struct cache_group *topology = topology_followed_by("the link sweeps");
 	struct fabric_area *a = topology ? calloc(1, sizeof(*a)) : NULL;
+	struct pm_area *pm;
 
 	(void)env;
 	if (!a)
 		return NULL;
 	a->topology = topology;
+	a->health = cfg.health;
+	pm = area_find(&pm_area_def);
+	a->counters = pm ? &pm->sweep : NULL; /* started before: areas.c */
 	fabric_sweep_init(a, config_cache_lifetime(&caches[0]), cfg.state_file, cfg.baseline_reset);
 	cache_group_observe(&a->group, &a->notified, fabric_notify_published, a);
 	cache_group_observe(a->topology, &a->discovered, discovered, a);
@@ -71,6 +79,9 @@ static void unregister_handlers(void *self)
 
 static void reload(void *self)
 {
+	struct fabric_area *a = self;
+
+	a->health = cfg.health;
 	fabric_sweep_apply_config(self, config_cache_lifetime(&caches[0]), cfg.state_file,
 				  cfg.baseline_reset);
 }
@@ -95,12 +106,49 @@ static void defaults(void)
 {
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.enabled = true;
+	fabric_health_defaults(&cfg.health);
+}
+
+/* "berThreshold RAW POST": two rates, e.g. 1e-5 1e-12 */
+static void parse_ber_threshold(const char *token, char *line)
+{
+	char *end;
+	double raw = strtod(line, &end), post = end != line ? strtod(end, &end) : 0;
+
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (*end || !(raw > 0 && raw < 1) || !(post > 0 && post < 1)) {
+		config_report(token, line, "give two bit error rates between 0 and 1, "
+					   "before and after FEC (e.g. 1e-5 1e-12)");
+		return;
+	}
+	cfg.health.ber_raw_max = raw;
+	cfg.health.ber_post_max = post;
+}
+
+/* "flapThreshold N MINUTES": more than N downs in MINUTES */
+static void parse_flap_threshold(const char *token, char *line)
+{
+	unsigned downs, minutes;
+	int used = 0;
+
+	if (sscanf(line, "%u %u %n", &downs, &minutes, &used) != 2 || line[used] ||
+	    downs < 1 || downs >= FABRIC_FLAP_KEPT || minutes < 1 || minutes > 1440) {
+		config_report(token, line, "give N (1-7) downs and MINUTES (1-1440)");
+		return;
+	}
+	cfg.health.flap_downs = downs;
+	cfg.health.flap_minutes = minutes;
 }
 
 static const struct config_token tokens[] = {
 	{"fabricEnable", CONFIG_BOOL, &cfg.enabled, .help = "yes|no"},
 	{"fabricStateFile", CONFIG_PATH, cfg.state_file, sizeof(cfg.state_file), .help = "PATH"},
 	{"fabricBaselineReset", CONFIG_BOOL, &cfg.baseline_reset, .help = "yes|no"},
+	{"berWindow", CONFIG_UINT, &cfg.health.ber_window_s, .min = 10, .max = 86400,
+	 .help = "SECONDS"},
+	{"berThreshold", CONFIG_CUSTOM, .parse = parse_ber_threshold, .help = "RAW POST"},
+	{"flapThreshold", CONFIG_CUSTOM, .parse = parse_flap_threshold, .help = "N MINUTES"},
 };
 
 const struct area_def fabric_area_def = {

@@ -7,9 +7,6 @@
 #include "ibsnmpd/fabric.h"
 #include "ibsnmpd/mad_engine.h"
 
-/* PortInfo CapabilityMask IsExtendedSpeedsSupported (IBA 14.2.5.6): the
- * LinkSpeedExt fields mean something only with it. */
-#define PORT_CAP_EXT_SPEEDS (1u << 14)
 #define SPEED_OTHER 9 /* sma_speed_generation: not a known speed */
 
 void fabric_portinfo_of(struct fabric_portinfo *out, const struct sma_portinfo *pi)
@@ -29,7 +26,7 @@ void fabric_portinfo_of(struct fabric_portinfo *out, const struct sma_portinfo *
 		.speed_ext_active = (uint8_t)pi->speed_ext_active,
 		.speed_ext_supported = (uint8_t)pi->speed_ext_supported,
 		.speed_ext_enabled = (uint8_t)pi->speed_ext_enabled,
-		.ext_speeds = (pi->cap_mask & PORT_CAP_EXT_SPEEDS) != 0,
+		.ext_speeds = (pi->cap_mask & SMA_PORT_CAP_EXT_SPEEDS) != 0,
 	};
 }
 
@@ -351,6 +348,29 @@ static unsigned port_index(const void *data, oid *index)
 	return mib_index_guid_port(index, p->guid, p->port);
 }
 
+/* The health notifications: a port's bit error rate crossing its
+ * threshold (each end for what it receives), a link starting to flap (one
+ * per link: the other end is marked said). */
+static void health_events(struct fabric_port *ports, size_t n, time_t now)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fabric_port *p = &ports[i], *peer;
+		struct fabric_health *h = &p->health;
+
+		if (h->ber_valid && h->ber_high != h->ber_reported) {
+			p->events |= h->ber_high ? FABRIC_EV_BER_HIGH : FABRIC_EV_BER_NORMAL;
+			h->ber_reported = h->ber_high;
+		}
+		if (!h->flapping || h->flap_said)
+			continue;
+		p->events |= FABRIC_EV_FLAPPING;
+		h->flap_said = (uint32_t)now;
+		peer = p->remote_guid ? find_port(ports, n, p->remote_guid, p->remote_port) : NULL;
+		if (peer)
+			peer->health.flap_said = (uint32_t)now;
+	}
+}
+
 /* A link of the baseline whose node the discovery no longer reaches: its
  * row stays. */
 static bool kept_link(const struct fabric_build *in, const struct fabric_port *old)
@@ -365,9 +385,15 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 	const struct topology *f = in->fabric;
 	struct name_memo node_memo = {0}, remote_memo = {0};
 	size_t cap = 0, n = 0;
+	struct fabric_health_config defaults;
+	const struct fabric_health_config *health = in->health;
 
 	if (!s)
 		return NULL;
+	if (!health) {
+		fabric_health_defaults(&defaults);
+		health = &defaults;
+	}
 	s->fabric = f ? topology_get(f) : NULL;
 	for (size_t i = 0; f && i < f->n_nodes; i++)
 		cap += f->nodes[i].num_ports;
@@ -420,6 +446,9 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 			s->baseline_changed = true;
 		if (p->read_now && link_changed(p, prev))
 			p->last_change = in->now;
+		fabric_health_update(p, prev, pm_port_find(in->counters, in->n_counters, p->guid,
+							    p->port),
+				     health, in->now);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct fabric_port *p = &s->ports[i];
@@ -446,6 +475,7 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 		if (peer && (!peer->read_now || peer->cond == p->cond))
 			peer->reported = p->cond;
 	}
+	health_events(s->ports, n, in->now);
 	for (size_t i = 0; i < n; i++) {
 		const struct fabric_port *p = &s->ports[i];
 

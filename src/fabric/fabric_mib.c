@@ -16,6 +16,42 @@
 static const oid port_table_oid[] = {OID_IBSNMPD_FABRIC_PORT_TABLE};
 static const oid fabric_oid[] = {OID_IBSNMPD_FABRIC};
 
+/* The health columns (fabric_health.c computes them). */
+static int fabric_health_column(const struct fabric_health *h, unsigned column,
+				netsnmp_variable_list *vb)
+{
+	switch (column) {
+	case COLUMN_IBSNMPD_FABRIC_PORT_FLAPPING: mib_set_int(vb, mib_truth(h->flapping)); return 0;
+	case COLUMN_IBSNMPD_FABRIC_PORT_RECENT_DOWNS:
+		mib_set_unsigned(vb, ASN_GAUGE, h->n_downs);
+		return 0;
+	case COLUMN_IBSNMPD_FABRIC_PORT_BER_SPAN:
+		mib_set_unsigned(vb, ASN_UNSIGNED, h->ber_valid ? fabric_ber_span(h) : 0);
+		return 0;
+	case COLUMN_IBSNMPD_FABRIC_PORT_BER_HIGH: mib_set_int(vb, mib_truth(h->ber_high)); return 0;
+	case COLUMN_IBSNMPD_FABRIC_PORT_XMIT_WAIT_PERMILLE:
+		if (!h->have_xmit_wait)
+			return -1;
+		mib_set_unsigned(vb, ASN_UNSIGNED, h->xmit_wait_permille);
+		return 0;
+	default:
+		break;
+	}
+	if (!h->ber_valid)
+		return -1;
+	switch (column) {
+	case COLUMN_IBSNMPD_FABRIC_PORT_BER_RAW_MANTISSA:
+		mib_set_unsigned(vb, ASN_UNSIGNED, h->ber_raw_m);
+		return 0;
+	case COLUMN_IBSNMPD_FABRIC_PORT_BER_RAW_EXPONENT: mib_set_int(vb, h->ber_raw_e); return 0;
+	case COLUMN_IBSNMPD_FABRIC_PORT_BER_POST_MANTISSA:
+		mib_set_unsigned(vb, ASN_UNSIGNED, h->ber_post_m);
+		return 0;
+	case COLUMN_IBSNMPD_FABRIC_PORT_BER_POST_EXPONENT: mib_set_int(vb, h->ber_post_e); return 0;
+	default: return -1;
+	}
+}
+
 int fabric_mib_column(const struct fabric_port *p, unsigned column, netsnmp_variable_list *vb)
 {
 	const struct fabric_portinfo *pi = &p->pi;
@@ -121,7 +157,7 @@ int fabric_mib_column(const struct fabric_port *p, unsigned column, netsnmp_vari
 		mib_set_int(vb, p->base_speed);
 		return 0;
 	case COLUMN_IBSNMPD_FABRIC_PORT_STALE: mib_set_int(vb, mib_truth(p->stale)); return 0;
-	default: return -1;
+	default: return fabric_health_column(&p->health, column, vb);
 	}
 }
 
@@ -145,7 +181,7 @@ static const struct mib_table port_table_template = {
 	.table_oid = port_table_oid,
 	.table_oid_len = OID_LENGTH(port_table_oid),
 	.first_column = COLUMN_IBSNMPD_FABRIC_PORT_NODE_DESCRIPTION,
-	.last_column = COLUMN_IBSNMPD_FABRIC_PORT_STALE,
+	.last_column = COLUMN_IBSNMPD_FABRIC_PORT_XMIT_WAIT_PERMILLE,
 	.rows = port_rows,
 	.value = port_value,
 };

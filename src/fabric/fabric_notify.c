@@ -1,7 +1,9 @@
 /* The link notifications: after a snapshot of the fabric group is
  * published, each row's events (fabric_build() set them: one per link and
- * change of condition) go out through the notification path
- *   IBSNMPD-MIB::ibsnmpdLinkDown, ...Up, ...Degraded, ...Restored
+ * change of condition; one per port and crossing of a BER threshold) go
+ * out through the notification path
+ *   IBSNMPD-MIB::ibsnmpdLinkDown, ...Up, ...Degraded, ...Restored,
+ *   ...BerHigh, ...BerNormal, ...Flapping
  * with the row's columns as ibsnmpdFabricPortTable serves them. */
 #include <string.h>
 
@@ -21,6 +23,28 @@ static const unsigned link_objects[] = {
 
 static const unsigned degraded_objects[] = {
 	COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_WIDTH, COLUMN_IBSNMPD_FABRIC_PORT_BASELINE_SPEED,
+};
+
+static const unsigned ber_objects[] = {
+	COLUMN_IBSNMPD_FABRIC_PORT_NODE_DESCRIPTION, COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_NODE_GUID,
+	COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_NODE_DESCRIPTION, COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_PORT,
+	COLUMN_IBSNMPD_FABRIC_PORT_SPEED_ACTIVE, COLUMN_IBSNMPD_FABRIC_PORT_RATE,
+	COLUMN_IBSNMPD_FABRIC_PORT_BER_RAW_MANTISSA, COLUMN_IBSNMPD_FABRIC_PORT_BER_RAW_EXPONENT,
+	COLUMN_IBSNMPD_FABRIC_PORT_BER_POST_MANTISSA, COLUMN_IBSNMPD_FABRIC_PORT_BER_POST_EXPONENT,
+	COLUMN_IBSNMPD_FABRIC_PORT_BER_SPAN,
+};
+
+static const unsigned flapping_objects[] = {
+	COLUMN_IBSNMPD_FABRIC_PORT_NODE_DESCRIPTION, COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_NODE_GUID,
+	COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_NODE_DESCRIPTION, COLUMN_IBSNMPD_FABRIC_PORT_REMOTE_PORT,
+	COLUMN_IBSNMPD_FABRIC_PORT_LINK_STATE, COLUMN_IBSNMPD_FABRIC_PORT_RECENT_DOWNS,
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const event_names[] = {
+	[1] = "down", [2] = "up", [3] = "degraded", [4] = "restored",
+	[5] = "BER high", [6] = "BER normal", [7] = "flapping",
 };
 
 static void add_column(netsnmp_variable_list **vl, const struct fabric_port *p, unsigned column)
@@ -68,22 +92,30 @@ static void send_link(const struct fabric_port *p, unsigned number)
 {
 	oid trap[] = {OID_IBSNMPD_NOTIFICATIONS, 0};
 	netsnmp_variable_list *vl;
+	const unsigned *objects = link_objects;
+	size_t n_objects = N_OF(link_objects);
 
 	trap[OID_LENGTH(trap) - 1] = number;
 	vl = mib_notification_new(trap, OID_LENGTH(trap));
 	if (!vl)
 		return;
-	for (size_t i = 0; i < sizeof(link_objects) / sizeof(link_objects[0]); i++)
-		add_column(&vl, p, link_objects[i]);
+	if (number == 5 || number == 6) {
+		objects = ber_objects;
+		n_objects = N_OF(ber_objects);
+	} else if (number == 7) {
+		objects = flapping_objects;
+		n_objects = N_OF(flapping_objects);
+	}
+	for (size_t i = 0; i < n_objects; i++)
+		add_column(&vl, p, objects[i]);
 	if (number == 3)
-		for (size_t i = 0; i < sizeof(degraded_objects) / sizeof(degraded_objects[0]); i++)
+		for (size_t i = 0; i < N_OF(degraded_objects); i++)
 			add_column(&vl, p, degraded_objects[i]);
 	add_node_context(&vl, p);
 	/* the notification is the record; the log keeps to the agent's own state */
 	DEBUGMSGTL(("ibsnmpd:fabric", "link %s: %s port %u <-> %s port %u (%u lanes, speed %d)\n",
-		    number == 1 ? "down" : number == 2 ? "up" : number == 3 ? "degraded" : "restored",
-		    p->node_desc, p->port, p->remote_guid ? p->remote_desc : "?", p->remote_port,
-		    p->lanes, p->speed));
+		    event_names[number], p->node_desc, p->port,
+		    p->remote_guid ? p->remote_desc : "?", p->remote_port, p->lanes, p->speed));
 	notify_send(NOTIFY_LINK, number, p->lid, vl);
 }
 
@@ -99,7 +131,7 @@ void fabric_notify_published(struct cache_group *g, const void *before, const vo
 		const struct fabric_port *p = &s->ports[i];
 
 		/* FABRIC_EV_* bit N is ibsnmpdNotifications.N: up before degraded */
-		for (unsigned n = 1; n <= 4; n++)
+		for (unsigned n = 1; n <= FABRIC_EV_LAST; n++)
 			if (p->events & 1u << n)
 				send_link(p, n);
 	}

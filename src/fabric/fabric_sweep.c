@@ -18,6 +18,7 @@
 #include "ibsnmpd/file_io.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
+#include "ibsnmpd/pm.h"
 
 #define STATE_FILE_MAX (64u << 20)
 #define TRAP_DELAY_S 1 /* the SM brings a link up within it; a burst is one sweep */
@@ -42,6 +43,7 @@ static void sweep_finish(struct sweep *sw)
 {
 	struct fabric_area *a = sw->a;
 	const struct fabric_snapshot *prev = cache_snapshot(&a->group);
+	const struct pm_snapshot *pm = a->counters ? cache_snapshot(a->counters) : NULL;
 	struct fabric_build in = {
 		.fabric = sw->fabric,
 		.readings = sw->readings,
@@ -50,6 +52,9 @@ static void sweep_finish(struct sweep *sw)
 		.reset_baseline = a->reset_pending,
 		.partial = sw->partial,
 		.now = time(NULL),
+		.counters = pm ? pm->ports : NULL,
+		.n_counters = pm ? pm->n : 0,
+		.health = &a->health,
 	};
 	struct fabric_snapshot *s = fabric_build(&in);
 

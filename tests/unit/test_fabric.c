@@ -368,6 +368,169 @@ static struct node_dir *dir_build(const struct topology *f, const struct fabric_
 	return d;
 }
 
+/* The PM sweep's counters of the sw1/3-sw2/3 link's two ends, read at t */
+static void counters_at(struct pm_port_state q[2], time_t t, uint32_t link_downed,
+			uint64_t raw_errors, uint64_t post_errors, uint32_t xmit_wait)
+{
+	for (int i = 0; i < 2; i++) {
+		memset(&q[i], 0, sizeof(q[i]));
+		q[i].guid = i ? SW2 : SW1;
+		q[i].port = 3;
+		q[i].have_raw = q[i].have_fec = true;
+		q[i].fec_layout = PM_FEC_RS;
+		q[i].last_read = t;
+		q[i].raw.link_downed = link_downed;
+		q[i].raw.xmit_wait = xmit_wait;
+	}
+	/* sw1/3 receives with errors; sw2/3 clean */
+	q[0].fec_raw_total = raw_errors;
+	q[0].fec_uncorrectable_total = post_errors;
+}
+
+static struct fabric_snapshot *build_counted(const struct topology *f,
+					     const struct fabric_snapshot *prev,
+					     const struct pm_port_state q[2], time_t now,
+					     const struct fabric_health_config *c)
+{
+	struct fabric_reading r[9];
+	struct fabric_build in = {.fabric = f, .readings = r, .n_readings = readings(r, true, true,
+										      2, 3),
+				  .prev = prev, .now = now, .counters = q, .n_counters = 2,
+				  .health = c};
+	struct fabric_snapshot *s = fabric_build(&in);
+
+	assert_non_null(s);
+	return s;
+}
+
+/* The link runs 4X SDR: 8,000 Mb/s. 8,000 corrected symbols in 10 s are
+ * 8,000 / (8e9 x 10) = 1E-7 before FEC; above a threshold of 1E-8: one
+ * ibsnmpdLinkBerHigh from the receiving end; no errors in the next half
+ * window: the rate over it is 0, one ibsnmpdLinkBerNormal. */
+static void bit_error_rates_over_the_window(void **state)
+{
+	struct topology *f = fabric();
+	struct fabric_health_config c;
+	struct pm_port_state q[2];
+	struct fabric_snapshot *a, *b, *d, *e;
+	const struct fabric_port *p;
+	unsigned rows;
+
+	(void)state;
+	fabric_health_defaults(&c);
+	c.ber_window_s = 20;
+	c.ber_raw_max = 1e-8;
+	counters_at(q, 100, 0, 1000, 0, 0);
+	a = build_counted(f, NULL, q, 100, &c);
+	assert_false(fabric_find(a, SW1, 3)->health.ber_valid); /* one reading: no span */
+	counters_at(q, 105, 0, 5000, 0, 0);
+	b = build_counted(f, a, q, 105, &c);
+	assert_false(fabric_find(b, SW1, 3)->health.ber_valid); /* less than half a window */
+	counters_at(q, 110, 0, 9000, 0, 0);
+	d = build_counted(f, b, q, 110, &c);
+	p = fabric_find(d, SW1, 3);
+	assert_true(p->health.ber_valid);
+	assert_int_equal(fabric_ber_span(&p->health), 10);
+	assert_int_equal(p->health.ber_raw_m, 10);
+	assert_int_equal(p->health.ber_raw_e, -7);
+	assert_int_equal(p->health.ber_post_m, 0); /* none after FEC */
+	assert_true(p->health.ber_high);
+	assert_int_equal(events(d, &rows), FABRIC_EV_BER_HIGH);
+	assert_int_equal(rows, 1);
+	assert_false(fabric_find(d, SW2, 3)->health.ber_high);
+	/* 10 s later with no new errors: the window moved past them */
+	counters_at(q, 120, 0, 9000, 0, 0);
+	e = build_counted(f, d, q, 120, &c);
+	p = fabric_find(e, SW1, 3);
+	assert_int_equal(fabric_ber_span(&p->health), 10);
+	assert_int_equal(p->health.ber_raw_m, 0);
+	assert_int_equal(events(e, &rows), FABRIC_EV_BER_NORMAL);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	fabric_snapshot_free(d);
+	fabric_snapshot_free(e);
+	topology_put(f);
+}
+
+/* LinkDownedCounter rising by 4 on both ends between two sweeps: more than
+ * 3 in 10 minutes, one ibsnmpdLinkFlapping for the link; quiet for 10
+ * minutes: no longer flapping. One down is not flapping. */
+static void flapping_is_one_notification_per_link(void **state)
+{
+	struct topology *f = fabric();
+	struct pm_port_state q[2];
+	struct fabric_snapshot *a, *b, *d;
+	unsigned rows;
+
+	(void)state;
+	counters_at(q, 100, 2, 0, 0, 0);
+	a = build_counted(f, NULL, q, 100, NULL);
+	counters_at(q, 110, 3, 0, 0, 0);
+	b = build_counted(f, a, q, 110, NULL);
+	assert_int_equal(fabric_find(b, SW1, 3)->health.n_downs, 1);
+	assert_false(fabric_find(b, SW1, 3)->health.flapping);
+	assert_int_equal(events(b, &rows), 0);
+	fabric_snapshot_free(a);
+	counters_at(q, 120, 7, 0, 0, 0);
+	a = build_counted(f, b, q, 120, NULL);
+	assert_true(fabric_find(a, SW1, 3)->health.flapping);
+	assert_true(fabric_find(a, SW2, 3)->health.flapping);
+	assert_int_equal(fabric_find(a, SW2, 3)->health.n_downs, 5);
+	assert_int_equal(events(a, &rows), FABRIC_EV_FLAPPING);
+	assert_int_equal(rows, 1);
+	fabric_snapshot_free(b);
+	counters_at(q, 130, 7, 0, 0, 0);
+	b = build_counted(f, a, q, 130, NULL);
+	assert_int_equal(events(b, &rows), 0); /* said once */
+	counters_at(q, 800, 7, 0, 0, 0);
+	d = build_counted(f, b, q, 800, NULL);
+	assert_false(fabric_find(d, SW1, 3)->health.flapping);
+	assert_int_equal(fabric_find(d, SW1, 3)->health.n_downs, 0);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	fabric_snapshot_free(d);
+	topology_put(f);
+}
+
+/* PortXmitWait: a tick is 8 octets at the data rate. 8e9 b/s for 10 s is
+ * 1.25e9 ticks; 312,500,000 of them waited: 250 per mille. */
+static void xmit_wait_as_a_share_of_time(void **state)
+{
+	struct topology *f = fabric();
+	struct pm_port_state q[2];
+	struct fabric_snapshot *a, *b;
+	const struct fabric_port *p;
+
+	(void)state;
+	counters_at(q, 100, 0, 0, 0, 1000);
+	a = build_counted(f, NULL, q, 100, NULL);
+	assert_false(fabric_find(a, SW1, 3)->health.have_xmit_wait);
+	counters_at(q, 110, 0, 0, 0, 1000 + 312500000u);
+	b = build_counted(f, a, q, 110, NULL);
+	p = fabric_find(b, SW1, 3);
+	assert_true(p->health.have_xmit_wait);
+	assert_int_equal(p->health.xmit_wait_permille, 250);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	topology_put(f);
+}
+
+static void ber_as_mantissa_and_exponent(void **state)
+{
+	unsigned m;
+	int e;
+
+	(void)state;
+	fabric_ber_split(2.5e-9, &m, &e);
+	assert_true(m == 25 && e == -9);
+	fabric_ber_split(9.96e-13, &m, &e);
+	assert_true(m == 10 && e == -12); /* rounds up into the next power */
+	fabric_ber_split(0, &m, &e);
+	assert_true(m == 0 && e == 0);
+	fabric_ber_split(1.0, &m, &e);
+	assert_true(m == 10 && e == 0);
+}
+
 static void directory_names_every_node_and_its_context(void **state)
 {
 	struct topology *f = fabric();
@@ -524,6 +687,10 @@ int main(void)
 		cmocka_unit_test(the_state_file_round_trips),
 		cmocka_unit_test(bad_state_files_are_refused_with_their_line),
 		cmocka_unit_test(link_rules),
+		cmocka_unit_test(bit_error_rates_over_the_window),
+		cmocka_unit_test(flapping_is_one_notification_per_link),
+		cmocka_unit_test(xmit_wait_as_a_share_of_time),
+		cmocka_unit_test(ber_as_mantissa_and_exponent),
 		cmocka_unit_test(directory_names_every_node_and_its_context),
 		cmocka_unit_test(interfaces_take_links_and_counters_from_the_sweeps),
 		cmocka_unit_test(an_unreachable_node_is_held_then_dropped),
