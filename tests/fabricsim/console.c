@@ -14,6 +14,8 @@ static const char *const help =
 	"# Unlink \"node\"[port]           take a link down (both ends; every port without [port])\n"
 	"# ReLink \"node\"[port]           bring it back up\n"
 	"# PerformanceSet \"node\"[port] PortCounters.FIELD=VALUE | PortCountersExtended.FIELD=VALUE\n"
+	"#                               | PortExtendedSpeedsCounters.FIELD=VALUE (port totals)\n"
+	"# CounterRate \"node\"[port] FIELD=PER_SECOND  an error counter moves at that pace\n"
 	"# Error \"node\"[port] PERCENT    answers about that port come back as timeouts\n"
 	"# Dead \"node\" / Alive \"node\"    the node answers nothing at all / again; a name\n"
 	"#                               with * or ? takes every node it matches (a rail)\n"
@@ -77,7 +79,26 @@ static const char *const error_names[FS_ERRORS] = {
 	"SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
 	"PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors", "PortXmitDiscards",
 	"PortXmitConstraintErrors", "PortRcvConstraintErrors", "LocalLinkIntegrityErrors",
-	"ExcessiveBufferOverrunErrors", "VL15Dropped", "PortXmitWait"};
+	"ExcessiveBufferOverrunErrors", "VL15Dropped", "PortXmitWait",
+	/* PortExtendedSpeedsCounters: port totals (split over the lanes) */
+	"SyncHeaderErrorCounter", "UnknownBlockCounter", "ErrorDetectionCounter",
+	"FECCorrectableBlockCounter", "FECUncorrectableBlockCounter", "FECCorrectedSymbolCounter"};
+
+/* The attribute a counter of error_names is set through. */
+static bool error_in(const char *attr, int k)
+{
+	if (k > FS_XMIT_WAIT)
+		return !strcasecmp(attr, "PortExtendedSpeedsCounters");
+	return !strcasecmp(attr, "PortCounters");
+}
+
+static int error_by_name(const char *name)
+{
+	for (int k = 0; k < FS_ERRORS; k++)
+		if (!strcasecmp(name, error_names[k]))
+			return k;
+	return -1;
+}
 static const char *const data_names[FS_DATAS] = {"PortXmitData", "PortRcvData", "PortXmitPkts",
 						 "PortRcvPkts"};
 
@@ -110,13 +131,39 @@ static void performance_set(struct fabric *f, int node, int port, char *s, FILE 
 				fs_set_data_counter(f, pi, (enum fs_data)k, v);
 				return;
 			}
-		for (int k = 0; !strcasecmp(s, "PortCounters") && k < FS_ERRORS; k++)
-			if (!strcasecmp(dot + 1, error_names[k])) {
-				fs_errors(f, pi, true)->v[k] = v;
-				return;
-			}
+	}
+	{
+		int k = error_by_name(dot + 1);
+
+		if (k >= 0 && error_in(s, k)) {
+			fs_set_error(f, pi, (enum fs_error)k, v);
+			return;
+		}
 	}
 	fprintf(out, "# unknown attribute field %s.%s\n", s, dot + 1);
+}
+
+/* CounterRate "node"[port] COUNTER=PER_SECOND: the error counter moves at
+ * that pace from now on (0 stops it) */
+static void counter_rate(struct fabric *f, int node, int port, char *s, FILE *out)
+{
+	char name[64], *end;
+	double rate;
+	int k, used = 0;
+
+	if (port < 0 || sscanf(s, " %63[^= ] =%n", name, &used) != 1 || !used ||
+	    (k = error_by_name(name)) < 0) {
+		fprintf(out, "# CounterRate \"node\"[port] COUNTER=PER_SECOND (a counter of "
+			     "PerformanceSet)\n");
+		return;
+	}
+	rate = strtod(s + used, &end);
+	if (end == s + used || rate < 0) {
+		fprintf(out, "# rate '%s' is not a number >= 0\n", s + used);
+		return;
+	}
+	fs_set_error_rate(f, fs_port_index(f, (uint32_t)node, (uint8_t)port), (enum fs_error)k,
+			  rate);
 }
 
 static void for_ports(struct fabric *f, int node, int port, bool up,
@@ -193,6 +240,8 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 		for_ports(f, node, port, strcasecmp(cmd, "Unlink") != 0, link_changed);
 	} else if (!strcasecmp(cmd, "PerformanceSet")) {
 		performance_set(f, node, port, s, out);
+	} else if (!strcasecmp(cmd, "CounterRate")) {
+		counter_rate(f, node, port, s, out);
 	} else if (!strcasecmp(cmd, "Error")) {
 		long rate = strtol(s, NULL, 0);
 		struct fs_node *n = &f->nodes[node];

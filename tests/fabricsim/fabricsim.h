@@ -82,11 +82,6 @@ enum fs_speed { FS_SDR, FS_DDR, FS_QDR, FS_FDR, FS_EDR, FS_HDR, FS_NDR, FS_XDR, 
 
 enum fs_node_type { FS_CA = 1, FS_SWITCH = 2 };
 
-/* counters set from the console (PerformanceSet), kept only for the ports
- * that have any: most ports never do */
-struct fs_port_errors {
-	uint64_t v[16]; /* indexed by enum fs_error */
-};
 
 enum fs_error {
 	FS_SYMBOL_ERRORS,
@@ -102,7 +97,24 @@ enum fs_error {
 	FS_EXCESSIVE_OVERRUN,
 	FS_VL15_DROPPED,
 	FS_XMIT_WAIT,
+	/* PortExtendedSpeedsCounters (0x1F): port totals; the per-lane fields
+	 * of either layout split them evenly over the active lanes */
+	FS_SYNC_HEADER_ERRORS,
+	FS_UNKNOWN_BLOCKS,
+	FS_ERROR_DETECTION,        /* older layout: ErrorDetectionCounterLane* */
+	FS_FEC_CORRECTABLE_BLOCKS,
+	FS_FEC_UNCORRECTABLE_BLOCKS,
+	FS_FEC_CORRECTED_SYMBOLS,  /* RS-FEC layout: FECCorrectableSymbolCtrLane* */
 	FS_ERRORS
+};
+
+/* counters set from the console (PerformanceSet, CounterRate), kept only
+ * for the ports that have any: most ports never do. A counter is
+ * v + rate x (now - since): a rate moves it at a known pace. */
+struct fs_port_errors {
+	uint64_t v[FS_ERRORS];
+	double rate[FS_ERRORS]; /* per second */
+	double since[FS_ERRORS];
 };
 
 /* the four data counters: they move with time while the link is up */
@@ -177,6 +189,15 @@ uint64_t fs_data_counter(const struct fabric *f, uint32_t port_index, enum fs_da
 void fs_set_data_counter(struct fabric *f, uint32_t port_index, enum fs_data which,
 			 uint64_t value);
 struct fs_port_errors *fs_errors(struct fabric *f, uint32_t port_index, bool create);
+/* an error counter now (0 for a port without any set) */
+uint64_t fs_error_value(struct fabric *f, uint32_t port_index, enum fs_error which);
+void fs_set_error(struct fabric *f, uint32_t port_index, enum fs_error which, uint64_t value);
+void fs_set_error_rate(struct fabric *f, uint32_t port_index, enum fs_error which,
+		       double per_second);
+/* IBA FECModeActive of a port: 2 RS-FEC (HDR and faster), 1 Fire-code
+ * (FDR, EDR), 0 none */
+unsigned fs_fec_mode(const struct fs_port *p);
+unsigned fs_lanes(uint8_t width);
 uint64_t fs_port_guid(const struct fabric *f, uint32_t node, uint8_t num);
 uint64_t fs_link_bps(uint8_t speed, uint8_t width);
 int fs_route_port(struct fabric *f, uint32_t node, uint16_t lid);

@@ -19,6 +19,7 @@
 #define CAP_IS_SM (1u << 1)
 #define CAP_CA (0x0001c848u)     /* trap, SL mapping, sys image GUID, ext speeds, cap2, CM */
 #define CAP_SWITCH0 (0x0000c808u) /* trap, sys image GUID, ext speeds, cap2 */
+#define CAP2_PORT_INFO_EXT 0x0002u
 #define CAP2_2X_WIDTH 0x0010u
 #define CAP2_HDR 0x0020u
 #define CAP2_NDR 0x0400u
@@ -96,7 +97,7 @@ static bool route_lid(struct fabric *f, const struct fs_origin *from, uint16_t l
 
 static void speed_fields(const struct fs_port *p, bool up, uint8_t *d)
 {
-	unsigned ext_active = 0, ext2_active = 0, cap2 = CAP2_2X_WIDTH;
+	unsigned ext_active = 0, ext2_active = 0, cap2 = CAP2_2X_WIDTH | CAP2_PORT_INFO_EXT;
 	/* what the port supports: every speed up to its own */
 	unsigned top = p->speed;
 
@@ -222,6 +223,23 @@ static int smp(struct fabric *f, const struct target *t, unsigned method, unsign
 		fs_encode_portinfo(f, t->node, (uint8_t)num, t->entry, d);
 		return 0;
 	}
+	case IB_ATTR_PORT_INFO_EXT: {
+		/* PortInfoExtended: the FEC mode perfquery -T looks at before it
+		 * reads PortExtendedSpeedsCounters in the RS-FEC layout */
+		uint32_t num = mod & 0xff;
+		struct fs_port *p;
+
+		if (n->type != FS_SWITCH && num == 0)
+			num = t->entry;
+		if (num > n->nports)
+			return STATUS_BAD_FIELD;
+		/* a switch's port 0 has the link of port 1, as in PortInfo */
+		p = &f->ports[n->first_port + (num == 0 && n->nports ? 1 : num)];
+		memset(d, 0, IB_SMP_DATA_SIZE);
+		mad_set_field(d, 0, IB_PORT_EXT_CAPMASK_F, 1); /* IsFECModeSupported */
+		mad_set_field(d, 0, IB_PORT_EXT_FEC_MODE_ACTIVE_F, fs_fec_mode(p));
+		return 0;
+	}
 	case IB_ATTR_SWITCH_INFO:
 		if (n->type != FS_SWITCH)
 			return STATUS_UNSUP_ATTR;
@@ -289,7 +307,7 @@ static uint32_t clip(uint64_t v, unsigned bits)
 static const struct {
 	enum MAD_FIELDS field;
 	unsigned bits;
-} error_fields[FS_ERRORS] = {
+} error_fields[FS_XMIT_WAIT + 1] = {
 	[FS_SYMBOL_ERRORS] = {IB_PC_ERR_SYM_F, 16},
 	[FS_LINK_RECOVERS] = {IB_PC_LINK_RECOVERS_F, 8},
 	[FS_LINK_DOWNED] = {IB_PC_LINK_DOWNED_F, 8},
@@ -336,12 +354,12 @@ static int port_counters(struct fabric *f, const struct target *t, unsigned meth
 	unsigned mask2 = extended ? 0 : mad_get_field(d, 0, IB_PC_COUNTER_SELECT2_F);
 	unsigned first, last;
 	uint64_t sum_err[FS_ERRORS] = {0}, sum_data[FS_DATAS] = {0};
+	struct fs_port_errors *e;
 
 	if (selected_ports(n, select, &first, &last))
 		return STATUS_BAD_FIELD;
 	for (unsigned num = first; num <= last; num++) {
 		uint32_t pi = n->first_port + num;
-		struct fs_port_errors *e;
 
 		if (method == IB_MAD_METHOD_SET) {
 			for (int k = 0; k < FS_DATAS; k++)
@@ -350,15 +368,14 @@ static int port_counters(struct fabric *f, const struct target *t, unsigned meth
 			e = fs_errors(f, pi, false);
 			for (int k = 0; e && !extended && k < FS_XMIT_WAIT; k++)
 				if (mask & (1u << k))
-					e->v[k] = 0;
+					fs_set_error(f, pi, (enum fs_error)k, 0);
 			if (e && !extended && (mask2 & 1))
-				e->v[FS_XMIT_WAIT] = 0;
+				fs_set_error(f, pi, FS_XMIT_WAIT, 0);
 		}
 		for (int k = 0; k < FS_DATAS; k++)
 			sum_data[k] += fs_data_counter(f, pi, (enum fs_data)k);
-		e = fs_errors(f, pi, false);
-		for (int k = 0; e && k < FS_ERRORS; k++)
-			sum_err[k] += e->v[k];
+		for (int k = 0; k <= FS_XMIT_WAIT; k++)
+			sum_err[k] += fs_error_value(f, pi, (enum fs_error)k);
 	}
 	memset(d, 0, IB_PC_DATA_SZ);
 	if (extended) {
@@ -371,11 +388,68 @@ static int port_counters(struct fabric *f, const struct target *t, unsigned meth
 	} else {
 		mad_set_field(d, 0, IB_PC_PORT_SELECT_F, select);
 		mad_set_field(d, 0, IB_PC_COUNTER_SELECT_F, mask);
-		for (int k = 0; k < FS_ERRORS; k++)
+		for (int k = 0; k <= FS_XMIT_WAIT; k++)
 			mad_set_field(d, 0, error_fields[k].field,
 				      clip(sum_err[k], error_fields[k].bits));
 		for (int k = 0; k < FS_DATAS; k++)
 			mad_set_field(d, 0, data_fields[k], clip(sum_data[k], 32));
+	}
+	return 0;
+}
+
+/* v split over n lanes: lane i's share (the remainder on lane 0) */
+static uint64_t lane_share(uint64_t v, unsigned lanes, unsigned i)
+{
+	return v / lanes + (i == 0 ? v % lanes : 0);
+}
+
+/* PortExtendedSpeedsCounters in the layout of the port's FEC mode: RS-FEC
+ * (HDR and faster) or the older per-lane one. A Set clears the counters
+ * (every one: CounterSelect is not looked at, as perfquery -R sends all). */
+static int ext_speeds_counters(struct fabric *f, const struct target *t, unsigned method,
+			       uint8_t *d)
+{
+	struct fs_node *n = &f->nodes[t->node];
+	unsigned select = mad_get_field(d, 0, IB_PESC_PORT_SELECT_F), first, last;
+	uint64_t v[FS_ERRORS] = {0};
+	unsigned lanes = 4, fec = 0;
+
+	if (selected_ports(n, select, &first, &last))
+		return STATUS_BAD_FIELD;
+	for (unsigned num = first; num <= last; num++) {
+		uint32_t pi = n->first_port + num;
+
+		for (int k = FS_SYNC_HEADER_ERRORS; k < FS_ERRORS; k++) {
+			if (method == IB_MAD_METHOD_SET)
+				fs_set_error(f, pi, (enum fs_error)k, 0);
+			v[k] += fs_error_value(f, pi, (enum fs_error)k);
+		}
+		lanes = fs_lanes(f->ports[pi].width);
+		fec = fs_fec_mode(&f->ports[pi]);
+	}
+	memset(d, 0, IB_PC_DATA_SZ);
+	mad_set_field(d, 0, IB_PESC_PORT_SELECT_F, select);
+	mad_set_field(d, 0, IB_PESC_SYNC_HDR_ERR_CTR_F, clip(v[FS_SYNC_HEADER_ERRORS], 16));
+	mad_set_field(d, 0, IB_PESC_UNK_BLOCK_CTR_F, clip(v[FS_UNKNOWN_BLOCKS], 16));
+	if (fec == 2) {
+		for (unsigned i = 0; i < lanes && i < 12; i++)
+			mad_set_field(d, 0, IB_PESC_RSFEC_FEC_CORR_SYMBOL_CTR_LANE0_F + i,
+				      clip(lane_share(v[FS_FEC_CORRECTED_SYMBOLS], lanes, i), 32));
+		mad_set_field(d, 0, IB_PESC_PORT_FEC_CORR_BLOCK_CTR_F,
+			      clip(v[FS_FEC_CORRECTABLE_BLOCKS], 32));
+		mad_set_field(d, 0, IB_PESC_PORT_FEC_UNCORR_BLOCK_CTR_F,
+			      clip(v[FS_FEC_UNCORRECTABLE_BLOCKS], 32));
+		mad_set_field(d, 0, IB_PESC_PORT_FEC_CORR_SYMBOL_CTR_F,
+			      clip(v[FS_FEC_CORRECTED_SYMBOLS], 32));
+		return 0;
+	}
+	for (unsigned i = 0; i < lanes && i < 12; i++) {
+		mad_set_field(d, 0, IB_PESC_ERR_DET_CTR_LANE0_F + i,
+			      clip(lane_share(v[FS_ERROR_DETECTION], lanes, i), 16));
+		mad_set_field(d, 0, IB_PESC_FEC_CORR_BLOCK_CTR_LANE0_F + i,
+			      clip(lane_share(v[FS_FEC_CORRECTABLE_BLOCKS], lanes, i), 32));
+		mad_set_field(d, 0, IB_PESC_FEC_UNCORR_BLOCK_CTR_LANE0_F + i,
+			      clip(lane_share(v[FS_FEC_UNCORRECTABLE_BLOCKS], lanes, i), 32));
 	}
 	return 0;
 }
@@ -390,14 +464,16 @@ static int pma(struct fabric *f, const struct target *t, unsigned method, unsign
 		memset(d, 0, IB_PC_DATA_SZ);
 		mad_set_field(d, 0, IB_CPI_BASEVER_F, 1);
 		mad_set_field(d, 0, IB_CPI_CLASSVER_F, 1);
-		/* AllPortSelect, extended width, PortXmitWait */
-		mad_set_field(d, 0, IB_CPI_CAPMASK_F, 0x1300);
+		/* AllPortSelect, extended width, PortXmitWait, RS-FEC counters */
+		mad_set_field(d, 0, IB_CPI_CAPMASK_F, 0x5300);
 		mad_set_field(d, 0, IB_CPI_RESP_TIME_VALUE_F, 18);
 		return 0;
 	case IB_GSI_PORT_COUNTERS:
 		return port_counters(f, t, method, d, false);
 	case IB_GSI_PORT_COUNTERS_EXT:
 		return port_counters(f, t, method, d, true);
+	case IB_GSI_PORT_EXT_SPEEDS_COUNTERS:
+		return ext_speeds_counters(f, t, method, d);
 	case IB_GSI_PORT_RCV_ERROR_DETAILS:
 	case IB_GSI_PORT_XMIT_DISCARD_DETAILS: {
 		unsigned select = mad_get_field(d, 0, IB_PC_PORT_SELECT_F), first, last;

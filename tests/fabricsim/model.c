@@ -227,7 +227,8 @@ void fs_set_link(struct fabric *f, uint32_t port_index, bool up)
 			e->up_since = now;
 		} else {
 			e->up_seconds += now - e->up_since;
-			fs_errors(f, ends[i], true)->v[FS_LINK_DOWNED]++;
+			fs_set_error(f, ends[i], FS_LINK_DOWNED,
+				     fs_error_value(f, ends[i], FS_LINK_DOWNED) + 1);
 		}
 		e->up = up;
 	}
@@ -240,10 +241,18 @@ uint64_t fs_link_bps(uint8_t speed, uint8_t width)
 	static const uint64_t lane[FS_SPEEDS] = {2000000000ULL,  4000000000ULL,  8000000000ULL,
 						 13640000000ULL, 25000000000ULL, 50000000000ULL,
 						 100000000000ULL, 200000000000ULL};
-	unsigned lanes = width == 1 ? 1 : width == 2 ? 4 : width == 4 ? 8 : width == 8 ? 12 :
-			 width == 16 ? 2 : 4;
+	return lane[speed < FS_SPEEDS ? speed : FS_QDR] * fs_lanes(width);
+}
 
-	return lane[speed < FS_SPEEDS ? speed : FS_QDR] * lanes;
+unsigned fs_lanes(uint8_t width)
+{
+	return width == 1 ? 1 : width == 2 ? 4 : width == 4 ? 8 : width == 8 ? 12 :
+	       width == 16 ? 2 : 4;
+}
+
+unsigned fs_fec_mode(const struct fs_port *p)
+{
+	return p->speed >= FS_HDR ? 2 : p->speed >= FS_FDR ? 1 : 0;
 }
 
 /* A port's share of its link's bandwidth: fixed per port, 5-50 %, so that
@@ -429,4 +438,31 @@ void fs_write_links(const struct fabric *f, FILE *out)
 				f->ports[port->peer].num, port->width, speed_names[port->speed]);
 		}
 	}
+}
+
+uint64_t fs_error_value(struct fabric *f, uint32_t port_index, enum fs_error which)
+{
+	struct fs_port_errors *e = fs_errors(f, port_index, false);
+	double moved;
+
+	if (!e)
+		return 0;
+	moved = e->rate[which] > 0 ? e->rate[which] * (fs_now() - e->since[which]) : 0;
+	return e->v[which] + (uint64_t)moved;
+}
+
+void fs_set_error(struct fabric *f, uint32_t port_index, enum fs_error which, uint64_t value)
+{
+	struct fs_port_errors *e = fs_errors(f, port_index, true);
+
+	e->v[which] = value;
+	e->since[which] = fs_now();
+}
+
+/* the counter goes on from its value now, at the new pace */
+void fs_set_error_rate(struct fabric *f, uint32_t port_index, enum fs_error which,
+		       double per_second)
+{
+	fs_set_error(f, port_index, which, fs_error_value(f, port_index, which));
+	fs_errors(f, port_index, true)->rate[which] = per_second;
 }

@@ -16,12 +16,13 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 
 import simfabric  # noqa: E402
-from simfabric import (TOPOLOGIES, TRAP_OID, fields, guid_index, links,  # noqa: E402
+from simfabric import (TOPOLOGIES, TRAP_OID, fields, generated, guid_index, links,  # noqa: E402
                        node_guids, notifications, parse_varbinds, port_pkeys, snmp_env, wait_for)
 
 SIMFABRIC = os.path.join(TOP, "scripts", "simfabric")
 # what the test files take from here (much of it the package's)
 __all__ = ["TOP", "TOPOLOGIES", "TRAP_OID", "SIMFABRIC", "TestBed", "bed_state", "fields",
+           "generated",
            "guid_index", "ibsnmpd_bin", "links", "node_guids", "notifications", "notified_on_unlink",
            "parse_varbinds", "port_pkeys", "snmp_env", "start_testbed", "stop_testbed",
            "tool_path", "wait_for"]

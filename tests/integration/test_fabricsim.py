@@ -8,26 +8,9 @@ import time
 
 import pytest
 
-from conftest import start_testbed, stop_testbed, wait_for
+from conftest import generated, start_testbed, stop_testbed, wait_for
 
 FABRIC_PORT_STATE = ".1.3.6.1.4.1.8072.9999.9999.117.1.5.1.1.6"  # ibsnmpdFabricPortState
-
-
-def generated(bed):
-    """(nodes {name: (type, guid, nports, lid)}, links {frozenset of two (name, port)})
-    from the simulator's own file of what it generated."""
-    nodes, by_guid, links = {}, {}, set()
-    with open(bed.env["SIMFABRIC_TOPOLOGY"]) as f:
-        for line in f:
-            parts = line.split()
-            if parts[0] == "node":
-                name = " ".join(parts[5:])
-                nodes[name] = (parts[1], int(parts[2], 16), int(parts[3]), int(parts[4]))
-                by_guid[int(parts[2], 16)] = name
-            elif parts[0] == "link":
-                links.add(frozenset([(by_guid[int(parts[1], 16)], int(parts[2])),
-                                     (by_guid[int(parts[3], 16)], int(parts[4]))]))
-    return nodes, links
 
 
 def discovered(bed):

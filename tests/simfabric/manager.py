@@ -82,6 +82,24 @@ def node_guids(bed):
     return res
 
 
+def generated(bed):
+    """(nodes {name: (type, guid, nports, lid)}, links {frozenset of two (name,
+    port)}) from the file of what fabricsim generated (a --big bed's
+    SIMFABRIC_TOPOLOGY): the simulator's own account, not ibsnmpd's."""
+    nodes, by_guid, links_ = {}, {}, set()
+    with open(bed.env["SIMFABRIC_TOPOLOGY"]) as f:
+        for line in f:
+            parts = line.split()
+            if parts[0] == "node":
+                name = " ".join(parts[5:])
+                nodes[name] = (parts[1], int(parts[2], 16), int(parts[3]), int(parts[4]))
+                by_guid[int(parts[2], 16)] = name
+            elif parts[0] == "link":
+                links_.add(frozenset([(by_guid[int(parts[1], 16)], int(parts[2])),
+                                      (by_guid[int(parts[3], 16)], int(parts[4]))]))
+    return nodes, links_
+
+
 def links(bed):
     """{(node description, port): (peer description, peer port)} of every
     link ibnetdiscover shows."""
