@@ -1,6 +1,7 @@
 """What the benchmarks share beyond the test-bed package (tests/simfabric,
 which runs their beds): snmpget, a timed walk, a second ibsnmpd."""
 import os
+import re
 import subprocess
 import sys
 import time
@@ -14,7 +15,7 @@ from simfabric import stop_all_on_sigterm as stop_on_sigterm  # noqa: E402,F401
 TestBed = running  # with TestBed(topology, node, conf=...) as bed: a simfabric.Bed
 __all__ = ["TOP", "TOPOLOGIES", "TestBed", "env", "stop_on_sigterm", "STATS", "MADS_SENT",
            "SMA_GROUPS", "PM_TABLE", "snmpget", "walk", "spawn_subagent", "bare_pipelined",
-           "sweep_ports", "get_latencies", "group_index", "sweep_durations"]
+           "sweep_ports", "get_latencies", "group_index", "sweep_durations", "log_match"]
 
 STATS = ".1.3.6.1.4.1.8072.9999.9999.117.1.1"
 PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"  # ibsnmpdPmPortEntry (64-bit counters)
@@ -25,6 +26,21 @@ SMA_GROUPS = ("nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "sl
 
 
 GROUP_NAME, GROUP_REFRESHES, GROUP_DURATION = STATS + ".6.1.2", STATS + ".6.1.5", STATS + ".6.1.7"
+
+
+def log_match(path, pattern, seconds):
+    """The first match of pattern in the file at path, waiting up to seconds
+    for it to appear; exits the bench if it does not."""
+    for _ in range(seconds * 2):
+        try:
+            with open(path) as f:
+                m = re.search(pattern, f.read())
+            if m:
+                return m
+        except OSError:
+            pass
+        time.sleep(0.5)
+    sys.exit("%s: no '%s' after %d s" % (path, pattern, seconds))
 
 
 def group_index(target, name):
@@ -99,11 +115,12 @@ def sweep_ports(target):
     return pairs
 
 
-def bare_pipelined(bed, target, outstanding=256, runs=3, pairs=None):
+def bare_pipelined(bed, target, outstanding=256, runs=3, pairs=None, attrs="ext"):
     """bench-pipelined-pma (bench/pipelined_pma.c), the counter sweep's peer:
-    PortCounters and PortCountersExtended to every port of ibsnmpd's 64-bit
-    table (its LID column, or `pairs` read before), `outstanding` in
-    flight, `runs` times; a list of (seconds, answers, sent)."""
+    PortCounters and PortCountersExtended (attrs "fec": and
+    PortExtendedSpeedsCounters) to every port of ibsnmpd's 64-bit table (its
+    LID column, or `pairs` read before), `outstanding` in flight, `runs`
+    times; a list of (seconds, answers, sent)."""
     import re
     if pairs is None:
         pairs = sweep_ports(target)
@@ -111,7 +128,7 @@ def bare_pipelined(bed, target, outstanding=256, runs=3, pairs=None):
                         "bench-pipelined-pma")
     res_all = []
     for _ in range(runs):
-        res = subprocess.run(bed.command(bare, str(outstanding), "ext"), input="".join(pairs),
+        res = subprocess.run(bed.command(bare, str(outstanding), attrs), input="".join(pairs),
                              capture_output=True, text=True, env=env())
         m = re.search(r"answers (\d+) of (\d+) in ([\d.]+) s", res.stdout)
         if not m:

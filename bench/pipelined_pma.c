@@ -1,14 +1,16 @@
 /* bench-pipelined-pma: the reference bench/pm_sweep.py compares ibsnmpd's
  * counter sweep with; not part of the daemon.
  *
- * PerfMgtGet(PortCounters) to every "LID PORT" line of stdin, and with
- * "ext" PortCountersExtended too (the MADs of one ibsnmpd sweep), WINDOW of
- * them in flight, straight through libibumad (libibmad builds the packets):
+ * PerfMgtGet(PortCounters) to every "LID PORT" line of stdin, with "ext"
+ * PortCountersExtended too, with "fec" PortCountersExtended and
+ * PortExtendedSpeedsCounters too (the MADs of one ibsnmpd sweep of an FDR or
+ * faster fabric), WINDOW of them in flight, straight through libibumad
+ * (libibmad builds the packets; PortSelect is the same octet in all three):
  * the time the MADs themselves take on this fabric, with nothing else around
  * them. Prints "answers A of N in S s". Attach it like any diag tool
  * (scripts/simfabric run -- bench-pipelined-pma 256 ext < pairs).
  *
- * Usage: bench-pipelined-pma [WINDOW [ext]]  (default 256, madMaxOutstanding's) */
+ * Usage: bench-pipelined-pma [WINDOW [ext|fec]]  (default 256, madMaxOutstanding's) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +58,10 @@ int main(int argc, char **argv)
 	size_t cap = 0;
 	uint8_t buf[sizeof(struct ib_user_mad) + IB_MAD_SIZE];
 	unsigned window = argc > 1 ? (unsigned)atoi(argv[1]) : 256;
-	unsigned per_port = argc > 2 && !strcmp(argv[2], "ext") ? 2 : 1;
+	unsigned per_port = argc > 2 && !strcmp(argv[2], "ext") ? 2 :
+			    argc > 2 && !strcmp(argv[2], "fec") ? 3 : 1;
+	static const unsigned attrs[] = {IB_GSI_PORT_COUNTERS, IB_GSI_PORT_COUNTERS_EXT,
+					 IB_GSI_PORT_EXT_SPEEDS_COUNTERS};
 	size_t n = 0, sent = 0, done = 0, answered = 0;
 	int fd, agent;
 	double started;
@@ -87,8 +92,7 @@ int main(int argc, char **argv)
 		int len = (int)sizeof(buf);
 
 		while (sent < n && sent - done < window) {
-			unsigned attr = per_port == 2 && sent % 2 ? IB_GSI_PORT_COUNTERS_EXT
-							       : IB_GSI_PORT_COUNTERS;
+			unsigned attr = attrs[sent % per_port];
 
 			if (send_get(fd, agent, lid[sent], port[sent], attr, (unsigned)sent + 1) < 0) {
 				fprintf(stderr, "bench-pipelined-pma: send failed\n");
