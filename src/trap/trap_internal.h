@@ -88,8 +88,9 @@ void trap_subscriber_stop(struct trap_area *t);
 void trap_subscriber_apply_config(struct trap_area *t);
 /* The master SM moved: subscribe there. */
 void trap_subscriber_sm_changed(struct trap_area *t, unsigned sm_lid);
-/* Whether the SM at the known LID answered as master (subscriptions sent);
- * probe_now asks it (an SMInfo SMP), subscriptions follow its answer. */
+/* Whether the SM at the known LID answered as master (subscriptions sent;
+ * true with trapSubscribe no: there is no SM to watch); probe_now asks it
+ * (an SMInfo SMP), subscriptions follow its answer. */
 bool trap_subscriber_has_master(const struct trap_area *t);
 void trap_subscriber_probe_now(struct trap_area *t);
 bool trap_subscriber_reads_osm_log(const struct trap_area *t);

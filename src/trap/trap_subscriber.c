@@ -255,7 +255,7 @@ static void probe_sm(struct trap_area *t)
 	ib_portid_t sm = {0}; /* ib_portid_set leaves the other fields as they are */
 	struct probe_job *job;
 
-	if (t->probing || !t->sm_lid)
+	if (t->probing || !t->sm_lid || !trap_cfg.subscribe) /* nothing to renew */
 		return;
 	job = malloc(sizeof(*job));
 	if (!job)
@@ -281,7 +281,7 @@ static void on_resubscribe_alarm(unsigned reg, void *arg)
 
 bool trap_subscriber_has_master(const struct trap_area *t)
 {
-	return !t->running || t->sm_master;
+	return !t->running || !trap_cfg.subscribe || t->sm_master;
 }
 
 void trap_subscriber_probe_now(struct trap_area *t)

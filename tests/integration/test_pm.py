@@ -227,11 +227,13 @@ def test_set_to_zero_clears_the_counter_on_the_node(bed):
 
 
 def test_bad_sets_are_refused_and_send_nothing():
-    """A bed whose groups never refresh during the test: ibsnmpdMadsSent
-    must not move across refused SETs."""
-    bed = start_testbed(node="hca2", extra_conf=["cacheLifetime %s 3600" % g for g in (
-        "pmCounters", "portInfo", "smInfo", "nodeInfo", "switchInfo", "pKeyTable",
-        "linearForwarding", "multicastForwarding")])
+    """A bed that sends no MAD of its own during the test (its groups never
+    refresh, no SM watch of the trap subscriber, which asks SMInfo every
+    2 s): ibsnmpdMadsSent must not move across refused SETs."""
+    bed = start_testbed(node="hca2", extra_conf=["trapSubscribe no"] + [
+        "cacheLifetime %s 3600" % g for g in (
+            "pmCounters", "portInfo", "smInfo", "nodeInfo", "switchInfo", "pKeyTable",
+            "linearForwarding", "multicastForwarding", "fabricPorts")])
     try:
         guids = node_guids(bed)
         guid, lid = guids["hca3"]
@@ -240,6 +242,15 @@ def test_bad_sets_are_refused_and_send_nothing():
         idx = guid_index(guid)
         assert wait_for(lambda: bed.walk(DRAFT_COUNTERS + ".3"))
         sent = STATS_SENT
+
+        def settled():
+            # what follows the first discovery (the link sweep, a context's
+            # first reads) is over when nothing is in flight and a second
+            # passes without a MAD
+            first = bed.get(sent, IN_FLIGHT)
+            time.sleep(1)
+            return first[IN_FLIGHT][1] == "0" and bed.get(sent)[sent][1] == first[sent][1]
+        assert wait_for(settled, seconds=60)
         before = bed.get(sent)[sent][1]
         cases = [
             (("%s.3.%s" % (DRAFT_COUNTERS, idx), "i", "5"), "wrongValue"),
@@ -263,6 +274,7 @@ def test_bad_sets_are_refused_and_send_nothing():
 
 
 STATS_SENT = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.1.0"
+IN_FLIGHT = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.5.0"
 
 
 def test_a_new_master_sm_triggers_a_rediscovery():
