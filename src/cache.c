@@ -4,6 +4,7 @@
 #include "ibsnmpd/netsnmp.h"
 
 #include <malloc.h>
+#include <stdlib.h>
 
 #include "ibsnmpd/cache.h"
 
@@ -71,6 +72,89 @@ void cache_group_refresh_now(struct cache_group *g)
 	kick(0, g);
 }
 
+/* A replaced snapshot some reader still holds. */
+struct cache_held {
+	void *snapshot;
+	unsigned holds;
+	struct cache_held *next;
+};
+
+/* The node a replaced snapshot will need is made when its first hold is
+ * taken: publishing never has to allocate. */
+const void *cache_snapshot_hold(struct cache_group *g)
+{
+	struct cache_held *h;
+
+	if (!g->snapshot)
+		return NULL;
+	if (!g->holds) {
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return NULL;
+		h->next = g->held;
+		g->held = h;
+	}
+	g->holds++;
+	return g->snapshot;
+}
+
+static void free_snapshot(struct cache_group *g, void *snapshot)
+{
+	if (g->free_snapshot) {
+		g->free_snapshot(snapshot);
+		give_back_freed_memory();
+	}
+}
+
+void cache_snapshot_release(struct cache_group *g, const void *snapshot)
+{
+	struct cache_held **pp = &g->held, *h;
+
+	if (!snapshot)
+		return;
+	if (snapshot == g->snapshot) {
+		/* the current one: its spare node (the newest without a snapshot) goes */
+		if (g->holds && !--g->holds) {
+			for (; *pp && (*pp)->snapshot; pp = &(*pp)->next)
+				;
+			if (*pp) {
+				h = *pp;
+				*pp = h->next;
+				free(h);
+			}
+		}
+		return;
+	}
+	for (; *pp; pp = &(*pp)->next) {
+		h = *pp;
+		if (h->snapshot != snapshot)
+			continue;
+		if (!--h->holds) {
+			*pp = h->next;
+			free_snapshot(g, h->snapshot);
+			free(h);
+		}
+		return;
+	}
+}
+
+/* The snapshot a publication replaces: freed now, or when its holds end. */
+static void retire(struct cache_group *g, void *old)
+{
+	struct cache_held *h = g->held;
+
+	if (!g->holds) {
+		free_snapshot(g, old);
+		return;
+	}
+	/* the spare node taken with the first hold */
+	while (h && h->snapshot)
+		h = h->next;
+	h->snapshot = old;
+	h->holds = g->holds;
+	g->holds = 0;
+}
+
 void cache_group_stop(struct cache_group *g)
 {
 	if (g->alarm)
@@ -79,6 +163,16 @@ void cache_group_stop(struct cache_group *g)
 	if (g->snapshot && g->free_snapshot)
 		g->free_snapshot(g->snapshot);
 	g->snapshot = NULL;
+	/* whoever held a snapshot has let go by now (areas stop in reverse) */
+	while (g->held) {
+		struct cache_held *h = g->held;
+
+		g->held = h->next;
+		if (h->snapshot && g->free_snapshot)
+			g->free_snapshot(h->snapshot);
+		free(h);
+	}
+	g->holds = 0;
 }
 
 void cache_group_set_lifetime(struct cache_group *g, unsigned lifetime_s)
@@ -157,10 +251,8 @@ void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 			next = o->next;
 			o->fn(g, old, fresh, o->arg);
 		}
-		if (old && g->free_snapshot) {
-			g->free_snapshot(old);
-			give_back_freed_memory();
-		}
+		if (old)
+			retire(g, old);
 		/* for bench/scale.py: the heap in use (mallinfo2 walks the
 		 * arenas: only asked for) */
 		DEBUGIF("ibsnmpd:memory") {

@@ -7,6 +7,7 @@
 #include <time.h>
 
 struct cache_group;
+struct cache_held;
 
 /* Starts a refresh; must end (now or later) in cache_refresh_done(). */
 typedef void (*cache_refresh_fn)(struct cache_group *g);
@@ -43,6 +44,8 @@ struct cache_group {
 	double started_at;    /* monotonic seconds when the running refresh began */
 	double last_duration; /* seconds the last finished refresh took */
 	struct cache_observer *observers; /* in the order they came */
+	unsigned holds;       /* readers holding the snapshot (cache_snapshot_hold) */
+	struct cache_held *held; /* replaced snapshots still held, freed at their last release */
 };
 
 /* Refreshes every lifetime from now on, and now (if no refresh is running);
@@ -75,5 +78,11 @@ static inline const void *cache_snapshot(const struct cache_group *g)
 {
 	return g->snapshot;
 }
+/* A reader that spans several turns of the main loop (a streamed HTTP
+ * answer) holds the snapshot it began with: a newer publication does not
+ * free it before the last hold is released. NULL: no snapshot yet, or out
+ * of memory (nothing held). Main thread only, as everything here. */
+const void *cache_snapshot_hold(struct cache_group *g);
+void cache_snapshot_release(struct cache_group *g, const void *snapshot);
 
 #endif

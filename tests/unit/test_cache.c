@@ -320,6 +320,57 @@ static void lifetime_change_rearms_the_alarm(void **state)
 	assert_int_equal(g.alarm, 0);
 }
 
+/* A streamed reader holds the snapshot it began with across publications. */
+static void a_held_snapshot_outlives_its_replacement(void **state)
+{
+	struct cache_group g;
+	bool freed1, freed2, freed3;
+	const void *a, *b, *b2;
+
+	(void)state;
+	group_init(&g, "test", refresh_later);
+	assert_null(cache_snapshot_hold(&g)); /* nothing yet: nothing held */
+	cache_group_start(&g);
+	cache_refresh_done(&g, snap_new(1, &freed1), NULL);
+	a = cache_snapshot_hold(&g);
+	assert_ptr_equal(a, cache_snapshot(&g));
+
+	cache_group_refresh_now(&g);
+	cache_refresh_done(&g, snap_new(2, &freed2), NULL);
+	assert_false(freed1); /* replaced, still held */
+	assert_int_equal(((const struct snap *)a)->value, 1);
+	b = cache_snapshot_hold(&g);
+	b2 = cache_snapshot_hold(&g);
+	assert_ptr_equal(b, b2);
+
+	cache_group_refresh_now(&g);
+	cache_refresh_done(&g, snap_new(3, &freed3), NULL);
+	assert_false(freed2);
+	cache_snapshot_release(&g, a);
+	assert_true(freed1);
+	cache_snapshot_release(&g, b);
+	assert_false(freed2); /* one hold left */
+	cache_snapshot_release(&g, b2);
+	assert_true(freed2);
+
+	/* holding and releasing the current one frees nothing */
+	a = cache_snapshot_hold(&g);
+	cache_snapshot_release(&g, a);
+	assert_false(freed3);
+	assert_null(g.held);
+	cache_group_refresh_now(&g);
+	cache_refresh_done(&g, snap_new(4, &freed1), NULL);
+	assert_true(freed3); /* not held: freed at once */
+	/* stopping frees what is still held */
+	a = cache_snapshot_hold(&g);
+	cache_group_refresh_now(&g);
+	cache_refresh_done(&g, snap_new(5, &freed2), NULL);
+	cache_group_stop(&g);
+	assert_true(freed1);
+	assert_true(freed2);
+	assert_null(g.held);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +381,7 @@ int main(void)
 		cmocka_unit_test_setup(every_observer_in_order_and_one_may_leave, setup),
 		cmocka_unit_test_setup(a_derived_group_follows_its_sources, setup),
 		cmocka_unit_test_setup(lifetime_change_rearms_the_alarm, setup),
+		cmocka_unit_test_setup(a_held_snapshot_outlives_its_replacement, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
