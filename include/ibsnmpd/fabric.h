@@ -148,6 +148,31 @@ struct fabric_port {
 	struct fabric_health health;
 };
 
+/* What a row says of its link, for every reader of the snapshot (the MIB,
+ * the Prometheus metrics): 0 where it says nothing. */
+/* IBA PortState (1 Down .. 5), 1 for a baseline link of a node no longer
+ * reached; 0: never read. */
+static inline unsigned fabric_port_link_state(const struct fabric_port *p)
+{
+	if (p->gone && p->base_linked)
+		return 1;
+	if (!p->have_info || p->pi.state < 1 || p->pi.state > 5)
+		return 0;
+	return p->pi.state;
+}
+/* IBA PortPhysicalState (1 Sleep .. 7), of a node still reached. */
+static inline unsigned fabric_port_phys_state(const struct fabric_port *p)
+{
+	if (!p->have_info || p->gone || p->pi.phys_state < 1 || p->pi.phys_state > 7)
+		return 0;
+	return p->pi.phys_state;
+}
+/* Whether lanes and rate_mbps say something (0 of a gone node's link). */
+static inline bool fabric_port_rate_known(const struct fabric_port *p)
+{
+	return p->have_info || p->gone;
+}
+
 /* Descriptions of nodes the snapshot's discovery does not hold (no longer
  * discovered, remote ends it did not reach, the state file's), in blocks
  * that never move: a row points to them. */

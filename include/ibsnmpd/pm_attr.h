@@ -136,6 +136,19 @@ struct pm_port_state {
 	time_t last_read;             /* last successful read, 0 never */
 };
 
+/* Whether st's packets by cast were read: PortCountersExtended of a node
+ * that counts them (one that does not leaves them 0). */
+static inline bool pm_port_has_cast_counters(const struct pm_port_state *st)
+{
+	return st->extended && (st->rcv_ucast_pkts || st->xmit_ucast_pkts || st->rcv_mcast_pkts ||
+				st->xmit_mcast_pkts);
+}
+/* Whether st's PortExtendedSpeedsCounters were read, in st->fec_layout. */
+static inline bool pm_port_has_fec(const struct pm_port_state *st)
+{
+	return st->have_fec && !st->fec_unsupported && st->fec_layout != PM_FEC_NONE;
+}
+
 /* The state of (guid, port) in ports (sorted by GUID, then port), or NULL. */
 const struct pm_port_state *pm_port_find(const struct pm_port_state *ports, size_t n,
 					 uint64_t guid, unsigned port);

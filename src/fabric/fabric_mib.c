@@ -69,21 +69,17 @@ int fabric_mib_column(const struct fabric_port *p, unsigned column, netsnmp_vari
 	case COLUMN_IBSNMPD_FABRIC_PORT_LID: mib_set_unsigned(vb, ASN_UNSIGNED, p->lid); return 0;
 	case COLUMN_IBSNMPD_FABRIC_PORT_LINK_STATE:
 		/* a node no longer reached: its links are down */
-		if (p->gone && p->base_linked) {
-			mib_set_int(vb, 1);
-			return 0;
-		}
-		if (!info || pi->state < 1 || pi->state > 5)
+		if (!fabric_port_link_state(p))
 			return -1;
-		mib_set_int(vb, pi->state);
+		mib_set_int(vb, fabric_port_link_state(p));
 		return 0;
 	case COLUMN_IBSNMPD_FABRIC_PORT_PHYS_STATE:
-		if (!info || p->gone || pi->phys_state < 1 || pi->phys_state > 7)
+		if (!fabric_port_phys_state(p))
 			return -1;
-		mib_set_int(vb, pi->phys_state);
+		mib_set_int(vb, fabric_port_phys_state(p));
 		return 0;
 	case COLUMN_IBSNMPD_FABRIC_PORT_WIDTH_ACTIVE:
-		if (!info && !p->gone)
+		if (!fabric_port_rate_known(p))
 			return -1;
 		mib_set_unsigned(vb, ASN_UNSIGNED, p->lanes);
 		return 0;
@@ -113,7 +109,7 @@ int fabric_mib_column(const struct fabric_port *p, unsigned column, netsnmp_vari
 		return 0;
 	}
 	case COLUMN_IBSNMPD_FABRIC_PORT_RATE:
-		if (!info && !p->gone)
+		if (!fabric_port_rate_known(p))
 			return -1;
 		mib_set_unsigned(vb, ASN_UNSIGNED, p->rate_mbps);
 		return 0;

@@ -97,8 +97,7 @@ static void if_counters(struct node_if *i, const struct pm_port_state *st)
 	c->out_octets = st->xmit_data * 4;
 	c->in_pkts = st->rcv_pkts;
 	c->out_pkts = st->xmit_pkts;
-	c->per_cast = st->extended && (st->rcv_ucast_pkts || st->xmit_ucast_pkts ||
-				       st->rcv_mcast_pkts || st->xmit_mcast_pkts);
+	c->per_cast = pm_port_has_cast_counters(st);
 	if (c->per_cast) {
 		c->in_ucast = st->rcv_ucast_pkts;
 		c->out_ucast = st->xmit_ucast_pkts;

@@ -157,7 +157,7 @@ static int pm_fec_value(const void *row, unsigned column, netsnmp_variable_list 
 	const struct pm_ext_speeds *c = &st->fec;
 
 	(void)snap;
-	if (!st->have_fec || st->fec_unsupported || st->fec_layout == PM_FEC_NONE)
+	if (!pm_port_has_fec(st))
 		return -1; /* not read, or the port runs no extended speed */
 	switch (column) {
 	case COLUMN_IBSNMPD_PM_FEC_LAYOUT: mib_set_int(vb, st->fec_layout); return 0;
