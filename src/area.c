@@ -24,6 +24,16 @@ void areas_configure(const struct area_def *const *list)
 	}
 }
 
+const char *areas_config_refused(const struct area_def *const *list)
+{
+	const char *why;
+
+	for (size_t i = 0; list[i]; i++)
+		if (list[i]->refused && (why = list[i]->refused()))
+			return why;
+	return NULL;
+}
+
 int areas_start(const struct area_def *const *list, const struct area_env *env)
 {
 	for (size_t i = 0; list[i] && n_areas < AREAS_MAX; i++) {

@@ -165,11 +165,19 @@ static void reload_config(void)
 	int port = ibsnmpd_cfg.port_num;
 	struct ibsnmpd_config before = ibsnmpd_cfg;
 	void *areas_before = areas_config_save();
+	const char *why;
 
 	snprintf(ca, sizeof(ca), "%s", ibsnmpd_cfg.ca_name);
 	snmp_log(LOG_INFO, "SIGHUP: re-reading the configuration\n");
 	config_reset_error_count();
 	update_config();
+	if (!config_error_count() && (why = areas_config_refused(ibsnmpd_areas))) {
+		snmp_log(LOG_ERR, "%s; keeping the previous settings\n", why);
+		ibsnmpd_cfg = before;
+		areas_config_restore(areas_before);
+		free(areas_before);
+		return;
+	}
 	if (config_error_count()) {
 		snmp_log(LOG_ERR, "configuration has %u error(s); keeping the previous settings\n",
 			 config_error_count());
@@ -277,6 +285,8 @@ static void start_agent(bool direct)
 			       1);
 	if (config_error_count())
 		fatal(1, "stopping: the configuration has errors (see the lines above)");
+	if ((why = areas_config_refused(ibsnmpd_areas)))
+		fatal(1, why);
 	if (direct && (why = agent_direct_listen(&code)))
 		fatal(code, why);
 	notify_apply_config();

@@ -43,6 +43,11 @@ struct area_def {
 	 * enable_token takes effect at the next start */
 	bool (*wanted)(void);
 	const char *enable_token;
+	/* a configuration it will not run with, though every line is right
+	 * (a listener beyond loopback without access control): why, else
+	 * NULL (or no hook). The daemon does not start with it, and a SIGHUP
+	 * that brings it keeps the previous settings. */
+	const char *(*refused)(void);
 	/* its cache groups: rows of ibsnmpdCacheTable, names for cacheLifetime */
 	const struct cache_decl *caches;
 	size_t n_caches;
@@ -65,6 +70,8 @@ struct area_def {
 /* Registers the tokens and cache groups of every area of the list
  * (NULL-terminated) with the configuration, before the files are read. */
 void areas_configure(const struct area_def *const *list);
+/* Why one area of the list refuses the configuration as read, else NULL. */
+const char *areas_config_refused(const struct area_def *const *list);
 /* Starts every wanted area of the list in order; -1 (logged) if one could
  * not be started. */
 int areas_start(const struct area_def *const *list, const struct area_env *env);
