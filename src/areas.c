@@ -8,6 +8,7 @@
 #include "ibsnmpd/node.h"
 #include "ibsnmpd/pkey.h"
 #include "ibsnmpd/pm.h"
+#include "ibsnmpd/prom.h"
 #include "ibsnmpd/sma.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
@@ -21,5 +22,6 @@ const struct area_def *const ibsnmpd_areas[] = {
 	&node_area_def,     /* after the sweeps it serves */
 	&pkey_area_def,
 	&dcbx_area_def,
+	&prom_area_def,     /* last: it reads the snapshots of those before */
 	NULL,
 };

@@ -26,6 +26,7 @@
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/node.h"
 #include "ibsnmpd/pm.h"
+#include "ibsnmpd/prom.h"
 #include "ibsnmpd/sma.h"
 #include "ibsnmpd/topology.h"
 
@@ -751,6 +752,56 @@ static void agent_statistics_and_cache_table(void **state)
 	compare(&w, "agent");
 }
 
+/* The Prometheus text (src/prom/) of the same subnet, in both formats: the
+ * links (one of them down), the counters, and on the CA's port an RS-FEC
+ * reading and a bit error rate. */
+static void prometheus_text_of_the_subnet(void **state)
+{
+	struct topology *f = subnet();
+	struct fabric_snapshot *ports = links(f);
+	struct pm_snapshot *pm = counters(f);
+	struct prom_sources src = {
+		.version = "9.9.9", .topology = f, .pm = pm, .fabric = ports,
+		.mads = {.sent = 120, .answered = 110, .timeouts = 3, .dropped = 1, .in_flight = 2},
+		.have_traps = true, .traps = {.received = 4},
+		.notify = {[NOTIFY_IB_TRAP] = {5, 1}, [NOTIFY_LINK] = {2, 0}},
+		.caches = {{"pmCounters", 15, 40, 3, 0.052, false}, {"fabricPorts", 15, 7, -1, 0, true}},
+		.n_caches = 2,
+	};
+	struct fabric_port *ca = (struct fabric_port *)fabric_find(ports, CA1, 1);
+	struct pm_port_state *ca_pm = &pm->ports[pm->n - 1];
+	struct prom_render r;
+	char block[PROM_LINE_MAX * 4];
+	size_t n;
+
+	(void)state;
+	assert_non_null(ca);
+	assert_int_equal(ca_pm->guid, CA1);
+	ca->health.ber_valid = true;
+	ca->health.ber_raw_m = 25;
+	ca->health.ber_raw_e = -9;
+	ca->health.have_xmit_wait = true;
+	ca->health.xmit_wait_permille = 5;
+	ca_pm->fec_layout = PM_FEC_RS;
+	ca_pm->have_fec = true;
+	ca_pm->fec = (struct pm_ext_speeds){.sync_header_errors = 1, .corrected_symbols = 4000,
+					    .correctable_blocks = 300, .uncorrectable_blocks = 2};
+	for (int format = PROM_TEXT; format <= PROM_OPENMETRICS; format++) {
+		struct walk w = {0};
+
+		assert_int_equal(prom_render_begin(&r, &src, (enum prom_format)format), 0);
+		while ((n = prom_render_next(&r, block, sizeof(block) - 1))) {
+			block[n] = '\0';
+			add(&w, "%s", block);
+		}
+		prom_render_end(&r);
+		compare(&w, format == PROM_TEXT ? "prometheus" : "openmetrics");
+	}
+	pm_snapshot_free(pm);
+	fabric_snapshot_free(ports);
+	topology_put(f);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -776,6 +827,7 @@ int main(void)
 		cmocka_unit_test(partition_mib_of_a_file),
 		cmocka_unit_test(dcbx_mib_of_two_ports),
 		cmocka_unit_test(agent_statistics_and_cache_table),
+		cmocka_unit_test(prometheus_text_of_the_subnet),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

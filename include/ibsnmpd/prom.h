@@ -1,0 +1,101 @@
+/* Prometheus metrics served by ibsnmpd itself (src/prom/): the published
+ * snapshots of the subnet's ports, links and nodes and the agent's own
+ * counters, in Prometheus' text exposition format (0.0.4) or OpenMetrics
+ * 1.0, on an HTTP listener of the main loop (prometheusListen).
+ *
+ *   prom_area.c    the area: prometheusListen, prometheusAllow; what a
+ *                  scrape holds (the snapshots) and copies (the counters)
+ *   prom_http.c    the listener: libmicrohttpd driven by the main loop,
+ *                  access by address, paths, a scrape streamed a block at
+ *                  a time while SNMP requests go on
+ *   prom_render.c  pure: a scrape's text, a block at a time
+ *
+ * A metric reads one field of a snapshot's row (struct pm_port_state,
+ * struct fabric_port, struct topo_node), the same field the MIB column of
+ * the same name serves; mibs/README.md maps them. */
+#ifndef IBSNMPD_PROM_H
+#define IBSNMPD_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ibsnmpd/config.h"
+#include "ibsnmpd/fabric.h"
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/notify.h"
+#include "ibsnmpd/pm.h"
+#include "ibsnmpd/topology.h"
+#include "ibsnmpd/trap.h"
+
+/* ---- the text (prom_render.c, pure) ---- */
+
+/* One cache group as a scrape found it (ibsnmpdCacheTable's row). */
+struct prom_cache {
+	const char *name;
+	unsigned lifetime_s;
+	unsigned long refreshes;
+	long age_s;               /* -1: never filled */
+	double last_duration_s;
+	bool failing;
+};
+
+/* What one scrape renders: snapshots held for it (NULL: none yet), and
+ * counters copied when it began. */
+struct prom_sources {
+	const char *version;
+	const struct topology *topology;
+	const struct pm_snapshot *pm;
+	const struct fabric_snapshot *fabric;
+	struct mad_engine_stats mads;
+	bool have_traps;
+	struct trap_stats traps;
+	struct notify_stats notify[NOTIFY_FAMILIES];
+	struct prom_cache caches[CACHE_INDEX_MAX];
+	size_t n_caches;
+};
+
+enum prom_format {
+	PROM_TEXT,        /* text/plain; version=0.0.4 */
+	PROM_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
+};
+
+/* The longest line the text has (a port's info line with two escaped
+ * descriptions is under 700 octets). */
+#define PROM_LINE_MAX 1024
+
+struct prom_port;
+struct prom_render {
+	const struct prom_sources *src;
+	enum prom_format format;
+	/* the ports of both snapshots, merged by (GUID, port), and their
+	 * label sets (node_guid, node, port) one after the other in labels */
+	struct prom_port *ports;
+	size_t n_ports;
+	char *labels;
+	/* where the text is: the next sample is (family, variant, row) */
+	size_t family, variant, row;
+	bool header_done, eof_done, done;
+	/* a line that did not fit the caller's block, and how much of it went */
+	char carry[PROM_LINE_MAX];
+	size_t carry_len, carry_at;
+};
+
+/* -1: out of memory (nothing to end). */
+int prom_render_begin(struct prom_render *r, const struct prom_sources *src,
+		      enum prom_format format);
+/* The next octets of the text, at most max (any max > 0); 0: the end. */
+size_t prom_render_next(struct prom_render *r, char *buf, size_t max);
+void prom_render_end(struct prom_render *r);
+
+/* The format a scraper's Accept header asks for (NULL: none): OpenMetrics
+ * where it names application/openmetrics-text, else the text format. */
+enum prom_format prom_format_for(const char *accept);
+const char *prom_content_type(enum prom_format format);
+
+/* ---- the area (prom_area.c) ---- */
+
+struct area_def;
+extern const struct area_def prom_area_def;
+
+#endif

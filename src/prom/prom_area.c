@@ -1,0 +1,220 @@
+/* The Prometheus area (prom.h): prometheusListen turns it on. A scrape
+ * holds the published snapshots of the discovery, the counter sweeps and
+ * the link sweeps (those of the areas that run), and copies the agent's
+ * counters, when it begins; the listener (prom_http.c) streams the text. */
+#include "ibsnmpd/netsnmp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ibsnmpd/area.h"
+#include "ibsnmpd/fabric.h"
+#include "ibsnmpd/pm.h"
+#include "ibsnmpd/topology.h"
+#include "ibsnmpd/trap.h"
+
+#include "prom_internal.h"
+
+#ifndef IBSNMPD_VERSION
+#define IBSNMPD_VERSION "0.1.0"
+#endif
+
+static struct prom_config cfg;
+
+struct prom_area {
+	struct cache_group *topology, *counters, *links; /* NULL: the area does not run */
+	struct trap_area *traps;
+	struct prom_http *http;
+	char listen_text[sizeof(cfg.listen_text)];   /* as started */
+};
+
+/* ---- a scrape's sources ------------------------------------------------------------- */
+
+static void add_cache(const struct cache_decl *decl, struct cache_group *g, void *arg)
+{
+	struct prom_sources *src = arg;
+	struct prom_cache *c;
+	struct timespec now;
+
+	if (src->n_caches == CACHE_INDEX_MAX)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	c = &src->caches[src->n_caches++];
+	c->name = decl->name;
+	c->lifetime_s = g->lifetime_s;
+	c->refreshes = g->attempts;
+	c->age_s = g->snapshot ? (long)(now.tv_sec - g->filled_at) : -1;
+	c->last_duration_s = g->last_duration;
+	c->failing = g->last_failed;
+}
+
+static const void *hold(struct cache_group *g)
+{
+	return g ? cache_snapshot_hold(g) : NULL;
+}
+
+static int scrape_begin(void *arg, struct prom_sources *src)
+{
+	struct prom_area *a = arg;
+
+	memset(src, 0, sizeof(*src));
+	src->version = IBSNMPD_VERSION;
+	src->topology = hold(a->topology);
+	src->pm = hold(a->counters);
+	src->fabric = hold(a->links);
+	mad_engine_get_stats(&src->mads);
+	if (a->traps) {
+		src->have_traps = true;
+		trap_get_stats(a->traps, &src->traps);
+	}
+	for (int f = 0; f < NOTIFY_FAMILIES; f++)
+		notify_get_stats((enum notify_family)f, &src->notify[f]);
+	areas_for_each_cache(add_cache, src);
+	return 0;
+}
+
+static void scrape_end(void *arg, struct prom_sources *src)
+{
+	struct prom_area *a = arg;
+
+	if (a->topology)
+		cache_snapshot_release(a->topology, src->topology);
+	if (a->counters)
+		cache_snapshot_release(a->counters, src->pm);
+	if (a->links)
+		cache_snapshot_release(a->links, src->fabric);
+}
+
+/* ---- life cycle --------------------------------------------------------------------- */
+
+static void *start(const struct area_env *env)
+{
+	struct prom_area *a = calloc(1, sizeof(*a));
+	struct pm_area *pm = area_find(&pm_area_def);
+	struct fabric_area *fabric = area_find(&fabric_area_def);
+	struct prom_feed feed = {scrape_begin, scrape_end, NULL};
+
+	(void)env;
+	if (!a)
+		return NULL;
+	a->topology = topology_followed_by("the Prometheus metrics");
+	a->counters = pm ? &pm->sweep : NULL;
+	a->links = fabric ? &fabric->group : NULL;
+	a->traps = area_find(&trap_area_def);
+	feed.arg = a;
+	snprintf(a->listen_text, sizeof(a->listen_text), "%s", cfg.listen_text);
+	a->http = prom_http_start(&cfg, &feed);
+	if (!a->http) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+static void reload(void *self)
+{
+	struct prom_area *a = self;
+
+	if (strcmp(a->listen_text, cfg.listen_text))
+		snmp_log(LOG_WARNING, "a change of 'prometheusListen' takes effect at the next start\n");
+	prom_http_set_allow(a->http, cfg.allow, cfg.n_allow);
+}
+
+static void stop(void *self)
+{
+	struct prom_area *a = self;
+
+	prom_http_stop(a->http); /* its scrapes end: nothing is held after */
+	free(a);
+}
+
+static bool wanted(void)
+{
+	return cfg.listen_set;
+}
+
+/* A listener beyond loopback without access control: as direct mode
+ * without rocommunity, refused. */
+static const char *refused(void)
+{
+	static char why[256];
+
+	if (!cfg.listen_set || cfg.n_allow || prom_addr_is_loopback((struct sockaddr *)&cfg.listen))
+		return NULL;
+	snprintf(why, sizeof(why),
+		 "prometheusListen %s is not a loopback address: refusing to start without "
+		 "prometheusAllow (the addresses that may scrape, e.g. 10.0.0.0/8)",
+		 cfg.listen_text);
+	return why;
+}
+
+/* ---- tokens --------------------------------------------------------------------------- */
+
+static void parse_listen(const char *token, char *line)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	const char *why;
+
+	if (strlen(line) >= sizeof(cfg.listen_text) ||
+	    prom_parse_listen(line, &ss, &len, &why)) {
+		config_report(token, line, strlen(line) >= sizeof(cfg.listen_text)
+						   ? "too long" : why);
+		return;
+	}
+	cfg.listen = ss;
+	cfg.listen_len = len;
+	cfg.listen_set = true;
+	snprintf(cfg.listen_text, sizeof(cfg.listen_text), "%s", line);
+}
+
+/* "prometheusAllow CIDR [CIDR...]", repeatable */
+static void parse_allow(const char *token, char *line)
+{
+	struct prom_cidr found[PROM_ALLOW_MAX];
+	size_t n = 0;
+	const char *why;
+	char *save = NULL;
+
+	for (char *word = strtok_r(line, " \t", &save); word; word = strtok_r(NULL, " \t", &save)) {
+		if (cfg.n_allow + n == PROM_ALLOW_MAX) {
+			config_report(token, word, "too many address blocks (at most 64)");
+			return;
+		}
+		if (prom_parse_cidr(word, &found[n], &why)) {
+			config_report(token, word, why);
+			return;
+		}
+		n++;
+	}
+	if (!n) {
+		config_report(token, "", "give one or more address blocks, e.g. 10.0.0.0/8");
+		return;
+	}
+	/* all or nothing: a line with a bad block adds none */
+	memcpy(&cfg.allow[cfg.n_allow], found, n * sizeof(found[0]));
+	cfg.n_allow += n;
+}
+
+static void defaults(void)
+{
+	memset(&cfg, 0, sizeof(cfg));
+}
+
+static const struct config_token tokens[] = {
+	{"prometheusListen", CONFIG_CUSTOM, .parse = parse_listen, .help = "ADDRESS:PORT"},
+	{"prometheusAllow", CONFIG_CUSTOM, .parse = parse_allow, .help = "CIDR [CIDR...]"},
+};
+
+const struct area_def prom_area_def = {
+	.name = "the Prometheus metrics",
+	AREA_CONFIG(tokens, cfg, defaults),
+	.wanted = wanted,
+	.enable_token = "prometheusListen",
+	.refused = refused,
+	.start = start,
+	.reload = reload,
+	.stop = stop,
+};

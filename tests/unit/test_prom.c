@@ -1,0 +1,243 @@
+/* The Prometheus area's pure parts (src/prom/): prometheusListen and
+ * prometheusAllow as written, who may scrape, the content negotiation, and
+ * the text: the same whatever the blocks it is asked in, descriptions made
+ * valid label values, OpenMetrics' framing. The text of a whole subnet is
+ * a golden list (test_golden.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <cmocka.h>
+
+#include "ibsnmpd/prom.h"
+#include "ibsnmpd/topology.h"
+#include "prom/prom_internal.h"
+
+/* ---- addresses ------------------------------------------------------------------- */
+
+static void listen_addresses_parse_as_written(void **state)
+{
+	static const char *const bad[] = {
+		"localhost:9683", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536",
+		"::1:9683", "[::1]9683", "[::1]:", "1.2.3.4:80x", ":80", "[]:80", "1.2.3:80",
+		"127.0.0.1:-1", "[127.0.0.1]:80",
+	};
+	struct sockaddr_storage ss;
+	socklen_t len;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(prom_parse_listen("127.0.0.1:9683", &ss, &len, &why), 0);
+	assert_int_equal(ss.ss_family, AF_INET);
+	assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 9683);
+	assert_int_equal(len, sizeof(struct sockaddr_in));
+	assert_int_equal(prom_parse_listen("[::1]:1", &ss, &len, &why), 0);
+	assert_int_equal(ss.ss_family, AF_INET6);
+	assert_int_equal(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 1);
+	assert_int_equal(prom_parse_listen("0.0.0.0:65535", &ss, &len, &why), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		if (!prom_parse_listen(bad[i], &ss, &len, &why))
+			fail_msg("%s accepted", bad[i]);
+		assert_non_null(why);
+	}
+}
+
+static struct sockaddr_storage addr(const char *text)
+{
+	struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (strchr(text, ':')) {
+		ss.ss_family = AF_INET6;
+		assert_int_equal(inet_pton(AF_INET6, text, &((struct sockaddr_in6 *)&ss)->sin6_addr),
+				 1);
+	} else {
+		ss.ss_family = AF_INET;
+		assert_int_equal(inet_pton(AF_INET, text, &((struct sockaddr_in *)&ss)->sin_addr), 1);
+	}
+	return ss;
+}
+
+static bool allowed(const char *who, const struct prom_cidr *allow, size_t n)
+{
+	struct sockaddr_storage ss = addr(who);
+
+	return prom_addr_allowed((struct sockaddr *)&ss, allow, n);
+}
+
+static void address_blocks_say_who_may_scrape(void **state)
+{
+	static const char *const bad[] = {"", "10.0.0.0/", "10.0.0.0/33", "2001:db8::/129",
+					  "10.0.0/8", "10.0.0.0/8x", "/8", "example.org",
+					  "10.0.0.0/-1"};
+	struct prom_cidr allow[3];
+	struct sockaddr_storage any = addr("0.0.0.0");
+	const char *why;
+
+	(void)state;
+	assert_int_equal(prom_parse_cidr("10.128.0.0/9", &allow[0], &why), 0);
+	assert_int_equal(prom_parse_cidr("2001:db8::/32", &allow[1], &why), 0);
+	assert_int_equal(prom_parse_cidr("192.0.2.7", &allow[2], &why), 0);
+	assert_int_equal(allow[2].bits, 32);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (!prom_parse_cidr(bad[i], &allow[2], &why))
+			fail_msg("%s accepted", bad[i]);
+	assert_int_equal(prom_parse_cidr("192.0.2.7", &allow[2], &why), 0);
+
+	/* loopback always, whatever the list */
+	assert_true(allowed("127.0.0.1", NULL, 0));
+	assert_true(allowed("127.9.9.9", NULL, 0));
+	assert_true(allowed("::1", NULL, 0));
+	assert_true(allowed("::ffff:127.0.0.1", NULL, 0));
+	assert_false(allowed("10.200.0.1", NULL, 0));
+	/* the blocks, to the bit */
+	assert_true(allowed("10.200.0.1", allow, 3));
+	assert_true(allowed("10.128.0.0", allow, 3));
+	assert_false(allowed("10.127.255.255", allow, 3));
+	assert_true(allowed("::ffff:10.200.0.1", allow, 3)); /* IPv4-mapped */
+	assert_true(allowed("2001:db8:1::5", allow, 3));
+	assert_false(allowed("2001:db9::5", allow, 3));
+	assert_true(allowed("192.0.2.7", allow, 3));
+	assert_false(allowed("192.0.2.8", allow, 3));
+	assert_false(prom_addr_is_loopback((struct sockaddr *)&any));
+	assert_int_equal(prom_parse_cidr("0.0.0.0/0", &allow[0], &why), 0);
+	assert_true(allowed("203.0.113.1", allow, 1));
+	assert_false(allowed("2001:db8::1", allow, 1));
+}
+
+static void scrapers_get_the_format_they_ask_for(void **state)
+{
+	(void)state;
+	assert_int_equal(prom_format_for(NULL), PROM_TEXT);
+	assert_int_equal(prom_format_for("*/*"), PROM_TEXT);
+	assert_int_equal(prom_format_for("text/plain;version=0.0.4"), PROM_TEXT);
+	/* Prometheus 2.42's own Accept */
+	assert_int_equal(prom_format_for("application/openmetrics-text;version=1.0.0,application/"
+					 "openmetrics-text;version=0.0.1;q=0.75,text/plain;"
+					 "version=0.0.4;q=0.5,*/*;q=0.1"),
+			 PROM_OPENMETRICS);
+	assert_non_null(strstr(prom_content_type(PROM_OPENMETRICS), "version=1.0.0"));
+	assert_non_null(strstr(prom_content_type(PROM_TEXT), "version=0.0.4"));
+}
+
+/* ---- the text ---------------------------------------------------------------------- */
+
+static struct topology *subnet(const char *text)
+{
+	char err[200];
+	struct topology *f = topology_parse(text, strlen(text), err, sizeof(err));
+
+	if (!f)
+		fail_msg("%s", err);
+	return (struct topology *)topology_get(f);
+}
+
+/* The whole text, asked in blocks of `block` octets. */
+static char *render(const struct prom_sources *src, enum prom_format format, size_t block)
+{
+	struct prom_render r;
+	size_t len = 0, cap = 1 << 16, n;
+	char *text = malloc(cap);
+
+	assert_int_equal(prom_render_begin(&r, src, format), 0);
+	for (;;) {
+		if (cap - len < block + 1) {
+			cap = 2 * cap + block;
+			text = realloc(text, cap);
+		}
+		n = prom_render_next(&r, text + len, block);
+		assert_true(n <= block);
+		if (!n)
+			break;
+		len += n;
+	}
+	text[len] = '\0';
+	prom_render_end(&r);
+	return text;
+}
+
+static const char two_nodes[] =
+	"port 0000000000000001 1 1 0000000000000001 0000000000000010 1\n"
+	"node 0000000000000001 2 1 1 sw1 \"spine\" \\ 1\n"
+	"port 0000000000000010 1 5 0000000000000011 0000000000000001 1\n"
+	"node 0000000000000010 1 1 5 caf\xc3\xa9 \xff\xfe host caf\xc3\n"
+	"done 0.01\n";
+
+static void the_text_is_the_same_whatever_the_block_size(void **state)
+{
+	static const size_t blocks[] = {1, 2, 7, PROM_LINE_MAX - 1, PROM_LINE_MAX,
+					PROM_LINE_MAX + 1, 3000};
+	struct topology *f = subnet(two_nodes);
+	struct prom_sources src = {.version = "1.2.3", .topology = f, .have_traps = true,
+				   .mads = {.sent = 10, .answered = 9}};
+	char *whole;
+
+	(void)state;
+	for (int format = PROM_TEXT; format <= PROM_OPENMETRICS; format++) {
+		whole = render(&src, (enum prom_format)format, 1 << 20);
+		for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
+			char *again = render(&src, (enum prom_format)format, blocks[i]);
+
+			assert_string_equal(whole, again);
+			free(again);
+		}
+		free(whole);
+	}
+	topology_put(f);
+}
+
+static void descriptions_become_valid_label_values(void **state)
+{
+	struct topology *f = subnet(two_nodes);
+	struct prom_sources src = {.topology = f};
+	char *text = render(&src, PROM_TEXT, 4096);
+
+	(void)state;
+	/* quotes and backslashes escaped */
+	assert_non_null(strstr(text, "node=\"sw1 \\\"spine\\\" \\\\ 1\""));
+	/* é kept; the stray octets and the character cut at the end each U+FFFD */
+	assert_non_null(strstr(text, "node=\"caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd host caf\xef\xbf\xbd\""));
+	free(text);
+	topology_put(f);
+}
+
+static void both_formats_frame_their_families(void **state)
+{
+	struct topology *f = subnet(two_nodes);
+	struct prom_sources src = {.topology = f, .have_traps = true, .mads = {.sent = 10}};
+	char *text = render(&src, PROM_TEXT, 4096), *om = render(&src, PROM_OPENMETRICS, 4096);
+	size_t len = strlen(om);
+
+	(void)state;
+	/* the text format: TYPE names the samples; info is a gauge */
+	assert_non_null(strstr(text, "# TYPE ibsnmpd_mads_sent_total counter\n"
+				     "ibsnmpd_mads_sent_total 10\n"));
+	assert_non_null(strstr(text, "# TYPE infiniband_node_info gauge\n"));
+	assert_null(strstr(text, "# EOF"));
+	/* OpenMetrics: TYPE names the family, info is a type, # EOF ends it */
+	assert_non_null(strstr(om, "# TYPE ibsnmpd_mads_sent counter\nibsnmpd_mads_sent_total 10\n"));
+	assert_non_null(strstr(om, "# TYPE infiniband_node info\ninfiniband_node_info{"));
+	assert_true(len > 6 && !strcmp(om + len - 6, "# EOF\n"));
+	free(text);
+	free(om);
+	topology_put(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(listen_addresses_parse_as_written),
+		cmocka_unit_test(address_blocks_say_who_may_scrape),
+		cmocka_unit_test(scrapers_get_the_format_they_ask_for),
+		cmocka_unit_test(the_text_is_the_same_whatever_the_block_size),
+		cmocka_unit_test(descriptions_become_valid_label_values),
+		cmocka_unit_test(both_formats_frame_their_families),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
