@@ -27,10 +27,14 @@ FILES = ["usr/sbin/ibsnmpd", "usr/libexec/ibsnmpd/ibsnmpd-discover", "etc/snmp/i
          "lib/systemd/system/ibsnmpd.service", "usr/share/man/man8/ibsnmpd.8.gz",
          "usr/share/man/man5/ibsnmpd.conf.5.gz", "usr/share/doc/ibsnmpd/copyright",
          "usr/share/doc/ibsnmpd/changelog.Debian.gz"] + \
+        ["usr/share/doc/ibsnmpd/examples/prometheus/%s" % f for f in (
+            "prometheus.yml", "ibsnmpd-rules.yml", "ibsnmpd-rules.test.yml",
+            "prometheus-snmp-exporter.yml", "ibsnmpd-snmp-rules.yml", "snmp.yml")] + \
         ["usr/share/snmp/mibs/%s.txt" % m for m in ("SMA-MIB", "IB-PM-MIB", "IB-TC-MIB",
                                                     "IBSNMPD-MIB", "IBSNMPD-PARTITION-MIB",
                                                     "LLDP-EXT-DCBX-MIB")]
-DEPENDS = ("snmpd", "libsnmp40", "libibumad3", "libibmad5", "libibnetdisc5", "libmnl0")
+DEPENDS = ("snmpd", "libsnmp40", "libibumad3", "libibmad5", "libibnetdisc5", "libmnl0",
+           "libmicrohttpd12")
 
 
 def run(*cmd, **kw):

@@ -125,11 +125,11 @@ def test_a_scrape_shows_every_port_with_its_labels_and_counters(bed, exporter):
 def test_the_example_rules_and_scrape_config_name_what_the_module_has():
     module = yaml.safe_load(open(os.path.join(PROM, "snmp.yml")))["ibsnmpd"]
     names = {m["name"] for m in module["metrics"]}
-    rules = yaml.safe_load(open(os.path.join(PROM, "ibsnmpd-rules.yml")))
+    rules = yaml.safe_load(open(os.path.join(PROM, "ibsnmpd-snmp-rules.yml")))
     for rule in rules["groups"][0]["rules"]:
         used = set(re.findall(r"\bibsnmpd\w+", rule["expr"]))
         assert used and used <= names, (rule["alert"], used - names)
-    scrape_conf = yaml.safe_load(open(os.path.join(PROM, "prometheus.yml")))
+    scrape_conf = yaml.safe_load(open(os.path.join(PROM, "prometheus-snmp-exporter.yml")))
     assert scrape_conf["scrape_configs"][0]["params"]["module"] == ["ibsnmpd"]
     labels = {i["labelname"] for m in module["metrics"] for i in m.get("indexes", [])}
     labels |= {l["labelname"] for m in module["metrics"] for l in m.get("lookups", [])}
