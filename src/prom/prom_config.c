@@ -160,8 +160,8 @@ bool prom_addr_allowed(const struct sockaddr *sa, const struct prom_cidr *allow,
 	const uint8_t *a;
 	int family;
 
-	if (prom_addr_is_loopback(sa))
-		return true;
+	if (!n)
+		return prom_addr_is_loopback(sa);
 	if (addr_of(sa, &family, &a))
 		return false;
 	for (size_t i = 0; i < n; i++)

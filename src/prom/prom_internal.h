@@ -35,8 +35,9 @@ int prom_parse_listen(const char *text, struct sockaddr_storage *ss, socklen_t *
 /* "10.0.0.0/8", "2001:db8::/32", "192.0.2.7" (one address). */
 int prom_parse_cidr(const char *text, struct prom_cidr *c, const char **why);
 bool prom_addr_is_loopback(const struct sockaddr *sa);
-/* Loopback always, else an address inside one of allow (an IPv4-mapped
- * IPv6 address is taken as the IPv4 one). */
+/* Without allow (n 0), loopback only; with it, an address inside one of
+ * its blocks only (an IPv4-mapped IPv6 address taken as the IPv4 one):
+ * the list is the whole list, 127.0.0.1 is in it if it says so. */
 bool prom_addr_allowed(const struct sockaddr *sa, const struct prom_cidr *allow, size_t n);
 /* The address as text, for the logs. */
 void prom_addr_text(const struct sockaddr *sa, char *out, size_t len);

@@ -90,12 +90,14 @@ static void address_blocks_say_who_may_scrape(void **state)
 			fail_msg("%s accepted", bad[i]);
 	assert_int_equal(prom_parse_cidr("192.0.2.7", &allow[2], &why), 0);
 
-	/* loopback always, whatever the list */
+	/* no list: loopback only */
 	assert_true(allowed("127.0.0.1", NULL, 0));
 	assert_true(allowed("127.9.9.9", NULL, 0));
 	assert_true(allowed("::1", NULL, 0));
 	assert_true(allowed("::ffff:127.0.0.1", NULL, 0));
 	assert_false(allowed("10.200.0.1", NULL, 0));
+	/* a list is the whole list: loopback only if it says so */
+	assert_false(allowed("127.0.0.1", allow, 3));
 	/* the blocks, to the bit */
 	assert_true(allowed("10.200.0.1", allow, 3));
 	assert_true(allowed("10.128.0.0", allow, 3));
