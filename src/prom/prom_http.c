@@ -4,7 +4,8 @@
  * called when that is readable and when MHD_get_timeout says (a one-shot
  * alarm). So every callback here, the renderer's included, runs on the
  * main thread between SNMP requests, and reads the snapshots as the MIB
- * handlers do.
+ * handlers do. (MHD wants to run again at once while a connection has
+ * more to send: an eventfd in the same select set says so, see run().)
  *
  * A scrape holds the snapshots it began with (cache_snapshot_hold) and is
  * rendered a block at a time, as the socket takes it: a SNMP request waits
@@ -15,11 +16,15 @@
  * not fit its PROM_REQUEST_MEMORY (431). */
 #include "ibsnmpd/netsnmp.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -38,6 +43,7 @@
 struct prom_http {
 	struct MHD_Daemon *daemon;
 	int epoll_fd;
+	int wakeup_fd;                /* an eventfd: run again after the next select */
 	unsigned alarm;               /* MHD's next timeout, 0: none */
 	struct prom_feed feed;
 	struct prom_cidr allow[PROM_ALLOW_MAX];
@@ -120,10 +126,23 @@ static void on_readable(int fd, void *arg)
 	run(arg);
 }
 
-/* MHD's work now, and the alarm for its next timeout: 0 ms while a
- * connection still has something to send (its socket took a block) */
+static void on_wakeup(int fd, void *arg)
+{
+	uint64_t n;
+
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		snmp_log(LOG_ERR, "prometheusListen: wakeup: %s\n", strerror(errno));
+	run(arg);
+}
+
+/* MHD's work now, then when it wants to run again: at once while a
+ * connection has more to send (its socket took a block), through the
+ * wakeup descriptor, so that the main loop's select (and the SNMP requests
+ * waiting there) comes between two blocks; net-snmp runs an alarm due now
+ * again and again before it selects. Else at MHD's next timeout. */
 static void run(struct prom_http *h)
 {
+	static const uint64_t one = 1;
 	MHD_UNSIGNED_LONG_LONG ms;
 	struct timeval when;
 
@@ -134,6 +153,11 @@ static void run(struct prom_http *h)
 	}
 	if (MHD_get_timeout(h->daemon, &ms) != MHD_YES)
 		return;
+	if (!ms) {
+		if (write(h->wakeup_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			snmp_log(LOG_ERR, "prometheusListen: wakeup: %s\n", strerror(errno));
+		return;
+	}
 	if (ms > 60000)
 		ms = 60000;
 	when.tv_sec = (time_t)(ms / 1000);
@@ -295,9 +319,15 @@ struct prom_http *prom_http_start(const struct prom_config *cfg, const struct pr
 	}
 	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
 	h->epoll_fd = info ? info->epoll_fd : -1;
-	if (h->epoll_fd < 0 || register_readfd(h->epoll_fd, on_readable, h)) {
+	h->wakeup_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (h->epoll_fd < 0 || h->wakeup_fd < 0 || register_readfd(h->epoll_fd, on_readable, h) ||
+	    register_readfd(h->wakeup_fd, on_wakeup, h)) {
 		snmp_log(LOG_ERR, "prometheusListen %s: cannot join the main loop\n",
 			 cfg->listen_text);
+		if (h->epoll_fd >= 0)
+			unregister_readfd(h->epoll_fd);
+		if (h->wakeup_fd >= 0)
+			close(h->wakeup_fd);
 		MHD_stop_daemon(h->daemon);
 		free(h);
 		return NULL;
@@ -322,6 +352,8 @@ void prom_http_stop(struct prom_http *h)
 	if (h->alarm)
 		snmp_alarm_unregister(h->alarm);
 	unregister_readfd(h->epoll_fd);
+	unregister_readfd(h->wakeup_fd);
+	close(h->wakeup_fd);
 	/* closes every connection: their scrapes let go of the snapshots */
 	MHD_stop_daemon(h->daemon);
 	free(h);
