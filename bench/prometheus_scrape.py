@@ -14,8 +14,10 @@ tables) against ibsnmpd in direct mode and through snmpd (AgentX).
    267,456 ports), the same two daemons (sweeping as they do by default):
    the native scrape (median of --runs; aim: under 1 s), with the GETNEXT
    latency of a manager polling ibsnmpd meanwhile against the same polling
-   without scrapes; then snmp_exporter once each way (minutes: --no-big-
-   exporter leaves them out).
+   without scrapes; then snmp_exporter once each way, stopped if it grows
+   past --exporter-rss-gib (8) or takes over --exporter-minutes (15): at
+   40,000 hosts it holds the whole walk in memory (it passed 18 GiB before
+   it was stopped in one try); --no-big-exporter leaves them out.
 
 Scrapes are timed by curl (its time_total: the request to the last octet,
 the body thrown away; its series counted in one more scrape kept on disk).
@@ -69,6 +71,46 @@ def scrape(url, accept=None, timeout=3600, keep=None):
             for block in iter(lambda: f.read(1 << 24), b""):
                 series += block.count(b"\n")
         series -= comment_lines(keep)
+    return float(took), series, int(size)
+
+
+def rss_kib(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def guarded_scrape(url, exporter, rss_gib, minutes, directory):
+    """One scrape through snmp_exporter that may not finish on a big fabric:
+    (seconds, series, octets), or (None, most RSS in KiB, seconds) when the
+    exporter grew past rss_gib or took longer than `minutes` (it is then
+    stopped: the machine has 24 GiB)."""
+    body = os.path.join(directory, "scrape.txt")
+    started = time.monotonic()
+    curl = subprocess.Popen(["curl", "-sS", "-o", body, "-w", "%{http_code} %{time_total} "
+                             "%{size_download}", url], stdout=subprocess.PIPE, text=True)
+    most = 0
+    while curl.poll() is None:
+        most = max(most, rss_kib(exporter.pid))
+        if most > rss_gib * 1024 * 1024 or time.monotonic() - started > 60 * minutes:
+            exporter.kill()
+            curl.wait()
+            return None, most, time.monotonic() - started
+        time.sleep(0.5)
+    code, took, size = curl.stdout.read().split()
+    if code != "200":
+        sys.exit("scrape of %s: %s" % (url, code))
+    series = 0
+    with open(body, "rb") as f:
+        for block in iter(lambda: f.read(1 << 24), b""):
+            series += block.count(b"\n")
+    series -= comment_lines(body)
+    os.unlink(body)
     return float(took), series, int(size)
 
 
@@ -142,11 +184,14 @@ def ibsim_run(runs):
 def report(native, ex_direct, ex_agentx):
     print("  native /metrics            %8.3f s  %9d series  %11d octets" % native)
     for name, got in (("snmp_exporter, direct", ex_direct), ("snmp_exporter, AgentX", ex_agentx)):
-        if got:
+        if not got:
+            print("  %-26s not run (--no-big-exporter)" % name)
+        elif got[0] is None:
+            print("  %-26s did not finish: stopped after %.0f s at %.1f GiB resident"
+                  % (name, got[2], got[1] / 1048576.0))
+        else:
             print("  %-26s %8.3f s  %9d series  %11d octets   / native %.1f"
                   % (name, got[0], got[1], got[2], got[0] / native[0]))
-        else:
-            print("  %-26s not run (--no-big-exporter)" % name)
 
 
 def latencies_during(target, url, seconds):
@@ -171,7 +216,7 @@ def p(values, q):
     return sorted(values)[int(q * (len(values) - 1))] * 1000
 
 
-def big_run(hosts, runs, exporters):
+def big_run(hosts, runs, exporters, rss_gib, minutes):
     port = free_port()
     with TestBed(None, None, direct=True, big={"hosts": hosts},
                  binary=os.path.join(BUILD, "ibsnmpd"),
@@ -191,14 +236,18 @@ def big_run(hosts, runs, exporters):
             spawn_subagent(bed, bed.node, [])
             wait_rows(direct, ports, 600)
             wait_rows(bed.target, ports, 1800)
-            proc, eport = start_exporter(bed.dir)
-            try:
-                body = os.path.join(bed.dir, "scrape.txt")
-                ex_direct = scrape(exporter_url(eport, direct), keep=body)
-                ex_agentx = scrape(exporter_url(eport, bed.target), keep=body)
-            finally:
-                proc.terminate()
-                proc.wait()
+            for name, target in (("direct", direct), ("agentx", bed.target)):
+                proc, eport = start_exporter(bed.dir)  # again after one was stopped
+                try:
+                    got = guarded_scrape(exporter_url(eport, target), proc, rss_gib, minutes,
+                                         bed.dir)
+                finally:
+                    proc.terminate()
+                    proc.wait()
+                if name == "direct":
+                    ex_direct = got
+                else:
+                    ex_agentx = got
     print("fabricsim fat tree of %d hosts (%d ports): one scrape of the whole fabric (native: "
           "median of %d; snmp_exporter: one each)" % (hosts, ports, runs))
     report(native, ex_direct, ex_agentx)
@@ -216,6 +265,10 @@ def main():
     ap.add_argument("--hosts", type=int, default=40000)
     ap.add_argument("--no-big-exporter", action="store_true",
                     help="leave snmp_exporter out at the big fabric (it takes minutes)")
+    ap.add_argument("--exporter-rss-gib", type=float, default=8,
+                    help="stop snmp_exporter past this resident size (big fabric)")
+    ap.add_argument("--exporter-minutes", type=float, default=15,
+                    help="stop snmp_exporter's scrape after this long (big fabric)")
     ap.add_argument("--only", choices=("ibsim", "big"))
     args = ap.parse_args()
     if not EXPORTER:
@@ -224,7 +277,8 @@ def main():
     if args.only != "big":
         ibsim_run(args.runs)
     if args.only != "ibsim":
-        big_run(args.hosts, args.runs, not args.no_big_exporter)
+        big_run(args.hosts, args.runs, not args.no_big_exporter, args.exporter_rss_gib,
+                args.exporter_minutes)
 
 
 if __name__ == "__main__":
