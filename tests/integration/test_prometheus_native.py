@@ -339,7 +339,14 @@ def test_bad_and_slow_clients_leave_the_daemon_serving():
                 break
         for s in many:
             s.close()
-        assert wait_for(lambda: fetch(url)[0] == 200, seconds=30)
+
+        def served():
+            # refused (reset) until the listener has seen those go
+            try:
+                return fetch(url, timeout=10)[0] == 200
+            except OSError:
+                return False
+        assert wait_for(served, seconds=30)
         assert os.path.exists("/proc/%d" % bed.pid)
     finally:
         for s in held:
