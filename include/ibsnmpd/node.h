@@ -1,18 +1,21 @@
 /* Every node of the subnet as an SNMP device (the node area, src/node/):
  * one SNMP context per node (ib-<node GUID>, mib_node_context()), serving
- * the system group, IF-MIB's ifNumber, ifTable and ifXTable, and SMA-MIB of
- * that node; IBSNMPD-MIB::ibsnmpdNodeTable lists them in the default
- * context.
+ * the system group, IF-MIB's ifNumber, ifTable and ifXTable, ENTITY-MIB,
+ * LLDP-MIB and SMA-MIB of that node; IBSNMPD-MIB::ibsnmpdNodeTable lists
+ * them in the default context.
  *
- *   node_area.c      the area: tokens, what it follows
- *   node_dir.c       pure: the directory snapshot (nodes, their interfaces)
- *                    built from the discovery, the fabric's PortInfo sweep,
- *                    the PM sweep's counters and the previous directory
- *   node_contexts.c  the directory's cache group, the contexts registered
- *                    and unregistered as nodes come and go, each context's
- *                    SMA-MIB read while it is being asked
- *   node_mib.c       the handlers: ibsnmpdNodeTable; a context's system
- *                    group, ifNumber, ifTable, ifXTable
+ *   node_area.c        the area: tokens, what it follows
+ *   node_dir.c         pure: the directory snapshot (nodes, their
+ *                      interfaces, LLDP neighbours and entities) built from
+ *                      the discovery, the fabric's PortInfo sweep, the PM
+ *                      sweep's counters and the previous directory
+ *   node_contexts.c    the directory's cache group, the contexts registered
+ *                      and unregistered as nodes come and go, each context's
+ *                      SMA-MIB read while it is being asked
+ *   node_mib.c         the handlers: ibsnmpdNodeTable; a context's system
+ *                      group, ifNumber, ifTable, ifXTable; its registration
+ *   node_entity_mib.c  a context's ENTITY-MIB (the chassis and its ports)
+ *   node_lldp_mib.c    a context's LLDP-MIB (its ports' neighbours)
  */
 #ifndef IBSNMPD_NODE_H
 #define IBSNMPD_NODE_H
@@ -72,6 +75,24 @@ struct node_port {
 	unsigned port;
 };
 
+/* A neighbour of a node with a context: a row of its lldpRemTable, whose
+ * index is (lldpRemTimeMark, lldpRemLocalPortNum = the port = ifIndex,
+ * lldpRemIndex 1). 8 octets: a 64-port switch's neighbours take 512. */
+struct node_neighbor {
+	uint32_t time_mark;       /* TimeTicks since the agent started, when the link last
+				     changed (0: before it started) */
+	uint16_t port;
+	uint16_t if_at;           /* its interface: the node's ports[if_at] */
+};
+
+/* A row of a node's entPhysicalTable: the chassis (port 0) or a port. */
+struct node_entity {
+	uint16_t port;
+	uint16_t if_at;
+};
+#define NODE_ENTITY_CHASSIS 1       /* entPhysicalIndex of the chassis */
+#define NODE_ENTITY_PORT_BASE 1000  /* of port N: 1000 + N */
+
 struct node_dir;
 
 struct node_entry {
@@ -86,6 +107,12 @@ struct node_entry {
 	size_t first_if, n_if;    /* its interfaces: ports[first_if ..] */
 	struct mib_rows if_rows;  /* ifTable / ifXTable; index: port */
 	const struct node_dir *dir; /* the directory it is in */
+	/* what its context's LLDP-MIB and ENTITY-MIB serve (node_dir.c) */
+	uint32_t first_nb, n_nb;  /* its neighbours: neighbors[first_nb ..], by index */
+	uint32_t first_entity;    /* its entities: entities[first_entity ..], n_if + 1 */
+	uint32_t lldp_inserts, lldp_deletes; /* neighbours come and gone since its context began */
+	time_t lldp_changed;      /* wall clock of the last of those; 0: none */
+	time_t entity_changed;    /* wall clock when its ports or identity last changed */
 };
 
 struct node_dir {
@@ -96,6 +123,11 @@ struct node_dir {
 	struct node_port *ports;
 	struct fabric_port *kept_links;      /* copies, for nodes no longer reached */
 	struct pm_port_state *kept_counters;
+	struct node_neighbor *neighbors;
+	size_t n_neighbors;
+	struct node_entity *entities;
+	size_t n_entities;
+	time_t boot;              /* the agent's start (wall clock): TimeTicks 0 */
 };
 
 void node_dir_free(void *p);
@@ -115,6 +147,7 @@ struct node_dir_build {
 	unsigned types_mask;                    /* 1 << node type: gets a context */
 	unsigned hold_s;                        /* an unreachable node stays this long */
 	time_t now;
+	time_t boot;                            /* the agent's start (wall clock) */
 };
 
 /* The new directory (NULL: out of memory). Pure; unit-tested. */
@@ -122,6 +155,22 @@ struct node_dir *node_dir_build(const struct node_dir_build *in);
 
 /* Interface np of node e as IF-MIB sees it (pure). */
 void node_if_view(struct node_if *view, const struct node_entry *e, const struct node_port *np);
+
+/* The sysUpTime (TimeTicks) at wall-clock time t, from the directory's
+ * boot: the same value at every request (an index may hold it); 0 for
+ * before the agent started. */
+uint32_t node_time_ticks(const struct node_dir *d, time_t t);
+
+/* Texts a node's context serves in several MIBs, each one way (pure):
+ * sysDescr (also lldpLocSysDesc, entPhysicalDescr of the chassis, a
+ * neighbour's lldpRemSysDesc), ifDescr (also lldpLocPortDesc,
+ * entPhysicalDescr of a port, lldpRemPortDesc), ifName (also
+ * entPhysicalName of a port), sysName (also lldpLocSysName, lldpRemSysName). */
+const char *node_type_name(unsigned type);
+void node_sys_descr(const struct node_entry *e, char *out, size_t len);
+void node_if_descr(const struct node_entry *e, unsigned port, char *out, size_t len);
+void node_if_name(const struct node_entry *e, unsigned port, char *out, size_t len);
+const char *node_sys_name(const struct node_entry *e);
 
 /* IF-MIB mappings (pure). */
 #define NODE_IF_UP 1
@@ -141,18 +190,33 @@ struct node_table_mib {
 int node_table_register(struct node_table_mib *m, struct cache_group *dir);
 void node_table_unregister(struct node_table_mib *m);
 
-/* One node's context: its system group and IF-MIB tables, answered from
- * the node's entry in the current directory, and its SMA-MIB (*sma: its
- * collector, NULL until read; sma_asked called when SMA-MIB is asked), all
- * through one registration of internet (1.3.6.1): nothing else answers in
- * a node's context. */
+/* One node's context: its system group, IF-MIB tables and ENTITY-MIB,
+ * answered from the node's entry in the current directory, and its SMA-MIB
+ * (*sma: its collector, NULL until read; sma_asked called when SMA-MIB is
+ * asked), through one registration of internet (1.3.6.1); its LLDP-MIB
+ * through one of lldpMIB (1.0.8802.1.1.2). Nothing else answers in a
+ * node's context. */
 struct node_context_regs {
 	struct cache_group *dir;
 	uint64_t guid;
-	struct mib_subtree mib2; /* system, ifNumber, ifTable, ifXTable */
+	struct mib_subtree lldp; /* LLDP-MIB (node_lldp_mib.c), registered apart */
+	struct mib_subtree mib2; /* system, ifNumber, ifTable, ifXTable, ENTITY-MIB */
 	struct sma_mib_regs sma; /* SMA-MIB, ibsnmpdPortExtTable */
 	struct mib_joined all;
+	/* the rows of the node's current entry, set when asked (they live in
+	 * the directory; these say where) */
+	struct mib_rows neighbor_rows, entity_rows, alias_rows, contains_rows;
 };
+/* The context's node in the current directory (ctx: its registrations). */
+const struct node_entry *node_context_entry(const void *ctx);
+/* What node_mib.c registers in a context beside its own: LLDP-MIB's
+ * members (node_lldp_mib.c), and ENTITY-MIB's tables and scalar, members
+ * of mib-2 (node_entity_mib.c). */
+extern const struct mib_member node_lldp_members[];
+extern const size_t node_n_lldp_members;
+extern const struct mib_table node_ent_physical_table, node_ent_alias_table,
+	node_ent_contains_table;
+extern const struct mib_scalars node_ent_general;
 int node_mib_register_context(struct node_context_regs *r, struct cache_group *dir,
 			      uint64_t guid, const char *name, struct sma_collector *const *sma,
 			      struct mib_asked sma_asked);
@@ -174,6 +238,7 @@ struct node_area {
 	unsigned tick_alarm;
 	unsigned follow_alarm;        /* the contexts follow a new directory (node_contexts.c) */
 	unsigned hold_s, idle_s;      /* nodeContextHold, nodeContextIdle */
+	time_t boot;                  /* the agent's start, wall clock (node_dir_build) */
 	struct node_table_mib mib;
 };
 

@@ -69,6 +69,7 @@ static void refresh_dir(struct cache_group *g)
 		.types_mask = ibsnmpd_cfg.node_context_types,
 		.hold_s = a->hold_s,
 		.now = time(NULL),
+		.boot = a->boot,
 	};
 	struct node_dir *d;
 
@@ -376,6 +377,9 @@ void node_contexts_start(struct node_area *a)
 	a->dir.refresh = refresh_dir;
 	a->dir.free_snapshot = node_dir_free;
 	a->dir.owner = a;
+	/* sysUpTime 0 on the wall clock: time marks (LLDP-MIB's indexes) are
+	 * computed from it, so that one stays the same at every request */
+	a->boot = time(NULL) - (time_t)(netsnmp_get_agent_uptime() / 100);
 	/* no lifetime of its own: rebuilt when a source publishes */
 	cache_group_follow(&a->dir, a->topology, &a->follows[0]);
 	if (a->ports)

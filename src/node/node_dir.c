@@ -8,6 +8,12 @@
  * A node the discovery no longer reaches keeps its entry (reachable false)
  * for hold_s seconds, its interfaces as last seen (or as the fabric keeps
  * them), every one down.
+ *
+ * A node with a context also has its LLDP neighbours (the interfaces whose
+ * link is up, and the node at their other end as the discovery found it)
+ * and its entities (its chassis and ports, ENTITY-MIB); the neighbours that
+ * came and went since the previous directory are counted (LLDP-MIB's
+ * lldpStatsRemTables*).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +40,8 @@ void node_dir_free(void *p)
 	free(d->ports);
 	free(d->kept_links);
 	free(d->kept_counters);
+	free(d->neighbors);
+	free(d->entities);
 	free(d);
 }
 
@@ -114,7 +122,7 @@ static void if_counters(struct node_if *i, const struct pm_port_state *st)
 
 struct builder {
 	struct node_dir *d;
-	size_t cap_nodes, cap_if;
+	size_t cap_nodes, cap_if, cap_neighbors, cap_entities;
 };
 
 /* Room for one more element of *arr (n used, *cap allocated); 0, or -1
@@ -184,6 +192,110 @@ static int add_ifs(struct builder *b, const struct node_dir_build *in, struct no
 			np->counters = was->counters; /* the sweep no longer has it: as last read */
 	}
 	e->n_if = b->d->n_if - e->first_if;
+	return 0;
+}
+
+/* Its chassis, then its ports (entPhysicalIndex order). */
+static int add_entities(struct builder *b, struct node_entry *e, const struct node_entry *before,
+			time_t now)
+{
+	void *arr = b->d->entities;
+
+	e->first_entity = (uint32_t)b->d->n_entities;
+	for (size_t k = 0; k <= e->n_if; k++) {
+		if (make_room(&arr, &b->cap_entities, b->d->n_entities, sizeof(*b->d->entities)))
+			return -1;
+		b->d->entities = arr;
+		b->d->entities[b->d->n_entities++] = (struct node_entity){
+			.port = k ? (uint16_t)b->d->ports[e->first_if + k - 1].port : 0,
+			.if_at = k ? (uint16_t)(k - 1) : 0};
+	}
+	/* entLastChangeTime: when its context's entities were made, or its
+	 * ports or identity changed */
+	if (before && before->n_if && before->n_if == e->n_if && before->has_ident == e->has_ident &&
+	    before->vendor_id == e->vendor_id && before->device_id == e->device_id &&
+	    before->revision == e->revision && !strcmp(before->desc, e->desc))
+		e->entity_changed = before->entity_changed;
+	else
+		e->entity_changed = now;
+	return 0;
+}
+
+/* Whether an interface has a neighbour: its node reached, its link up, the
+ * node at the other end known. */
+static bool has_neighbor(const struct node_entry *e, const struct node_port *np)
+{
+	return e->reachable && np->link && np->link->up && np->link->remote_guid;
+}
+
+static int neighbor_cmp(const void *a, const void *b)
+{
+	const struct node_neighbor *x = a, *y = b;
+
+	if (x->time_mark != y->time_mark)
+		return x->time_mark < y->time_mark ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+/* The node's neighbours, and the rows that came and went since the
+ * previous directory (a row whose other end or time mark changed went and
+ * came): lldpStatsRemTablesInserts, Deletes, LastChangeTime. */
+static int add_neighbors(struct builder *b, const struct node_dir_build *in, struct node_entry *e,
+			 const struct node_entry *before)
+{
+	struct was {
+		uint64_t guid;
+		uint32_t mark;
+		uint16_t port;
+		bool had;
+	} was[256];
+	bool had_context = before && before->n_if;
+	bool changed = false;
+	void *arr = b->d->neighbors;
+
+	memset(was, 0, sizeof(was));
+	for (uint32_t k = 0; had_context && k < before->n_nb; k++) {
+		const struct node_neighbor *nb = &in->prev->neighbors[before->first_nb + k];
+		const struct fabric_port *link = in->prev->ports[before->first_if + nb->if_at].link;
+
+		was[nb->port & 255] = (struct was){link->remote_guid, nb->time_mark,
+						   (uint16_t)link->remote_port, true};
+	}
+	e->lldp_inserts = had_context ? before->lldp_inserts : 0;
+	e->lldp_deletes = had_context ? before->lldp_deletes : 0;
+	e->lldp_changed = had_context ? before->lldp_changed : 0;
+	e->first_nb = (uint32_t)b->d->n_neighbors;
+	for (size_t k = 0; k < e->n_if; k++) {
+		const struct node_port *np = &b->d->ports[e->first_if + k];
+		struct node_neighbor nb;
+		struct was *w = &was[np->port & 255];
+
+		if (!has_neighbor(e, np))
+			continue;
+		nb = (struct node_neighbor){node_time_ticks(b->d, np->link->last_change),
+					    (uint16_t)np->port, (uint16_t)k};
+		if (make_room(&arr, &b->cap_neighbors, b->d->n_neighbors, sizeof(nb)))
+			return -1;
+		b->d->neighbors = arr;
+		b->d->neighbors[b->d->n_neighbors++] = nb;
+		if (!w->had || w->guid != np->link->remote_guid ||
+		    w->port != np->link->remote_port || w->mark != nb.time_mark) {
+			e->lldp_deletes += w->had;
+			e->lldp_inserts++;
+			changed = true;
+		}
+		w->had = false;
+	}
+	for (size_t p = 0; p < 256; p++) {
+		if (was[p].had) {
+			e->lldp_deletes++;
+			changed = true;
+		}
+	}
+	e->n_nb = (uint32_t)(b->d->n_neighbors - e->first_nb);
+	qsort(b->d->neighbors + e->first_nb, e->n_nb, sizeof(*b->d->neighbors), neighbor_cmp);
+	if (changed)
+		e->lldp_changed = in->now;
 	return 0;
 }
 
@@ -281,6 +393,7 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 
 	if (!(b.d = calloc(1, sizeof(*b.d))))
 		return NULL;
+	b.d->boot = in->boot;
 	/* reached now: every node of the discovery */
 	for (size_t k = 0; f && k < f->n_nodes; k++) {
 		const struct topo_node *nd = &f->nodes[k];
@@ -320,11 +433,19 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 		qsort(b.d->nodes, b.d->n, sizeof(*b.d->nodes), node_cmp);
 	for (size_t k = 0; k < b.d->n; k++) {
 		struct node_entry *e = &b.d->nodes[k];
+		const struct node_entry *before;
 
 		e->context[0] = '\0';
+		/* a kept entry's were the previous directory's */
+		e->first_if = e->n_if = 0;
+		e->first_nb = e->n_nb = e->first_entity = 0;
 		set_context(e, in->types_mask);
-		/* interfaces only where a context serves them (IF-MIB) */
-		if (e->context[0] && add_ifs(&b, in, e, node_dir_find(in->prev, e->guid)))
+		if (!e->context[0])
+			continue;
+		/* interfaces, neighbours, entities only where a context serves them */
+		before = node_dir_find(in->prev, e->guid);
+		if (add_ifs(&b, in, e, before) || add_neighbors(&b, in, e, before) ||
+		    add_entities(&b, e, before, in->now))
 			goto fail;
 	}
 	if (keep_rows(b.d, in))
@@ -334,6 +455,51 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 fail:
 	node_dir_free(b.d);
 	return NULL;
+}
+
+uint32_t node_time_ticks(const struct node_dir *d, time_t t)
+{
+	double ticks = difftime(t, d->boot) * 100.0;
+
+	if (t <= 0 || ticks <= 0)
+		return 0;
+	return ticks >= 4294967295.0 ? 4294967295u : (uint32_t)ticks;
+}
+
+const char *node_type_name(unsigned type)
+{
+	static const char *const names[] = {"channel adapter", "switch", "router"};
+
+	return type >= 1 && type <= 3 ? names[type - 1] : "node";
+}
+
+void node_sys_descr(const struct node_entry *e, char *out, size_t len)
+{
+	int n = snprintf(out, len, "InfiniBand %s \"%s\", node GUID 0x%016llx, %u ports",
+			 node_type_name(e->type), e->desc, (unsigned long long)e->guid, e->num_ports);
+
+	if (e->has_ident && n >= 0 && (size_t)n < len)
+		n += snprintf(out + n, len - (size_t)n, ", vendor 0x%06x device 0x%04x revision 0x%x",
+			      e->vendor_id, e->device_id, e->revision);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(out + n, len - (size_t)n, "; served by ibsnmpd");
+}
+
+void node_if_descr(const struct node_entry *e, unsigned port, char *out, size_t len)
+{
+	snprintf(out, len, "%s port %u (InfiniBand %s 0x%016llx)", e->desc, port,
+		 node_type_name(e->type), (unsigned long long)e->guid);
+}
+
+const char *node_sys_name(const struct node_entry *e)
+{
+	/* the description names the node for people; without one, its context */
+	return e->desc[0] ? e->desc : e->context;
+}
+
+void node_if_name(const struct node_entry *e, unsigned port, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%u", node_sys_name(e), port);
 }
 
 void node_if_view(struct node_if *view, const struct node_entry *e, const struct node_port *np)

@@ -652,6 +652,64 @@ static void an_unreachable_node_is_held_then_dropped(void **state)
 	topology_put(g);
 }
 
+/* LLDP-MIB's neighbours and their statistics, ENTITY-MIB's rows, as the
+ * links go and come (no boot given: TimeTicks are the wall clock x 100). */
+static void neighbours_and_entities_follow_the_links(void **state)
+{
+	struct topology *f = fabric();
+	struct fabric_reading r[9];
+	struct fabric_snapshot *s1 = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *s2, *s3;
+	struct node_dir *d1 = dir_build(f, s1, NULL, NULL, ALL_TYPES, 100), *d2, *d3, *d4;
+	const struct node_entry *e;
+	const struct node_neighbor *nb;
+	struct node_dir boot = {.boot = 1000};
+
+	(void)state;
+	e = node_dir_find(d1, SW1);
+	assert_int_equal(e->n_nb, 2); /* the CA on port 1, sw2 on port 3 */
+	nb = d1->neighbors + e->first_nb;
+	assert_true(nb[0].port == 1 && nb[1].port == 3);
+	assert_true(nb[0].time_mark == 10000 && nb[1].time_mark == 10000);
+	assert_int_equal(d1->ports[e->first_if + nb[1].if_at].link->remote_guid, SW2);
+	assert_true(e->lldp_inserts == 2 && e->lldp_deletes == 0 && e->lldp_changed == 100);
+	/* the chassis, then its four ports */
+	assert_int_equal(d1->entities[e->first_entity].port, 0);
+	assert_int_equal(d1->entities[e->first_entity + 4].port, 4);
+	assert_int_equal(e->entity_changed, 100);
+	/* sw1/3-sw2/3 goes down: a row deleted at both ends */
+	s2 = build(f, s1, r, readings(r, true, false, 2, 3), 200);
+	d2 = dir_build(f, s2, NULL, d1, ALL_TYPES, 200);
+	e = node_dir_find(d2, SW1);
+	assert_int_equal(e->n_nb, 1);
+	assert_true(e->lldp_inserts == 2 && e->lldp_deletes == 1 && e->lldp_changed == 200);
+	e = node_dir_find(d2, SW2);
+	assert_true(e->n_nb == 0 && e->lldp_deletes == 1);
+	/* and up again: a new row, marked when it came */
+	s3 = build(f, s2, r, readings(r, true, true, 2, 3), 300);
+	d3 = dir_build(f, s3, NULL, d2, ALL_TYPES, 300);
+	e = node_dir_find(d3, SW1);
+	nb = d3->neighbors + e->first_nb;
+	assert_true(e->n_nb == 2 && nb[0].port == 1 && nb[1].port == 3);
+	assert_int_equal(nb[1].time_mark, 30000);
+	assert_true(e->lldp_inserts == 3 && e->lldp_deletes == 1 && e->lldp_changed == 300);
+	assert_int_equal(e->entity_changed, 100);
+	/* a build with nothing new (another sweep's): nothing came or went */
+	d4 = dir_build(f, s3, NULL, d3, ALL_TYPES, 400);
+	e = node_dir_find(d4, SW1);
+	assert_true(e->lldp_inserts == 3 && e->lldp_deletes == 1 && e->lldp_changed == 300);
+	/* TimeTicks from the agent's start */
+	assert_int_equal(node_time_ticks(&boot, 999), 0);
+	assert_int_equal(node_time_ticks(&boot, 1001), 100);
+	node_dir_free(d1);
+	node_dir_free(d2);
+	node_dir_free(d3);
+	node_dir_free(d4);
+	fabric_snapshot_free(s1);
+	fabric_snapshot_free(s2);
+	fabric_snapshot_free(s3);
+	topology_put(f);
+}
+
 static void interface_states_as_if_mib_says_them(void **state)
 {
 	struct node_if i = {.have_info = true, .phys_state = 5};
@@ -695,6 +753,7 @@ int main(void)
 		cmocka_unit_test(interfaces_take_links_and_counters_from_the_sweeps),
 		cmocka_unit_test(an_unreachable_node_is_held_then_dropped),
 		cmocka_unit_test(interface_states_as_if_mib_says_them),
+		cmocka_unit_test(neighbours_and_entities_follow_the_links),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
