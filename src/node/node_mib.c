@@ -5,6 +5,9 @@
  *     IF-MIB ifNumber, ifTable,     <- the node's interfaces: link columns from
  *     ifXTable                         PortInfo (the fabric sweep), counters from
  *                                      PortCounters[Extended] (the PM sweep)
+ *     ENTITY-MIB, LLDP-MIB          <- node_entity_mib.c, node_lldp_mib.c
+ *   a context through two registrations: internet (mib-2, SMA-MIB,
+ *   ibsnmpdPortExtTable) and lldpMIB.
  * IF-MIB and SNMPv2-MIB are IETF modules; their OIDs are facts written
  * here (the project's generated header covers its own modules only). */
 #include <stdio.h>
@@ -42,13 +45,6 @@ enum { IFX_NAME = 1, IFX_IN_MCAST, IFX_IN_BCAST, IFX_OUT_MCAST, IFX_OUT_BCAST, I
        IFX_PROMISCUOUS_MODE, IFX_CONNECTOR_PRESENT, IFX_ALIAS, IFX_DISCONTINUITY_TIME };
 
 #define IANA_IF_TYPE_INFINIBAND 199
-
-static const char *type_name(unsigned type)
-{
-	static const char *const names[] = {"channel adapter", "switch", "router"};
-
-	return type >= 1 && type <= 3 ? names[type - 1] : "node";
-}
 
 /* sysUpTime (TimeTicks) when the wall clock read t; 0 for before the
  * agent started or unknown. */
@@ -136,9 +132,7 @@ void node_table_unregister(struct node_table_mib *m)
 	mib_table_unregister(&m->table);
 }
 
-/* The entry of a context's node in the current directory (ctx: the
- * context's registrations). */
-static const struct node_entry *context_node(const void *ctx)
+const struct node_entry *node_context_entry(const void *ctx)
 {
 	const struct node_context_regs *r = ctx;
 
@@ -154,13 +148,7 @@ static int system_value(unsigned column, netsnmp_variable_list *vb, const void *
 
 	switch (column) {
 	case SYSTEM_DESCR:
-		snprintf(text, sizeof(text), "InfiniBand %s \"%s\", node GUID 0x%016llx, %u ports",
-			 type_name(e->type), e->desc, (unsigned long long)e->guid, e->num_ports);
-		if (e->has_ident)
-			snprintf(text + strlen(text), sizeof(text) - strlen(text),
-				 ", vendor 0x%06x device 0x%04x revision 0x%x", e->vendor_id,
-				 e->device_id, e->revision);
-		snprintf(text + strlen(text), sizeof(text) - strlen(text), "; served by ibsnmpd");
+		node_sys_descr(e, text, sizeof(text));
 		mib_set_octets(vb, text, strlen(text));
 		return 0;
 	case SYSTEM_OBJECT_ID:
@@ -173,11 +161,7 @@ static int system_value(unsigned column, netsnmp_variable_list *vb, const void *
 	case SYSTEM_CONTACT:
 	case SYSTEM_LOCATION: mib_set_octets(vb, "", 0); return 0;
 	case SYSTEM_NAME:
-		/* the description names the node for people; without one, its context */
-		if (e->desc[0])
-			mib_set_octets(vb, e->desc, strlen(e->desc));
-		else
-			mib_set_octets(vb, e->context, strlen(e->context));
+		mib_set_octets(vb, node_sys_name(e), strlen(node_sys_name(e)));
 		return 0;
 	case SYSTEM_SERVICES:
 		/* RFC 3418 layers: a switch relays at layer 2, a router at 3, an
@@ -190,7 +174,7 @@ static int system_value(unsigned column, netsnmp_variable_list *vb, const void *
 
 static const void *context_entry(const void *ctx)
 {
-	return context_node(ctx);
+	return node_context_entry(ctx);
 }
 
 static int if_number_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
@@ -205,7 +189,7 @@ static int if_number_value(unsigned column, netsnmp_variable_list *vb, const voi
 
 static const struct mib_rows *if_rows(const void *ctx, const void **snap)
 {
-	const struct node_entry *e = context_node(ctx);
+	const struct node_entry *e = node_context_entry(ctx);
 
 	*snap = e;
 	return e ? &e->if_rows : NULL;
@@ -226,8 +210,7 @@ static int if_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 	switch (column) {
 	case IF_INDEX: mib_set_int(vb, i->port); return 0;
 	case IF_DESCR:
-		snprintf(text, sizeof(text), "%s port %u (InfiniBand %s 0x%016llx)", e->desc, i->port,
-			 type_name(e->type), (unsigned long long)e->guid);
+		node_if_descr(e, i->port, text, sizeof(text));
 		mib_set_octets(vb, text, strlen(text));
 		return 0;
 	case IF_TYPE: mib_set_int(vb, IANA_IF_TYPE_INFINIBAND); return 0;
@@ -271,7 +254,7 @@ static int ifx_value(const void *row, unsigned column, netsnmp_variable_list *vb
 
 	switch (column) {
 	case IFX_NAME:
-		snprintf(text, sizeof(text), "%s/%u", e->desc[0] ? e->desc : e->context, i->port);
+		node_if_name(e, i->port, text, sizeof(text));
 		mib_set_octets(vb, text, strlen(text));
 		return 0;
 	case IFX_LINK_UP_DOWN_TRAP_ENABLE: mib_set_int(vb, 2); return 0; /* ibsnmpdLinkDown instead */
@@ -325,10 +308,12 @@ static const struct mib_table ifx_table = {
 	.name = "ifXTable", .table_oid = ifx_table_oid, .table_oid_len = OID_LENGTH(ifx_table_oid),
 	.first_column = IFX_NAME, .last_column = IFX_DISCONTINUITY_TIME, .rows = if_rows,
 	.value = ifx_value};
-/* A context's mib-2, in OID order: one registration */
+/* A context's mib-2, in OID order (ENTITY-MIB is mib-2 47) */
 static const struct mib_member mib2_members[] = {
-	{.scalars = &system_group}, {.scalars = &if_number}, {.table = &if_table},
-	{.table = &ifx_table},
+	{.scalars = &system_group},          {.scalars = &if_number},
+	{.table = &if_table},                {.table = &ifx_table},
+	{.table = &node_ent_physical_table}, {.table = &node_ent_alias_table},
+	{.table = &node_ent_contains_table}, {.scalars = &node_ent_general},
 };
 
 int node_mib_register_context(struct node_context_regs *r, struct cache_group *dir,
@@ -336,6 +321,7 @@ int node_mib_register_context(struct node_context_regs *r, struct cache_group *d
 			      struct mib_asked sma_asked)
 {
 	static const oid internet_oid[] = {1, 3, 6, 1};
+	static const oid lldp_oid[] = {1, 0, 8802, 1, 1, 2}; /* LLDP-MIB::lldpMIB */
 
 	r->dir = dir;
 	r->guid = guid;
@@ -347,10 +333,24 @@ int node_mib_register_context(struct node_context_regs *r, struct cache_group *d
 	r->all = (struct mib_joined){
 		.name = "internet", .root = internet_oid, .root_len = OID_LENGTH(internet_oid),
 		.parts = {&r->mib2, &r->sma.sma, &r->sma.port_ext}, .n_parts = 3, .context = name};
-	return mib_joined_register(&r->all);
+	/* LLDP-MIB is outside internet, under iso, whose root a context
+	 * holds already (net-snmp's null registration of 1, at the top
+	 * priority): a second registration */
+	r->lldp = (struct mib_subtree){
+		.name = "lldpMIB", .root = lldp_oid, .root_len = OID_LENGTH(lldp_oid),
+		.members = node_lldp_members, .n_members = node_n_lldp_members, .ctx = r,
+		.context = name};
+	if (mib_joined_register(&r->all))
+		return -1;
+	if (mib_subtree_register(&r->lldp)) {
+		mib_joined_unregister(&r->all);
+		return -1;
+	}
+	return 0;
 }
 
 void node_mib_unregister_context(struct node_context_regs *r)
 {
+	mib_subtree_unregister(&r->lldp);
 	mib_joined_unregister(&r->all);
 }

@@ -258,11 +258,12 @@ def test_every_context_registered_again_after_snmpd_restarts(bed):
 NS_MODULE_NAME = ".1.3.6.1.4.1.8072.1.2.1.1.4."  # NET-SNMP-AGENT-MIB::nsModuleName
 
 
-def test_each_context_is_one_agentx_registration(bed):
+def test_each_context_is_two_agentx_registrations(bed):
     """snmpd's own registry (nsModuleTable, indexed by context, registration
-    point, priority) holds one registration of ibsnmpd per context: internet
-    (1.3.6.1), under which it answers mib-2, SMA-MIB and ibsnmpdPortExtTable;
-    the context's roots 0, 1 and 2 are snmpd's own."""
+    point, priority) holds two registrations of ibsnmpd per context: internet
+    (1.3.6.1), under which it answers mib-2, SMA-MIB and ibsnmpdPortExtTable,
+    and lldpMIB (1.0.8802.1.1.2); the context's roots 0, 1 and 2 are
+    snmpd's own (1 is why LLDP-MIB cannot join internet's)."""
     out = bed.snmp("snmpbulkwalk", NS_MODULE_NAME[:-1], timeout=5)
     assert out.returncode == 0, out.stderr
     points = {}
@@ -274,4 +275,5 @@ def test_each_context_is_one_agentx_registration(bed):
     contexts = {c: p for c, p in points.items() if c.startswith("ib-")}
     assert len(contexts) == 612
     for c, p in contexts.items():
-        assert sorted(x for x in p if x not in ("0", "1", "2")) == ["1.3.6.1"], (c, p)
+        assert sorted(x for x in p if x not in ("0", "1", "2")) == ["1.0.8802.1.1.2",
+                                                                    "1.3.6.1"], (c, p)

@@ -621,9 +621,12 @@ static void node_table_and_a_switch_context(void **state)
 	struct topology *f = subnet();
 	struct fabric_snapshot *ports = links(f);
 	struct pm_snapshot *pm = counters(f);
+	static const oid entity[] = {1, 3, 6, 1, 2, 1, 47};
+	static const oid lldp[] = {1, 0, 8802, 1, 1, 2};
+	/* the agent started 1,000 s before the first sweep (links() at 1700000000) */
 	struct node_dir_build in = {.fabric = f, .ports = ports, .counters = pm,
 				    .types_mask = 1u << 1 | 1u << 2, .hold_s = 3600,
-				    .now = 1700000600};
+				    .now = 1700000600, .boot = 1699999000};
 	struct walk w = {0};
 
 	(void)state;
@@ -641,6 +644,8 @@ static void node_table_and_a_switch_context(void **state)
 	walk_subtree(&w, "ib-0000000000000001", system, OID_LENGTH(system));
 	walk_subtree(&w, "ib-0000000000000001", interfaces, OID_LENGTH(interfaces));
 	walk_subtree(&w, "ib-0000000000000001", ifx, OID_LENGTH(ifx));
+	walk_subtree(&w, "ib-0000000000000001", entity, OID_LENGTH(entity));
+	walk_subtree(&w, "ib-0000000000000001", lldp, OID_LENGTH(lldp));
 	node_mib_unregister_context(&regs);
 	node_dir_free(dir.snapshot);
 	fabric_snapshot_free(ports);
