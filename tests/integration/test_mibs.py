@@ -88,7 +88,7 @@ def test_snmptranslate_resolves_ib_pm_mib_objects():
     assert out.stdout.split() == [".1.3.6.1.3.117.1.4.1.3", ".1.3.6.1.3.117.1.1.1.2"]
 
 
-TEST_MIBS = os.path.join(TOP, "tests", "mibs")  # the test-only LLDP-MIB stand-in
+TEST_MIBS = os.path.join(TOP, "tests", "mibs")  # the test-only stand-ins (README there)
 
 
 def test_dcbx_mib_smilint_level_3_is_clean():
@@ -98,6 +98,16 @@ def test_dcbx_mib_smilint_level_3_is_clean():
         out = subprocess.run(["smilint", "-l", "3", path], capture_output=True, text=True,
                              env=env)
         assert out.returncode == 0 and out.stdout + out.stderr == "", out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("module", ["ENTITY-MIB", "IF-MIB", "IP-MIB", "LLDP-EXT-DOT1-MIB",
+                                    "LLDP-EXT-DOT3-MIB", "LLDP-EXT-MED-MIB"])
+def test_the_test_only_stand_ins_are_clean(module):
+    """tests/mibs/: what the node contexts' tests and SNMP::Info resolve names with."""
+    env = dict(os.environ, SMIPATH=":%s:%s" % (base_dir(), TEST_MIBS))
+    out = subprocess.run(["smilint", "-l", "3", os.path.join(TEST_MIBS, module + ".txt")],
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and out.stdout + out.stderr == "", out.stdout + out.stderr
 
 
 def test_snmptranslate_resolves_dcbx_mib_objects():
