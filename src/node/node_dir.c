@@ -371,6 +371,20 @@ static unsigned node_index(const void *data, oid *index)
 	return MIB_GUID_INDEX_LEN;
 }
 
+/* The arrays to their size: they grew by doubling, and a directory of a
+ * big subnet is kept for as long as nothing is published (a context's
+ * share of the slack was about as much as its own rows). */
+static void *fit(void *arr, size_t n, size_t size)
+{
+	void *q = n ? realloc(arr, n * size) : NULL;
+
+	if (!n) {
+		free(arr);
+		return NULL;
+	}
+	return q ? q : arr;
+}
+
 /* Rows of both tables, once the arrays no longer move (nodes sorted by
  * GUID). */
 static void index_rows(struct node_dir *d)
@@ -450,6 +464,10 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 	}
 	if (keep_rows(b.d, in))
 		goto fail;
+	b.d->nodes = fit(b.d->nodes, b.d->n, sizeof(*b.d->nodes));
+	b.d->ports = fit(b.d->ports, b.d->n_if, sizeof(*b.d->ports));
+	b.d->neighbors = fit(b.d->neighbors, b.d->n_neighbors, sizeof(*b.d->neighbors));
+	b.d->entities = fit(b.d->entities, b.d->n_entities, sizeof(*b.d->entities));
 	index_rows(b.d);
 	return b.d;
 fail:
