@@ -54,6 +54,28 @@ def switch_contexts(bed):
     return {desc[i]: ctx[i] for i in desc if desc[i].startswith(("leaf", "spine"))}
 
 
+NS_MODULE_NAME = ".1.3.6.1.4.1.8072.1.2.1.1.4."  # NET-SNMP-AGENT-MIB::nsModuleName
+
+
+def registrations(bed, context):
+    """The registration points snmpd holds in context (nsModuleTable, indexed
+    by context, point, priority), but for its own 0, 1 and 2."""
+    out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", bed.target,
+                          NS_MODULE_NAME[:-1]], capture_output=True, text=True, env=env()).stdout
+    points = []
+    for line in out.splitlines():
+        name = line.split(" = ")[0]
+        if not name.startswith(NS_MODULE_NAME):
+            continue
+        arcs = [int(a) for a in name[len(NS_MODULE_NAME):].split(".")]
+        rest = arcs[1 + arcs[0]:]
+        point = ".".join(map(str, rest[1:1 + rest[0]]))
+        if "".join(chr(a) for a in arcs[1:1 + arcs[0]]) == context and \
+                point not in ("0", "1", "2"):
+            points.append(point)
+    return sorted(points)
+
+
 def mads_per_minute(bed, minutes, poll):
     stop = threading.Event()
     worker = threading.Thread(target=poll, args=(stop,)) if poll else None
@@ -121,8 +143,9 @@ def main():
         log = open(bed.dir + "/ibsnmpd.log").read()
         took = re.search(r"node contexts: (\d+) registered in ([\d.]+) s", log)
         switches = switch_contexts(bed)
-        print("%s: %s contexts registered in %s s (one AgentX registration each)"
-              % (TOPOLOGY, took.group(1), took.group(2)))
+        points = registrations(bed, sorted(switches.values())[0])
+        print("%s: %s contexts registered in %s s (%d AgentX registrations each: %s)"
+              % (TOPOLOGY, took.group(1), took.group(2), len(points), ", ".join(points)))
         idle = mads_per_minute(bed, args.minutes, None)
         items = mads_per_minute(bed, args.minutes,
                                 poller(bed, sorted(switches.values()), walk=False))
