@@ -209,6 +209,11 @@ struct node_context_regs {
 };
 /* The context's node in the current directory (ctx: its registrations). */
 const struct node_entry *node_context_entry(const void *ctx);
+/* A table of the context's node, count rows of stride octets from array,
+ * described in the header the registrations keep for it (set at each
+ * request: the rows are the current directory's). */
+const struct mib_rows *node_rows_at(struct mib_rows *header, const void *array, size_t count,
+				    size_t stride, unsigned (*index_of)(const void *data, oid *index));
 /* What node_mib.c registers in a context beside its own: LLDP-MIB's
  * members (node_lldp_mib.c), and ENTITY-MIB's tables and scalar, members
  * of mib-2 (node_entity_mib.c). */

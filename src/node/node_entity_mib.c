@@ -63,18 +63,12 @@ static unsigned physical_index(const void *data, oid *index)
 
 static const struct mib_rows *physical_rows(const void *ctx, const void **snap)
 {
-	/* the registrations hold the rows' header: set for this request */
-	struct node_context_regs *r = (struct node_context_regs *)ctx;
+	struct node_context_regs *r = (struct node_context_regs *)ctx; /* the header's */
 	const struct node_entry *e = node_context_entry(ctx);
 
 	*snap = e;
-	if (!e)
-		return NULL;
-	r->entity_rows = (struct mib_rows){.count = e->n_if + 1,
-					   .array = e->dir->entities + e->first_entity,
-					   .stride = sizeof(struct node_entity),
-					   .index_of = physical_index};
-	return &r->entity_rows;
+	return e ? node_rows_at(&r->entity_rows, e->dir->entities + e->first_entity, e->n_if + 1,
+				sizeof(struct node_entity), physical_index) : NULL;
 }
 
 static int chassis_value(const struct node_entry *e, unsigned column, netsnmp_variable_list *vb)
@@ -183,18 +177,15 @@ static unsigned contains_index(const void *data, oid *index)
 	return 2;
 }
 
-/* The node's interfaces, indexed as `which` says (a header of ctx's). */
-static const struct mib_rows *port_rows(const void *ctx, const void **snap, struct mib_rows *which,
+/* The node's interfaces, indexed as index_of says (a header of ctx's). */
+static const struct mib_rows *port_rows(const void *ctx, const void **snap, struct mib_rows *header,
 					unsigned (*index_of)(const void *, oid *))
 {
 	const struct node_entry *e = node_context_entry(ctx);
 
 	*snap = e;
-	if (!e)
-		return NULL;
-	*which = (struct mib_rows){.count = e->n_if, .array = e->dir->ports + e->first_if,
-				   .stride = sizeof(struct node_port), .index_of = index_of};
-	return which;
+	return e ? node_rows_at(header, e->dir->ports + e->first_if, e->n_if,
+				sizeof(struct node_port), index_of) : NULL;
 }
 
 static const struct mib_rows *alias_rows(const void *ctx, const void **snap)

@@ -148,18 +148,12 @@ static unsigned neighbor_index(const void *data, oid *index)
 
 static const struct mib_rows *rem_rows(const void *ctx, const void **snap)
 {
-	/* the registrations hold the rows' header: set for this request */
-	struct node_context_regs *r = (struct node_context_regs *)ctx;
+	struct node_context_regs *r = (struct node_context_regs *)ctx; /* the header's */
 	const struct node_entry *e = node_context_entry(ctx);
 
 	*snap = e;
-	if (!e)
-		return NULL;
-	r->neighbor_rows = (struct mib_rows){.count = e->n_nb,
-					     .array = e->dir->neighbors + e->first_nb,
-					     .stride = sizeof(struct node_neighbor),
-					     .index_of = neighbor_index};
-	return &r->neighbor_rows;
+	return e ? node_rows_at(&r->neighbor_rows, e->dir->neighbors + e->first_nb, e->n_nb,
+				sizeof(struct node_neighbor), neighbor_index) : NULL;
 }
 
 static int rem_value(const void *row, unsigned column, netsnmp_variable_list *vb,

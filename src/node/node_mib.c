@@ -139,6 +139,14 @@ const struct node_entry *node_context_entry(const void *ctx)
 	return node_dir_find(cache_snapshot(r->dir), r->guid);
 }
 
+const struct mib_rows *node_rows_at(struct mib_rows *header, const void *array, size_t count,
+				    size_t stride, unsigned (*index_of)(const void *data, oid *index))
+{
+	*header = (struct mib_rows){.count = count, .array = array, .stride = stride,
+				    .index_of = index_of};
+	return header;
+}
+
 /* ---- a node's context: system group ---------------------------------------- */
 
 static int system_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
