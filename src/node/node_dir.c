@@ -293,7 +293,8 @@ static int add_neighbors(struct builder *b, const struct node_dir_build *in, str
 		}
 	}
 	e->n_nb = (uint32_t)(b->d->n_neighbors - e->first_nb);
-	qsort(b->d->neighbors + e->first_nb, e->n_nb, sizeof(*b->d->neighbors), neighbor_cmp);
+	if (e->n_nb > 1)
+		qsort(b->d->neighbors + e->first_nb, e->n_nb, sizeof(*b->d->neighbors), neighbor_cmp);
 	if (changed)
 		e->lldp_changed = in->now;
 	return 0;

@@ -152,8 +152,10 @@ static const struct mib_rows *rem_rows(const void *ctx, const void **snap)
 	const struct node_entry *e = node_context_entry(ctx);
 
 	*snap = e;
-	return e ? node_rows_at(&r->neighbor_rows, e->dir->neighbors + e->first_nb, e->n_nb,
-				sizeof(struct node_neighbor), neighbor_index) : NULL;
+	if (!e || !e->n_nb) /* none: the directory may have no array at all */
+		return NULL;
+	return node_rows_at(&r->neighbor_rows, e->dir->neighbors + e->first_nb, e->n_nb,
+			    sizeof(struct node_neighbor), neighbor_index);
 }
 
 static int rem_value(const void *row, unsigned column, netsnmp_variable_list *vb,
