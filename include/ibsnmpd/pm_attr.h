@@ -153,6 +153,14 @@ static inline bool pm_port_has_fec(const struct pm_port_state *st)
 const struct pm_port_state *pm_port_find(const struct pm_port_state *ports, size_t n,
 					 uint64_t guid, unsigned port);
 
+/* How much a counter rose from one reading to the next: IB's counters
+ * stop at their maximum instead of wrapping, so a smaller value means
+ * they were cleared, and all of it is new. */
+static inline uint64_t pm_counter_rise(uint64_t before, uint64_t now)
+{
+	return now >= before ? now - before : now;
+}
+
 /* Folds one reading into a port's state: 64-bit totals (read, or
  * accumulated from the 32-bit counters), and a discontinuity when any
  * counter went down (someone cleared it). Pure; unit-tested. */

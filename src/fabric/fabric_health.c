@@ -54,12 +54,6 @@ void fabric_ber_split(double ber, unsigned *mantissa, int *exponent)
 	*exponent = e;
 }
 
-/* IB counters stop at their maximum; smaller now: cleared, all of it new */
-static uint64_t rise(uint64_t before, uint64_t now)
-{
-	return now >= before ? now - before : now;
-}
-
 static void note_downs(struct fabric_health *h, uint64_t n, time_t when)
 {
 	for (; n; n--) {
@@ -151,13 +145,15 @@ void fabric_health_update(struct fabric_port *p, const struct fabric_port *prev,
 		if (h->pm_read) {
 			time_t dt = q->last_read - (time_t)h->pm_read;
 
-			note_downs(h, rise(h->link_downed, q->raw.link_downed), q->last_read);
+			note_downs(h, pm_counter_rise(h->link_downed, q->raw.link_downed),
+				   q->last_read);
 			/* a tick of PortXmitWait: 8 octets at the port's data rate
 			 * (Quantum's count; PortSamplesControl Tick 7) */
 			h->have_xmit_wait = p->up && p->rate_mbps && dt > 0;
 			if (h->have_xmit_wait) {
-				double waited = (double)rise(h->xmit_wait, q->raw.xmit_wait) * 64.0 /
-						((double)p->rate_mbps * 1e6 * (double)dt);
+				double waited =
+					(double)pm_counter_rise(h->xmit_wait, q->raw.xmit_wait) *
+					64.0 / ((double)p->rate_mbps * 1e6 * (double)dt);
 
 				h->xmit_wait_permille =
 					(uint16_t)(waited >= 1 ? 1000 : waited * 1000 + 0.5);

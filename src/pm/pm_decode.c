@@ -180,13 +180,6 @@ static bool went_down(const struct pm_counters *a, const struct pm_counters *b)
 	return false;
 }
 
-static uint64_t delta32(uint32_t before, uint32_t now)
-{
-	/* IB's 32-bit counters stop at their maximum instead of wrapping; a
-	 * smaller value means they were cleared, and all of it is new. */
-	return now >= before ? (uint64_t)(now - before) : now;
-}
-
 void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 		    const struct pm_counters_ext *ext, time_t now)
 {
@@ -201,7 +194,8 @@ void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 	if (!st->have_raw || cleared)
 		st->discontinuity = now;
 	if (st->have_raw)
-		st->symbol_errors_total += delta32(st->raw.symbol_errors, pc->symbol_errors);
+		st->symbol_errors_total +=
+			pm_counter_rise(st->raw.symbol_errors, pc->symbol_errors);
 	if (ext) {
 		st->xmit_data = ext->xmit_data;
 		st->rcv_data = ext->rcv_data;
@@ -224,10 +218,10 @@ void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 			st->extended = false;
 			st->discontinuity = now;
 		}
-		st->xmit_data += delta32(st->raw.xmit_data, pc->xmit_data);
-		st->rcv_data += delta32(st->raw.rcv_data, pc->rcv_data);
-		st->xmit_pkts += delta32(st->raw.xmit_pkts, pc->xmit_pkts);
-		st->rcv_pkts += delta32(st->raw.rcv_pkts, pc->rcv_pkts);
+		st->xmit_data += pm_counter_rise(st->raw.xmit_data, pc->xmit_data);
+		st->rcv_data += pm_counter_rise(st->raw.rcv_data, pc->rcv_data);
+		st->xmit_pkts += pm_counter_rise(st->raw.xmit_pkts, pc->xmit_pkts);
+		st->rcv_pkts += pm_counter_rise(st->raw.rcv_pkts, pc->rcv_pkts);
 	}
 	st->raw = *pc;
 	st->have_raw = true;
@@ -235,21 +229,18 @@ void pm_port_update(struct pm_port_state *st, const struct pm_counters *pc,
 	st->last_read = now;
 }
 
-static uint64_t delta64(uint64_t before, uint64_t now)
-{
-	return now >= before ? now - before : now;
-}
-
 void pm_port_fec_update(struct pm_port_state *st, const struct pm_ext_speeds *fec)
 {
 	if (st->have_fec) {
 		/* before FEC: corrected symbols (RS-FEC) or errors detected per lane */
 		if (st->fec_layout == PM_FEC_RS)
-			st->fec_raw_total += delta32(st->fec.corrected_symbols, fec->corrected_symbols);
+			st->fec_raw_total +=
+				pm_counter_rise(st->fec.corrected_symbols, fec->corrected_symbols);
 		else
-			st->fec_raw_total += delta32(st->fec.error_detection, fec->error_detection);
+			st->fec_raw_total +=
+				pm_counter_rise(st->fec.error_detection, fec->error_detection);
 		st->fec_uncorrectable_total +=
-			delta64(st->fec.uncorrectable_blocks, fec->uncorrectable_blocks);
+			pm_counter_rise(st->fec.uncorrectable_blocks, fec->uncorrectable_blocks);
 	}
 	st->fec = *fec;
 	st->have_fec = true;
