@@ -158,7 +158,7 @@ void node_if_view(struct node_if *view, const struct node_entry *e, const struct
 
 /* The sysUpTime (TimeTicks) at wall-clock time t, from the directory's
  * boot: the same value at every request (an index may hold it); 0 for
- * before the agent started. */
+ * before the agent started. Every TimeStamp of a node's context. */
 uint32_t node_time_ticks(const struct node_dir *d, time_t t);
 
 /* Texts a node's context serves in several MIBs, each one way (pure):

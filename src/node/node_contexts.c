@@ -377,9 +377,12 @@ void node_contexts_start(struct node_area *a)
 	a->dir.refresh = refresh_dir;
 	a->dir.free_snapshot = node_dir_free;
 	a->dir.owner = a;
-	/* sysUpTime 0 on the wall clock: time marks (LLDP-MIB's indexes) are
-	 * computed from it, so that one stays the same at every request */
-	a->boot = time(NULL) - (time_t)(netsnmp_get_agent_uptime() / 100);
+	/* sysUpTime 0 on the wall clock: the context's TimeStamps (LLDP-MIB's
+	 * time marks, which are indexes; ifLastChange, ...) are computed from
+	 * it, so that one stays the same at every request. A second later
+	 * than the uptime says: the wall clock's seconds are whole, and a
+	 * TimeStamp must not pass sysUpTime. */
+	a->boot = time(NULL) + 1 - (time_t)(netsnmp_get_agent_uptime() / 100);
 	/* no lifetime of its own: rebuilt when a source publishes */
 	cache_group_follow(&a->dir, a->topology, &a->follows[0]);
 	if (a->ports)

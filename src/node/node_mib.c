@@ -46,18 +46,6 @@ enum { IFX_NAME = 1, IFX_IN_MCAST, IFX_IN_BCAST, IFX_OUT_MCAST, IFX_OUT_BCAST, I
 
 #define IANA_IF_TYPE_INFINIBAND 199
 
-/* sysUpTime (TimeTicks) when the wall clock read t; 0 for before the
- * agent started or unknown. */
-static unsigned long timestamp_of(time_t t)
-{
-	long up = netsnmp_get_agent_uptime();
-	double ago = difftime(time(NULL), t) * 100.0;
-
-	if (t <= 0 || ago >= (double)up)
-		return 0;
-	return (unsigned long)(up - (long)(ago > 0 ? ago : 0));
-}
-
 static void set_counter32(netsnmp_variable_list *vb, uint64_t v)
 {
 	mib_set_unsigned(vb, ASN_COUNTER, (unsigned long)(v & 0xffffffffu));
@@ -230,7 +218,9 @@ static int if_value(const void *row, unsigned column, netsnmp_variable_list *vb,
 	case IF_PHYS_ADDRESS: mib_set_octets(vb, "", 0); return 0;
 	case IF_ADMIN_STATUS: mib_set_int(vb, node_if_admin_status(i)); return 0;
 	case IF_OPER_STATUS: mib_set_int(vb, node_if_oper_status(i, e->reachable)); return 0;
-	case IF_LAST_CHANGE: mib_set_unsigned(vb, ASN_TIMETICKS, timestamp_of(i->last_change)); return 0;
+	case IF_LAST_CHANGE:
+		mib_set_unsigned(vb, ASN_TIMETICKS, node_time_ticks(e->dir, i->last_change));
+		return 0;
 	default: break;
 	}
 	if (!i->have_counters)
@@ -296,7 +286,7 @@ static int ifx_value(const void *row, unsigned column, netsnmp_variable_list *vb
 	case IFX_HC_OUT_UCAST: set_counter64(vb, c->per_cast ? c->out_ucast : c->out_pkts); return 0;
 	case IFX_HC_OUT_MCAST: if (!c->per_cast) return -1; set_counter64(vb, c->out_mcast); return 0;
 	case IFX_DISCONTINUITY_TIME:
-		mib_set_unsigned(vb, ASN_TIMETICKS, timestamp_of(c->discontinuity));
+		mib_set_unsigned(vb, ASN_TIMETICKS, node_time_ticks(e->dir, c->discontinuity));
 		return 0;
 	default: return -1;
 	}

@@ -19,6 +19,7 @@ from conftest import (TOP, fields, links, node_guids, parse_varbinds, snmp_env, 
 
 BASE = os.environ.get("IBSNMPD_BASE_MIBS", "/var/cache/ibsnmpd-test/base-mibs")
 TEST_MIBS = os.path.join(TOP, "tests", "mibs")
+SYS_UP_TIME = ".1.3.6.1.2.1.1.3.0"
 SNMP_INFO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snmp_info_node.pl")
 
 
@@ -91,6 +92,13 @@ def stat(bed, context, name):
     out = bed.v3("snmpget", context, oid("LLDP-MIB::%s" % name) + ".0")
     assert out.returncode == 0, out.stderr
     return int(list(parse_varbinds(out.stdout).values())[0][1])
+
+
+def ticks(bed, context, *oids):
+    """The TimeTicks of oids in one request, in order."""
+    out = bed.v3("snmpget", context, *oids)
+    assert out.returncode == 0, out.stderr
+    return [int(n) for n in re.findall(r"Timeticks: \((\d+)\)", out.stdout)]
 
 
 def expected(guids, peers, node):
@@ -170,12 +178,17 @@ def test_an_unlinked_link_takes_its_rows_and_relinked_brings_them_back(bed, fabr
     ca, cb = ctx(guids[a][0]), ctx(guids[b][0])
     deletes = {c: stat(bed, c, "lldpStatsRemTablesDeletes") for c in (ca, cb)}
     inserts = {c: stat(bed, c, "lldpStatsRemTablesInserts") for c in (ca, cb)}
+    if_last_change = oid("IF-MIB::ifLastChange") + ".%d" % a_port
+    changed_before, = ticks(bed, ca, if_last_change)
     bed.simfabric("sim", 'Unlink "%s"[%d]' % (a, a_port))
     try:
         assert wait_for(lambda: a_port not in neighbours(bed, ca) and
                         b_port not in neighbours(bed, cb), seconds=60)
         for c in (ca, cb):
             assert stat(bed, c, "lldpStatsRemTablesDeletes") == deletes[c] + 1
+        # the port's ifLastChange moved, and is no later than sysUpTime
+        up, changed_now = ticks(bed, ca, SYS_UP_TIME, if_last_change)
+        assert changed_before < changed_now <= up
         # smpquery agrees: the port is down
         info = fields(bed.run_on_node("smpquery", "portinfo", str(guids[a][1]), str(a_port)))
         assert info["LinkState"] == "Down"
