@@ -2,7 +2,6 @@
  * see what the agent costs the fabric, e.g. that a walk answered from the
  * caches sent no MAD; and ibsnmpdCacheTable, a row for every cache group
  * the running areas declare (area.h). */
-#include <time.h>
 
 #include "ibsnmpd/agent_mib.h"
 #include "ibsnmpd/area.h"
@@ -53,17 +52,17 @@ static int cache_value(const void *row, unsigned column, netsnmp_variable_list *
 {
 	const struct cache_entry *e = row;
 	const struct cache_group *g = e->group;
-	struct timespec now;
 
 	(void)snap;
 	switch (column) {
 	case COLUMN_IBSNMPD_CACHE_NAME: mib_set_octets(vb, e->decl->name, strlen(e->decl->name)); return 0;
 	case COLUMN_IBSNMPD_CACHE_LIFETIME: mib_set_unsigned(vb, ASN_UNSIGNED, g->lifetime_s); return 0;
-	case COLUMN_IBSNMPD_CACHE_AGE:
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		mib_set_unsigned(vb, ASN_UNSIGNED,
-				 g->snapshot ? (unsigned long)(now.tv_sec - g->filled_at) : 4294967295UL);
+	case COLUMN_IBSNMPD_CACHE_AGE: {
+		long age = cache_group_age_s(g);
+
+		mib_set_unsigned(vb, ASN_UNSIGNED, age >= 0 ? (unsigned long)age : 4294967295UL);
 		return 0;
+	}
 	case COLUMN_IBSNMPD_CACHE_REFRESHES: mib_set_unsigned(vb, ASN_COUNTER, g->attempts); return 0;
 	case COLUMN_IBSNMPD_CACHE_FAILING: mib_set_int(vb, g->last_failed ? 2 : 1); return 0; /* ok(1), failing(2) */
 	case COLUMN_IBSNMPD_CACHE_LAST_DURATION:

@@ -31,12 +31,17 @@ static void give_back_freed_memory(void)
 		    ((double)t.tv_sec + t.tv_nsec / 1e9 - now) * 1000.0));
 }
 
-static time_t now_s(void)
+time_t cache_clock_s(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec;
+}
+
+long cache_group_age_s(const struct cache_group *g)
+{
+	return g->snapshot ? (long)(cache_clock_s() - g->filled_at) : -1;
 }
 
 static double now_frac(void)
@@ -245,7 +250,7 @@ void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 		void *old = g->snapshot;
 
 		g->snapshot = fresh;
-		g->filled_at = now_s();
+		g->filled_at = cache_clock_s();
 		/* an observer may stop observing (its owner goes) while called */
 		for (struct cache_observer *o = g->observers, *next; o; o = next) {
 			next = o->next;

@@ -74,6 +74,10 @@ void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 /* Ends a refresh that brought nothing new (its owner said why, or nothing
  * changed): the snapshot stays, nothing is logged, no observer is called. */
 void cache_refresh_kept(struct cache_group *g);
+/* Monotonic seconds: the clock of filled_at (and of any "how long ago"). */
+time_t cache_clock_s(void);
+/* Seconds since g's snapshot was published; -1: none yet. */
+long cache_group_age_s(const struct cache_group *g);
 static inline const void *cache_snapshot(const struct cache_group *g)
 {
 	return g->snapshot;

@@ -48,14 +48,6 @@ struct node_context {
 	struct node_context_regs regs;
 };
 
-static time_t mono_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec;
-}
-
 /* ---- the directory ---------------------------------------------------------- */
 
 static void refresh_dir(struct cache_group *g)
@@ -163,7 +155,7 @@ static void sma_asked(void *arg)
 {
 	struct node_context *c = arg;
 
-	c->last_asked = mono_now();
+	c->last_asked = cache_clock_s();
 	if (!c->sma_running)
 		sma_start(c);
 }
@@ -349,7 +341,7 @@ static void dir_published(struct cache_group *g, const void *before, const void 
 static void tick(unsigned reg, void *arg)
 {
 	struct node_area *a = arg;
-	time_t now = mono_now();
+	time_t now = cache_clock_s();
 	size_t kept = 0;
 
 	(void)reg;

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ibsnmpd/area.h"
 #include "ibsnmpd/fabric.h"
@@ -36,16 +35,14 @@ static void add_cache(const struct cache_decl *decl, struct cache_group *g, void
 {
 	struct prom_sources *src = arg;
 	struct prom_cache *c;
-	struct timespec now;
 
 	if (src->n_caches == CACHE_INDEX_MAX)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	c = &src->caches[src->n_caches++];
 	c->name = decl->name;
 	c->lifetime_s = g->lifetime_s;
 	c->refreshes = g->attempts;
-	c->age_s = g->snapshot ? (long)(now.tv_sec - g->filled_at) : -1;
+	c->age_s = cache_group_age_s(g);
 	c->last_duration_s = g->last_duration;
 	c->failing = g->last_failed;
 }

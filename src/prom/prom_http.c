@@ -62,14 +62,6 @@ struct scrape {
 	time_t started;
 };
 
-static time_t monotonic_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec;
-}
-
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct prom_http *h = cls;
@@ -97,7 +89,7 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
 		return MHD_YES;
 	/* one line when it starts, then at most one a minute with the count */
 	h->refused++;
-	now = monotonic_s();
+	now = cache_clock_s();
 	if (h->refused == 1 || now - h->refused_said >= REFUSED_LOG_S) {
 		prom_addr_text(addr, text, sizeof(text));
 		snmp_log(LOG_WARNING, "prometheusListen: refused %lu connection(s) from outside "
@@ -173,7 +165,7 @@ static ssize_t scrape_read(void *cls, uint64_t pos, char *buf, size_t max)
 	size_t n;
 
 	(void)pos;
-	if (monotonic_s() - s->started > PROM_SCRAPE_MAX_S) {
+	if (cache_clock_s() - s->started > PROM_SCRAPE_MAX_S) {
 		snmp_log(LOG_WARNING, "prometheusListen: a scrape took over %d s (a slow client): "
 			 "closed\n", PROM_SCRAPE_MAX_S);
 		return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -205,7 +197,7 @@ static struct MHD_Response *scrape_response(struct prom_http *h, enum prom_forma
 	if (!s)
 		return NULL;
 	s->h = h;
-	s->started = monotonic_s();
+	s->started = cache_clock_s();
 	if (h->feed.begin(h->feed.arg, &s->src)) {
 		free(s);
 		return NULL;
