@@ -171,16 +171,13 @@ static void reload_config(void)
 	snmp_log(LOG_INFO, "SIGHUP: re-reading the configuration\n");
 	config_reset_error_count();
 	update_config();
-	if (!config_error_count() && (why = areas_config_refused(ibsnmpd_areas))) {
-		snmp_log(LOG_ERR, "%s; keeping the previous settings\n", why);
-		ibsnmpd_cfg = before;
-		areas_config_restore(areas_before);
-		free(areas_before);
-		return;
-	}
-	if (config_error_count()) {
-		snmp_log(LOG_ERR, "configuration has %u error(s); keeping the previous settings\n",
-			 config_error_count());
+	why = config_error_count() ? NULL : areas_config_refused(ibsnmpd_areas);
+	if (config_error_count() || why) {
+		if (why)
+			snmp_log(LOG_ERR, "%s; keeping the previous settings\n", why);
+		else
+			snmp_log(LOG_ERR, "configuration has %u error(s); keeping the previous "
+				 "settings\n", config_error_count());
 		ibsnmpd_cfg = before;
 		areas_config_restore(areas_before);
 		free(areas_before);
