@@ -97,8 +97,6 @@ void fabric_health_defaults(struct fabric_health_config *c);
  * (25, -9); 0 is (0, 0). */
 void fabric_ber_split(double ber, unsigned *mantissa, int *exponent);
 
-#define FABRIC_PHYS_LINK_UP SMA_PHYS_LINK_UP
-
 /* The PortInfo fields a link row keeps: those its columns, its rules and
  * the node contexts' IF-MIB read (the 40-odd fields of struct
  * sma_portinfo take 192 octets a port; this, 16). */

@@ -251,7 +251,7 @@ static int discovered_row(struct fabric_snapshot *s, struct fabric_port *row,
 
 static void derive(struct fabric_port *p)
 {
-	p->up = p->have_info && !p->gone && p->pi.phys_state == FABRIC_PHYS_LINK_UP;
+	p->up = p->have_info && !p->gone && p->pi.phys_state == SMA_PHYS_LINK_UP;
 	p->lanes = p->up ? sma_width_lanes(p->pi.width_active) : 0;
 	p->speed = p->up ? fabric_active_speed(&p->pi) : 0;
 	p->rate_mbps = p->lanes * sma_lane_data_mbps(p->speed);
