@@ -88,7 +88,6 @@ struct node_neighbor {
 /* A row of a node's entPhysicalTable: the chassis (port 0) or a port. */
 struct node_entity {
 	uint16_t port;
-	uint16_t if_at;
 };
 #define NODE_ENTITY_CHASSIS 1       /* entPhysicalIndex of the chassis */
 #define NODE_ENTITY_PORT_BASE 1000  /* of port N: 1000 + N */

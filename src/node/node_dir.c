@@ -207,8 +207,7 @@ static int add_entities(struct builder *b, struct node_entry *e, const struct no
 			return -1;
 		b->d->entities = arr;
 		b->d->entities[b->d->n_entities++] = (struct node_entity){
-			.port = k ? (uint16_t)b->d->ports[e->first_if + k - 1].port : 0,
-			.if_at = k ? (uint16_t)(k - 1) : 0};
+			.port = k ? (uint16_t)b->d->ports[e->first_if + k - 1].port : 0};
 	}
 	/* entLastChangeTime: when its context's entities were made, or its
 	 * ports or identity changed */
