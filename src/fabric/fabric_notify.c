@@ -41,10 +41,22 @@ static const unsigned flapping_objects[] = {
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define OBJECTS(a) .objects = (a), .n_objects = N_OF(a)
 
-static const char *const event_names[] = {
-	[1] = "down", [2] = "up", [3] = "degraded", [4] = "restored",
-	[5] = "BER high", [6] = "BER normal", [7] = "flapping",
+/* ibsnmpdNotifications.N (FABRIC_EV_* bit N): its name in the log, the
+ * columns it carries (the degraded one also the baseline's) */
+static const struct link_event {
+	const char *name;
+	const unsigned *objects;
+	size_t n_objects;
+} link_events[FABRIC_EV_LAST + 1] = {
+	[1] = {"down", OBJECTS(link_objects)},
+	[2] = {"up", OBJECTS(link_objects)},
+	[3] = {"degraded", OBJECTS(link_objects)},
+	[4] = {"restored", OBJECTS(link_objects)},
+	[5] = {"BER high", OBJECTS(ber_objects)},
+	[6] = {"BER normal", OBJECTS(ber_objects)},
+	[7] = {"flapping", OBJECTS(flapping_objects)},
 };
 
 static void add_column(netsnmp_variable_list **vl, const struct fabric_port *p, unsigned column)
@@ -91,30 +103,22 @@ static void add_node_context(netsnmp_variable_list **vl, const struct fabric_por
 static void send_link(const struct fabric_port *p, unsigned number)
 {
 	oid trap[] = {OID_IBSNMPD_NOTIFICATIONS, 0};
+	const struct link_event *ev = &link_events[number];
 	netsnmp_variable_list *vl;
-	const unsigned *objects = link_objects;
-	size_t n_objects = N_OF(link_objects);
 
 	trap[OID_LENGTH(trap) - 1] = number;
 	vl = mib_notification_new(trap, OID_LENGTH(trap));
 	if (!vl)
 		return;
-	if (number == 5 || number == 6) {
-		objects = ber_objects;
-		n_objects = N_OF(ber_objects);
-	} else if (number == 7) {
-		objects = flapping_objects;
-		n_objects = N_OF(flapping_objects);
-	}
-	for (size_t i = 0; i < n_objects; i++)
-		add_column(&vl, p, objects[i]);
-	if (number == 3)
+	for (size_t i = 0; i < ev->n_objects; i++)
+		add_column(&vl, p, ev->objects[i]);
+	if (1u << number == FABRIC_EV_DEGRADED)
 		for (size_t i = 0; i < N_OF(degraded_objects); i++)
 			add_column(&vl, p, degraded_objects[i]);
 	add_node_context(&vl, p);
 	/* the notification is the record; the log keeps to the agent's own state */
 	DEBUGMSGTL(("ibsnmpd:fabric", "link %s: %s port %u <-> %s port %u (%u lanes, speed %d)\n",
-		    event_names[number], p->node_desc, p->port,
+		    ev->name, p->node_desc, p->port,
 		    p->remote_guid ? p->remote_desc : "?", p->remote_port, p->lanes, p->speed));
 	notify_send(NOTIFY_LINK, number, p->lid, vl);
 }
