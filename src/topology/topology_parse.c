@@ -101,31 +101,19 @@ static int node_line(struct parse *ps, const char *line)
 static int port_line(struct parse *ps, const char *line)
 {
 	unsigned long long guid, port_guid = 0, peer_guid = 0;
-	int port, peer_port = 0, used = 0, speed = 0;
+	int port, peer_port = 0, speed = 0;
+	int end[8] = {0}; /* where the line ends after N fields */
 	unsigned lid;
 	struct port_line *p;
 	void *q;
+	/* the fields left out are those not converted (left 0) */
+	int n = sscanf(line, "port %llx %d %u%n %llx%n %llx %d%n %d%n", &guid, &port, &lid,
+		       &end[3], &port_guid, &end[4], &peer_guid, &peer_port, &end[6], &speed,
+		       &end[7]);
 
-	if (sscanf(line, "port %llx %d %u %llx %llx %d %d%n", &guid, &port, &lid, &port_guid,
-		   &peer_guid, &peer_port, &speed, &used) == 7) {
-		if (speed < 0 || speed > 9)
-			return 1;
-	} else {
-		speed = 0;
-		used = 0;
-		if (sscanf(line, "port %llx %d %u %llx %llx %d%n", &guid, &port, &lid, &port_guid,
-			   &peer_guid, &peer_port, &used) != 6) {
-			peer_guid = 0;
-			peer_port = 0;
-			if (sscanf(line, "port %llx %d %u %llx%n", &guid, &port, &lid, &port_guid,
-				   &used) != 4) {
-				port_guid = 0;
-				if (sscanf(line, "port %llx %d %u%n", &guid, &port, &lid, &used) != 3)
-					return 1;
-			}
-		}
-	}
-	if (line[used] != '\0' || port < 1 || port > 254 || lid < 1 || lid > 0xffff)
+	if (n < 3 || n == 5 || speed < 0 || speed > 9)
+		return 1;
+	if (line[end[n]] != '\0' || port < 1 || port > 254 || lid < 1 || lid > 0xffff)
 		return 1;
 	if (!(q = grow(ps->pl, &ps->cap_pl, ps->n_pl, sizeof(*ps->pl))))
 		return -1;

@@ -142,6 +142,8 @@ static void parses_discovery_output(void **state)
 		"port 0000000000100002 1 3 0000000000100003 0000000000200000 2 7\n"
 		"node 0000000000100002 1 1 3 hca2\n"
 		"route 0000000000100002 0\n"
+		"port 0000000000300000 2 6 0000000000300002 0000000000200000 3\n"
+		"port 0000000000300000 1 5 0000000000300001\n"
 		"node 0000000000300000 2 8 0 no LID yet\n"
 		"route 0000000000300000 3 2 17 254\n"
 		"done 0.012\n";
@@ -151,7 +153,7 @@ static void parses_discovery_output(void **state)
 	(void)state;
 	assert_non_null(f);
 	assert_int_equal(f->n_nodes, 3);
-	assert_int_equal(f->n_ports, 3);
+	assert_int_equal(f->n_ports, 5);
 	/* directed routes: out ports from the local node */
 	assert_true(f->nodes[0].has_route && f->nodes[0].route_hops == 0);
 	assert_true(f->nodes[1].has_route && f->nodes[1].route_hops == 1);
@@ -166,6 +168,11 @@ static void parses_discovery_output(void **state)
 	assert_int_equal(f->ports[1].port, 1);
 	assert_int_equal(f->ports[2].port, 2);
 	assert_int_equal(f->ports[2].lid, 1);
+	/* the older, shorter lines: what they leave out is 0 */
+	assert_true(f->ports[3].port == 1 && f->ports[3].port_guid == 0x300001);
+	assert_true(f->ports[3].peer_guid == 0 && f->ports[3].peer_port == 0);
+	assert_true(f->ports[4].peer_guid == 0x200000 && f->ports[4].peer_port == 3);
+	assert_int_equal(f->ports[4].speed, 0);
 	assert_string_equal(f->nodes[1].desc, "sw1 spine, rack 4");
 	assert_int_equal(f->nodes[1].type, 2);
 	topology_free(f);
@@ -182,6 +189,10 @@ static void refuses_bad_discovery_output(void **state)
 		"node 0000000000200000 9 8 1 a\ndone 1\n",                /* bad node type */
 		"port 0000000000200000 0 1\nnode 0000000000200000 2 8 1 a\ndone 1\n", /* port 0 */
 		"port 0000000000200000 1 1 extra\nnode 0000000000200000 2 8 1 a\ndone 1\n",
+		/* a peer GUID without its port; speed 10; an eighth field */
+		"port 0000000000200000 1 1 1 2\nnode 0000000000200000 2 8 1 a\ndone 1\n",
+		"port 0000000000200000 1 1 1 2 3 10\nnode 0000000000200000 2 8 1 a\ndone 1\n",
+		"port 0000000000200000 1 1 1 2 3 4 5\nnode 0000000000200000 2 8 1 a\ndone 1\n",
 		"hello\ndone 1\n",
 		"route 0000000000200000 0\nnode 0000000000200000 2 8 1 a\ndone 1\n", /* before */
 		"node 0000000000200000 2 8 1 a\nroute 0000000000200001 0\ndone 1\n", /* other node */
