@@ -184,13 +184,12 @@ static void scrape_free(void *cls)
 	free(s);
 }
 
-static struct MHD_Response *scrape_response(struct prom_http *h, enum prom_format format,
-					    unsigned *status)
+/* NULL: too many scrapes at once, or nothing to serve (503) */
+static struct MHD_Response *scrape_response(struct prom_http *h, enum prom_format format)
 {
 	struct scrape *s;
 	struct MHD_Response *r;
 
-	*status = MHD_HTTP_SERVICE_UNAVAILABLE;
 	if (h->scrapes >= PROM_SCRAPES_MAX)
 		return NULL;
 	s = calloc(1, sizeof(*s));
@@ -215,7 +214,6 @@ static struct MHD_Response *scrape_response(struct prom_http *h, enum prom_forma
 		return NULL;
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, prom_content_type(format));
-	*status = MHD_HTTP_OK;
 	return r;
 }
 
@@ -251,7 +249,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
 	struct prom_http *h = cls;
 	struct MHD_Response *r;
-	unsigned status;
 	enum MHD_Result ok;
 
 	(void)version;
@@ -268,13 +265,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return answer_text(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n",
 				   "text/plain; charset=utf-8");
 	r = scrape_response(h, prom_format_for(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-									  MHD_HTTP_HEADER_ACCEPT)),
-			    &status);
+									  MHD_HTTP_HEADER_ACCEPT)));
 	if (!r)
 		return answer_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 				   "too many scrapes at once, or nothing to serve yet\n",
 				   "text/plain; charset=utf-8");
-	ok = MHD_queue_response(c, status, r);
+	ok = MHD_queue_response(c, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ok;
 }
