@@ -20,7 +20,16 @@ static const char *const help =
 	"# Dead \"node\" / Alive \"node\"    the node answers nothing at all / again; a name\n"
 	"#                               with * or ? takes every node it matches (a rail)\n"
 	"# Width \"node\"[port] 1X|2X|4X|8X|12X, Speed \"node\"[port] SDR|...|NDR|XDR (both ends)\n"
-	"# Stats                         MADs answered so far\n";
+	"# Stats                         MADs answered so far\n"
+	"# Temperature \"node\" SENSOR CELSIUS|auto   sensor 0 the ASIC, 1-2 ambient, 64+M module M\n"
+	"# Fan \"node\" TACHO RPM|auto     tacho 0-13 of a switch (0 rpm: stopped)\n"
+	"# Module \"node\"[port] Remove|Insert|Fault   the module of the port (its cage's links\n"
+	"#                               go down while it is out or faulted)\n"
+	"# Module \"node\"[port] RxPower LANE DBM|auto, Module \"node\"[port] Temperature CELSIUS|auto\n"
+	"#                               LANE 0-3 of the port\n"
+	"# Vendor \"node\" nvidia|other|silent|unsupported|noregister REG[,REG...]\n"
+	"#                               how it answers NVIDIA's vendor MADs (a pattern: every\n"
+	"#                               node it matches)\n";
 
 unsigned long fs_answered[4]; /* SMP, PMA, SA, undeliverable: server.c counts */
 
@@ -187,6 +196,158 @@ static void for_ports(struct fabric *f, int node, int port, bool up,
 	}
 }
 
+/* ---- vitals (vendor.c's models) ---- */
+
+/* "auto" (the model's value again) or a number; false if neither */
+static bool value_or_auto(const char *word, bool *set, double *value)
+{
+	char *end;
+
+	if (!strcasecmp(word, "auto")) {
+		*set = false;
+		return true;
+	}
+	*value = strtod(word, &end);
+	if (end == word || *end)
+		return false;
+	*set = true;
+	return true;
+}
+
+static void temperature(struct fabric *f, int node, char *s, FILE *out)
+{
+	struct fs_vitals *v = fs_vitals_of(f, (uint32_t)node);
+	unsigned sensor;
+	char word[32];
+	bool set;
+	double c = 0;
+
+	if (!v || sscanf(s, "%u %31s", &sensor, word) != 2 || !value_or_auto(word, &set, &c)) {
+		fprintf(out, "# Temperature \"node\" SENSOR CELSIUS|auto\n");
+		return;
+	}
+	if (sensor == 0) {
+		v->asic_set = set, v->asic_c = c;
+	} else if (sensor <= 2 && f->nodes[node].type == FS_SWITCH) {
+		v->amb_set[sensor - 1] = set, v->amb_c[sensor - 1] = c;
+	} else if (sensor >= 64 && sensor - 64 < v->n_modules) {
+		v->modules[sensor - 64].temp_set = set, v->modules[sensor - 64].temp_c = c;
+	} else {
+		fprintf(out, "# no sensor %u on \"%s\"\n", sensor, f->nodes[node].name);
+	}
+}
+
+static void fan(struct fabric *f, int node, char *s, FILE *out)
+{
+	struct fs_vitals *v = fs_vitals_of(f, (uint32_t)node);
+	unsigned tacho;
+	char word[32];
+	bool set;
+	double rpm = 0;
+
+	if (!v || f->nodes[node].type != FS_SWITCH ||
+	    sscanf(s, "%u %31s", &tacho, word) != 2 || tacho >= 14 ||
+	    !value_or_auto(word, &set, &rpm) || rpm < 0 || rpm > 65535) {
+		fprintf(out, "# Fan \"switch\" TACHO(0-13) RPM|auto\n");
+		return;
+	}
+	v->fan_rpm[tacho] = set ? (int)rpm : -1;
+}
+
+/* the cage's ports up or down with its module */
+static void module_links(struct fabric *f, int node, unsigned module, bool up,
+			 void (*link_changed)(struct fabric *f, uint32_t node))
+{
+	for (unsigned p = 1; p <= f->nodes[node].nports; p++)
+		if (fs_module_of_port(f, (uint32_t)node, p) == (int)module)
+			for_ports(f, node, (int)p, up, link_changed);
+}
+
+static void module(struct fabric *f, int node, int port, char *s, FILE *out,
+		   void (*link_changed)(struct fabric *f, uint32_t node))
+{
+	struct fs_vitals *v = fs_vitals_of(f, (uint32_t)node);
+	int m = port < 0 ? -1 : fs_module_of_port(f, (uint32_t)node, (unsigned)port);
+	char what[32] = "", a[32] = "", b[32] = "";
+	struct fs_module *mod;
+	bool set;
+	double value = 0;
+
+	if (!v || m < 0 || sscanf(s, "%31s %31s %31s", what, a, b) < 1) {
+		fprintf(out, "# Module \"node\"[port] Remove|Insert|Fault|RxPower LANE DBM|"
+			     "Temperature CELSIUS\n");
+		return;
+	}
+	mod = &v->modules[m];
+	if (!strcasecmp(what, "Remove") || !strcasecmp(what, "Fault")) {
+		mod->state = !strcasecmp(what, "Remove") ? FS_MODULE_UNPLUGGED : FS_MODULE_FAULT;
+		mod->error_type = 6; /* high temperature */
+		module_links(f, node, (unsigned)m, false, link_changed);
+	} else if (!strcasecmp(what, "Insert")) {
+		mod->state = FS_MODULE_PLUGGED;
+		module_links(f, node, (unsigned)m, true, link_changed);
+	} else if (!strcasecmp(what, "Temperature") && value_or_auto(a, &set, &value)) {
+		mod->temp_set = set, mod->temp_c = value;
+	} else if (!strcasecmp(what, "RxPower") && value_or_auto(b, &set, &value) &&
+		   isdigit((unsigned char)a[0]) && atoi(a) < 4) {
+		/* the port's lane: lanes 4k..4k+3 of the cage for its k-th port */
+		unsigned ppm = f->nodes[node].type == FS_SWITCH && f->nodes[node].nports % 2 == 0
+				       ? 2 : 1;
+		unsigned lane = ((unsigned)port - 1) % ppm * 4 + (unsigned)atoi(a);
+
+		mod->rx_set[lane] = set, mod->rx_dbm[lane] = value;
+	} else {
+		fprintf(out, "# Module \"node\"[port] Remove|Insert|Fault|RxPower LANE(0-3) DBM|auto|"
+			     "Temperature CELSIUS|auto\n");
+	}
+}
+
+/* Vendor "PATTERN" MODE [REG,...] */
+static void vendor(struct fabric *f, char *s, FILE *out)
+{
+	static const char *const modes[] = {"nvidia", "other", "silent", "unsupported",
+					    "noregister"};
+	char *p = strchr(s, '"'), *end = p ? strchr(p + 1, '"') : NULL;
+	char mode[32] = "", regs[160] = "";
+	int m = -1;
+	uint32_t noreg = 0;
+	unsigned n = 0;
+
+	if (end) {
+		*end = 0;
+		sscanf(end + 1, "%31s %159s", mode, regs);
+	}
+	for (int k = 0; k < 5; k++)
+		if (!strcasecmp(mode, modes[k]))
+			m = k;
+	for (char *save = NULL, *r = strtok_r(regs, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
+		int reg = fs_register_by_name(r);
+
+		if (reg < 0) {
+			fprintf(out, "# no register %s\n", r);
+			return;
+		}
+		noreg |= 1u << reg;
+	}
+	if (!end || m < 0 || (m == FS_VENDOR_NOREG) != (noreg != 0)) {
+		fprintf(out, "# Vendor \"node\" nvidia|other|silent|unsupported|noregister "
+			     "REG[,REG...]\n");
+		return;
+	}
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct fs_vitals *v;
+
+		if (fnmatch(p + 1, f->nodes[i].name, 0) && fs_find_node(f, p + 1) != (int)i)
+			continue;
+		if (!(v = fs_vitals_of(f, i)))
+			continue;
+		f->nodes[i].vendor = (uint8_t)m;
+		v->noreg = noreg;
+		n++;
+	}
+	fprintf(out, "# %u nodes %s\n", n, modes[m]);
+}
+
 /* Dead/Alive "PATTERN": every node whose name matches (fnmatch) */
 static void dead_matching(struct fabric *f, char *s, bool dead, FILE *out)
 {
@@ -230,6 +391,10 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 			fs_answered[0], fs_answered[1], fs_answered[2], fs_answered[3]);
 		return;
 	}
+	if (!strcasecmp(cmd, "Vendor")) {
+		vendor(f, s, out);
+		return;
+	}
 	if ((!strcasecmp(cmd, "Dead") || !strcasecmp(cmd, "Alive")) && strpbrk(s, "*?")) {
 		dead_matching(f, s, !strcasecmp(cmd, "Dead"), out);
 		return;
@@ -253,6 +418,12 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 		for (unsigned p = port < 0 ? 0 : (unsigned)port;
 		     p <= (port < 0 ? n->nports : (unsigned)port); p++)
 			f->ports[n->first_port + p].err_rate = (uint8_t)rate;
+	} else if (!strcasecmp(cmd, "Temperature")) {
+		temperature(f, node, s, out);
+	} else if (!strcasecmp(cmd, "Fan")) {
+		fan(f, node, s, out);
+	} else if (!strcasecmp(cmd, "Module")) {
+		module(f, node, port, s, out, link_changed);
 	} else if (!strcasecmp(cmd, "Dead") || !strcasecmp(cmd, "Alive")) {
 		f->nodes[node].dead = !strcasecmp(cmd, "Dead");
 	} else if (!strcasecmp(cmd, "Width") || !strcasecmp(cmd, "Speed")) {

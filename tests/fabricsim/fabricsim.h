@@ -146,6 +146,50 @@ struct fs_node {
 	uint8_t type;         /* enum fs_node_type */
 	uint8_t nports;
 	uint8_t dead;         /* Dead: answers nothing at all */
+	uint8_t vendor;       /* enum fs_vendor_mode: how it answers NVIDIA's vendor MADs */
+};
+
+/* ---- NVIDIA's vendor MADs and their registers (vendor.c) ---- */
+
+/* How a node answers class 0x0A and the SMP AccessRegister: as an NVIDIA
+ * device, as another vendor's (VendorID not NVIDIA's, no answer, as real
+ * ones do not answer), silent, "attribute not supported", or GeneralInfo
+ * but "register not supported" for the registers in fs_vitals.noreg. */
+enum fs_vendor_mode {
+	FS_VENDOR_NVIDIA,
+	FS_VENDOR_OTHER,
+	FS_VENDOR_SILENT,
+	FS_VENDOR_UNSUPPORTED,
+	FS_VENDOR_NOREG,
+};
+
+enum fs_module_state { FS_MODULE_PLUGGED, FS_MODULE_UNPLUGGED, FS_MODULE_FAULT };
+
+#define FS_TACHOS_MAX 16
+#define FS_LANES_MAX 8
+
+/* A cage's occupant: its identity comes from the model (the cable at its
+ * port); what the console set overrides the model's moving values. */
+struct fs_module {
+	uint8_t state;            /* enum fs_module_state */
+	uint8_t error_type;       /* PMAOS error_type while FAULT */
+	bool temp_set;
+	bool rx_set[FS_LANES_MAX];
+	double temp_c;
+	double rx_dbm[FS_LANES_MAX];
+};
+
+/* Per node, made at its first vendor MAD or console command. */
+struct fs_vitals {
+	bool asic_set, amb_set[2];
+	double asic_c, amb_c[2];
+	int fan_rpm[FS_TACHOS_MAX]; /* -1: the model's */
+	double max_asic_c;          /* MTMP max_temperature of the ASIC */
+	uint32_t noreg;             /* FS_VENDOR_NOREG: bit per enum fs_register */
+	unsigned n_modules;
+	struct fs_module *modules;
+	uint32_t icmd_ctrl;         /* the ICMD gateway's control dword (vendor.c) */
+	uint32_t *icmd_mailbox;     /* its mailbox, made at the first use */
 };
 
 struct fs_subscriber {
@@ -172,6 +216,7 @@ struct fabric {
 	uint32_t sm_activity;
 	uint16_t notice_count;
 	uint8_t default_speed, default_width;
+	struct fs_vitals **vitals;         /* per node, NULL until used */
 };
 
 /* model.c */
@@ -223,6 +268,21 @@ void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t en
 /* a Report(Notice 128) from a switch, for subscribers: filled in r but for
  * its destination */
 void fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r);
+
+/* vendor.c: class 0x0A (LID-routed GMP: ClassPortInfo, GeneralInfo,
+ * ConfigSpaceAccess of the hardware ID, AccessRegister by TLVs and by GMP)
+ * and the SMP AccessRegister (attribute 0xFF52). The answer's status (0 or
+ * a MAD status); -1: no answer at all. mad is the whole MAD. */
+int fs_vendor_gmp(struct fabric *f, uint32_t node, unsigned method, unsigned attr, uint32_t mod,
+		  uint8_t *mad);
+int fs_vendor_smp(struct fabric *f, uint32_t node, unsigned method, uint8_t *smp_data);
+/* NodeInfo's VendorID of a node */
+uint32_t fs_vendor_id(const struct fabric *f, uint32_t node);
+struct fs_vitals *fs_vitals_of(struct fabric *f, uint32_t node);
+/* the module behind a node's port (switches: two ports a cage), or -1 */
+int fs_module_of_port(const struct fabric *f, uint32_t node, unsigned port);
+/* the register a name means (MGIR ...), or -1 */
+int fs_register_by_name(const char *name);
 
 /* console.c: one command line; output to out. fs_answered: MADs answered
  * (SMP, PerfMgt, SA, undeliverable), counted by the server for Stats */

@@ -14,6 +14,8 @@
 #define STATUS_UNSUP_ATTR 0x000c /* unsupported method/attribute */
 #define STATUS_BAD_FIELD 0x001c  /* invalid value in an attribute field */
 #define TIMEOUT_STATUS 110       /* what libumad2sim reports as a timeout */
+#define FS_VENDOR_CLASS 0x0a     /* NVIDIA's vendor class (vendor.c) */
+#define FS_ATTR_ACCESS_REG 0xff52 /* the SMP AccessRegister (vendor.c) */
 
 /* PortInfo CapabilityMask and CapabilityMask2 bits (IBA 14.2.5.6) */
 #define CAP_IS_SM (1u << 1)
@@ -194,7 +196,7 @@ void fs_encode_nodeinfo(struct fabric *f, uint32_t node, uint8_t entry_port, uin
 	mad_set_field(d, 0, IB_NODE_DEVID_F, n->device_id);
 	mad_set_field(d, 0, IB_NODE_REVISION_F, 0xa0);
 	mad_set_field(d, 0, IB_NODE_LOCAL_PORT_F, entry_port);
-	mad_set_field(d, 0, IB_NODE_VENDORID_F, 0x02c9); /* Mellanox */
+	mad_set_field(d, 0, IB_NODE_VENDORID_F, fs_vendor_id(f, node));
 }
 
 static int smp(struct fabric *f, const struct target *t, unsigned method, unsigned attr,
@@ -555,7 +557,8 @@ bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request
 		    mad_get_field(mad, 0, IB_DRSMP_DRSLID_F) != 0xffff ||
 		    !walk_directed(f, from, mad, &t))
 			goto unreachable;
-	} else if (mgmt == IB_SMI_CLASS || mgmt == IB_PERFORMANCE_CLASS || mgmt == IB_SA_CLASS) {
+	} else if (mgmt == IB_SMI_CLASS || mgmt == IB_PERFORMANCE_CLASS || mgmt == IB_SA_CLASS ||
+		   mgmt == FS_VENDOR_CLASS) {
 		if (!route_lid(f, from, (uint16_t)ntohs((uint16_t)r->dlid), &t))
 			goto unreachable;
 		if (mgmt == IB_SA_CLASS && t.node != f->sm_node)
@@ -576,12 +579,18 @@ bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request
 				goto unreachable;
 		}
 	}
-	if (mgmt == IB_PERFORMANCE_CLASS)
+	if (mgmt == FS_VENDOR_CLASS)
+		status = fs_vendor_gmp(f, t.node, method, attr, mod, mad);
+	else if ((mgmt == IB_SMI_CLASS || mgmt == IB_SMI_DIRECT_CLASS) && attr == FS_ATTR_ACCESS_REG)
+		status = fs_vendor_smp(f, t.node, method, d);
+	else if (mgmt == IB_PERFORMANCE_CLASS)
 		status = pma(f, &t, method, attr, d);
 	else if (mgmt == IB_SA_CLASS)
 		status = sa(f, from, method, attr, d);
 	else
 		status = smp(f, &t, method, attr, mod, d);
+	if (status < 0)
+		return false; /* no answer: NVIDIA's class on a node without it */
 
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);

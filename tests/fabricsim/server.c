@@ -227,7 +227,8 @@ static void ctl_answer(struct fs_ctl *ctl)
 		break;
 	}
 	case FS_CTL_GET_VENDOR: {
-		struct fs_vendor v = {0x02c9, fabric.nodes[node].device_id, 0xa0, 1};
+		struct fs_vendor v = {fs_vendor_id(&fabric, node), fabric.nodes[node].device_id, 0xa0,
+				       1};
 
 		memcpy(ctl->data, &v, sizeof(v));
 		break;
