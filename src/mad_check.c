@@ -11,11 +11,15 @@ size_t mad_class_data_size(int mgmt_class)
 {
 	if (mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS)
 		return IB_SMP_DATA_SIZE;
+	if (mad_is_vendor_range1(mgmt_class))
+		return IB_VENDOR_RANGE1_DATA_SIZE;
 	return mgmt_class == IB_SA_CLASS ? IB_SA_DATA_SIZE : IB_PC_DATA_SZ;
 }
 
 size_t mad_class_data_offset(int mgmt_class)
 {
+	if (mad_is_vendor_range1(mgmt_class))
+		return IB_VENDOR_RANGE1_DATA_OFFS; /* a vendor's class: all after the header */
 	return mgmt_class == IB_SA_CLASS ? IB_SA_DATA_OFFS : IB_SMP_DATA_OFFS;
 }
 

@@ -385,7 +385,7 @@ int mad_device_open(const char *ca_name, int port_num, struct mad_local_port *ou
 	umad_port_t pinfo;
 	/* SA last: a test shim waits for it (see tests/tools/sim_issm_shim.c) */
 	static const int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS,
-				      IB_SA_CLASS};
+				      MAD_VENDOR_NVIDIA_CLASS, IB_SA_CLASS};
 
 	*exit_code = 2;
 	if (umad_init() < 0) {

@@ -28,7 +28,7 @@ struct mad_request {
 	int mgmt_class, method;
 	unsigned attr_id, attr_mod;
 	size_t data_len;
-	uint8_t data[IB_SA_DATA_SIZE]; /* the largest: SA */
+	uint8_t data[IB_VENDOR_RANGE1_DATA_SIZE]; /* the largest: a vendor class's (232) */
 	uint64_t sa_sm_key, sa_comp_mask;
 	uint32_t tid;
 	unsigned tries_left;

@@ -79,7 +79,8 @@ void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_o
 /* One request. data (may be NULL) is the attribute data of the request,
  * e.g. PortCounters' PortSelect. */
 struct mad_call {
-	int mgmt_class;   /* IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS, IB_SA_CLASS */
+	int mgmt_class;   /* IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS, IB_SA_CLASS,
+			     MAD_VENDOR_NVIDIA_CLASS */
 	int method;       /* IB_MAD_METHOD_GET or IB_MAD_METHOD_SET */
 	unsigned attr_id, attr_mod;
 	const uint8_t *data;
@@ -129,8 +130,12 @@ struct mad_engine_stats {
 };
 void mad_engine_get_stats(struct mad_engine_stats *st);
 
+/* NVIDIA's (Mellanox's) vendor class: GMPs to QP1, LID-routed only; its
+ * data from offset 24, the 8-octet VS_Key first (vitals.h). */
+#define MAD_VENDOR_NVIDIA_CLASS 0x0a
+
 /* Attribute data size and offset of a class's MADs (SMP 64 at 64, SA 200 at
- * 56, other GS classes 192 at 64). */
+ * 56, vendor classes 0x09-0x0f 232 at 24, other GS classes 192 at 64). */
 size_t mad_class_data_size(int mgmt_class);
 size_t mad_class_data_offset(int mgmt_class);
 
