@@ -8,6 +8,7 @@
 
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mib_set.h"
+#include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/octets.h"
 
@@ -678,6 +679,46 @@ bool mib_node_context_name(uint64_t guid, unsigned node_type, char *out, size_t 
 		return false;
 	mib_node_context(guid, out, len);
 	return true;
+}
+
+void mib_notification_add_column(netsnmp_variable_list **vl, const oid *table, size_t table_len,
+				 unsigned column, const oid *index, size_t index_len,
+				 int (*value)(const void *row, unsigned column,
+					      netsnmp_variable_list *vb),
+				 const void *row)
+{
+	oid name[MAX_OID_LEN];
+	netsnmp_variable_list vb;
+
+	if (table_len + 2 + index_len > MAX_OID_LEN)
+		return;
+	memcpy(name, table, table_len * sizeof(oid));
+	name[table_len] = 1; /* the entry */
+	name[table_len + 1] = column;
+	memcpy(name + table_len + 2, index, index_len * sizeof(oid));
+	memset(&vb, 0, sizeof(vb));
+	vb.val.string = vb.buf;
+	if (!value(row, column, &vb))
+		snmp_varlist_add_variable(vl, name, table_len + 2 + index_len, vb.type, vb.val.string,
+					  vb.val_len);
+	snmp_free_var_internals(&vb);
+}
+
+void mib_notification_add_node_context(netsnmp_variable_list **vl, uint64_t guid,
+				       unsigned node_type)
+{
+	static const oid node_table_oid[] = {OID_IBSNMPD_NODE_TABLE};
+	oid name[OID_LENGTH(node_table_oid) + 2 + MIB_GUID_INDEX_LEN];
+	char context[MIB_NODE_CONTEXT_MAX];
+
+	if (!mib_node_context_name(guid, node_type, context, sizeof(context)))
+		return;
+	memcpy(name, node_table_oid, sizeof(node_table_oid));
+	name[OID_LENGTH(node_table_oid)] = 1;
+	name[OID_LENGTH(node_table_oid) + 1] = COLUMN_IBSNMPD_NODE_CONTEXT;
+	mib_index_put_guid(name + OID_LENGTH(node_table_oid) + 2, guid);
+	snmp_varlist_add_variable(vl, name, OID_LENGTH(name), ASN_OCTET_STR, context,
+				  strlen(context));
 }
 
 netsnmp_variable_list *mib_notification_new(const oid *trap, size_t trap_len)

@@ -184,6 +184,17 @@ bool mib_node_context_name(uint64_t guid, unsigned node_type, char *out, size_t 
  * caller adds the NOTIFICATION-TYPE's objects, sends it (send_v2trap) and
  * frees it (snmp_free_varbind). NULL on out of memory. */
 netsnmp_variable_list *mib_notification_new(const oid *trap, size_t trap_len);
+/* Adds table.1.column.index with the value value(row, column) fills in
+ * (as the table's handler serves it); nothing if the row has none there. */
+void mib_notification_add_column(netsnmp_variable_list **vl, const oid *table, size_t table_len,
+				 unsigned column, const oid *index, size_t index_len,
+				 int (*value)(const void *row, unsigned column,
+					      netsnmp_variable_list *vb),
+				 const void *row);
+/* Adds ibsnmpdNodeContext of a node: the context an NMS that added the node
+ * as a device knows it by (nothing if its type gets no context). */
+void mib_notification_add_node_context(netsnmp_variable_list **vl, uint64_t guid,
+				       unsigned node_type);
 
 /* Value setters. */
 void mib_set_int(netsnmp_variable_list *vb, long v);

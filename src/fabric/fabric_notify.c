@@ -59,45 +59,19 @@ static const struct link_event {
 	[7] = {"flapping", OBJECTS(flapping_objects)},
 };
 
-static void add_column(netsnmp_variable_list **vl, const struct fabric_port *p, unsigned column)
+static int port_column(const void *row, unsigned column, netsnmp_variable_list *vb)
 {
-	oid name[MAX_OID_LEN];
-	size_t len = OID_LENGTH(port_table_oid);
-	netsnmp_variable_list vb;
-
-	memcpy(name, port_table_oid, sizeof(port_table_oid));
-	name[len++] = 1;
-	name[len++] = column;
-	mib_index_put_guid(name + len, p->guid);
-	len += MIB_GUID_INDEX_LEN;
-	name[len++] = p->port;
-	memset(&vb, 0, sizeof(vb));
-	vb.val.string = vb.buf;
-	if (fabric_mib_column(p, column, &vb)) {
-		/* no value (e.g. PhysState of a node no longer reached) */
-		snmp_free_var_internals(&vb);
-		return;
-	}
-	snmp_varlist_add_variable(vl, name, len, vb.type, vb.val.string, vb.val_len);
-	snmp_free_var_internals(&vb);
+	return fabric_mib_column(row, column, vb);
 }
 
-/* ibsnmpdNodeContext of the row's node: the context an NMS that added the
- * node as a device knows it by (none if its type gets no context). */
-static void add_node_context(netsnmp_variable_list **vl, const struct fabric_port *p)
+static void add_column(netsnmp_variable_list **vl, const struct fabric_port *p, unsigned column)
 {
-	static const oid node_table_oid[] = {OID_IBSNMPD_NODE_TABLE};
-	oid name[OID_LENGTH(node_table_oid) + 2 + MIB_GUID_INDEX_LEN];
-	char context[MIB_NODE_CONTEXT_MAX];
+	oid index[MIB_INDEX_MAX];
+	unsigned len = mib_index_guid_port(index, p->guid, p->port);
 
-	if (!mib_node_context_name(p->guid, p->node_type, context, sizeof(context)))
-		return;
-	memcpy(name, node_table_oid, sizeof(node_table_oid));
-	name[OID_LENGTH(node_table_oid)] = 1;
-	name[OID_LENGTH(node_table_oid) + 1] = COLUMN_IBSNMPD_NODE_CONTEXT;
-	mib_index_put_guid(name + OID_LENGTH(node_table_oid) + 2, p->guid);
-	snmp_varlist_add_variable(vl, name, OID_LENGTH(name), ASN_OCTET_STR, context,
-				  strlen(context));
+	/* no value: nothing (e.g. PhysState of a node no longer reached) */
+	mib_notification_add_column(vl, port_table_oid, OID_LENGTH(port_table_oid), column, index,
+				    len, port_column, p);
 }
 
 static void send_link(const struct fabric_port *p, unsigned number)
@@ -115,7 +89,7 @@ static void send_link(const struct fabric_port *p, unsigned number)
 	if (1u << number == FABRIC_EV_DEGRADED)
 		for (size_t i = 0; i < N_OF(degraded_objects); i++)
 			add_column(&vl, p, degraded_objects[i]);
-	add_node_context(&vl, p);
+	mib_notification_add_node_context(&vl, p->guid, p->node_type);
 	/* the notification is the record; the log keeps to the agent's own state */
 	DEBUGMSGTL(("ibsnmpd:fabric", "link %s: %s port %u <-> %s port %u (%u lanes, speed %d)\n",
 		    ev->name, p->node_desc, p->port,
