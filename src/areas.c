@@ -12,6 +12,7 @@
 #include "ibsnmpd/sma.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
+#include "ibsnmpd/vitals.h"
 
 const struct area_def *const ibsnmpd_areas[] = {
 	&sma_area_def,      /* the local node, filled before anything is served */
@@ -19,6 +20,7 @@ const struct area_def *const ibsnmpd_areas[] = {
 	&topology_area_def, /* the subnet's discovery: the next ones follow it */
 	&pm_area_def,
 	&fabric_area_def,
+	&vitals_area_def,   /* the hardware: the node contexts serve it */
 	&node_area_def,     /* after the sweeps it serves */
 	&pkey_area_def,
 	&dcbx_area_def,

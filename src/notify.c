@@ -15,6 +15,7 @@ static const struct {
 	[NOTIFY_DCBX] = {"DCBX notification", "for ifIndex"},
 	[NOTIFY_PARTITION] = {"partition notification", "source"},
 	[NOTIFY_LINK] = {"link notification", "for LID"},
+	[NOTIFY_VITALS] = {"vitals notification", "for LID"},
 };
 
 static struct notify_limiter limiter;

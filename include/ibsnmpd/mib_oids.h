@@ -385,6 +385,7 @@
 #define OID_IBSNMPD_TRAPS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4 /* IBSNMPD-MIB::ibsnmpdTraps */
 #define OID_IBSNMPD_FABRIC 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5 /* IBSNMPD-MIB::ibsnmpdFabric */
 #define OID_IBSNMPD_NODES 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 6 /* IBSNMPD-MIB::ibsnmpdNodes */
+#define OID_IBSNMPD_VITALS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7 /* IBSNMPD-MIB::ibsnmpdVitals */
 #define OID_IBSNMPD_NOTIFICATIONS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0 /* IBSNMPD-MIB::ibsnmpdNotifications */
 #define OID_IBSNMPD_MADS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 1, 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
 #define SCALAR_IBSNMPD_MADS_SENT 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
@@ -526,6 +527,15 @@
 #define OID_IBSNMPD_LINK_BER_HIGH 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 5 /* IBSNMPD-MIB::ibsnmpdLinkBerHigh */
 #define OID_IBSNMPD_LINK_BER_NORMAL 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 6 /* IBSNMPD-MIB::ibsnmpdLinkBerNormal */
 #define OID_IBSNMPD_LINK_FLAPPING 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 7 /* IBSNMPD-MIB::ibsnmpdLinkFlapping */
+#define OID_IBSNMPD_TEMPERATURE_HIGH 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 8 /* IBSNMPD-MIB::ibsnmpdTemperatureHigh */
+#define OID_IBSNMPD_TEMPERATURE_NORMAL 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 9 /* IBSNMPD-MIB::ibsnmpdTemperatureNormal */
+#define OID_IBSNMPD_FAN_FAILED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 10 /* IBSNMPD-MIB::ibsnmpdFanFailed */
+#define OID_IBSNMPD_FAN_RESTORED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 11 /* IBSNMPD-MIB::ibsnmpdFanRestored */
+#define OID_IBSNMPD_MODULE_REMOVED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 12 /* IBSNMPD-MIB::ibsnmpdModuleRemoved */
+#define OID_IBSNMPD_MODULE_INSERTED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 13 /* IBSNMPD-MIB::ibsnmpdModuleInserted */
+#define OID_IBSNMPD_MODULE_FAULTED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 14 /* IBSNMPD-MIB::ibsnmpdModuleFaulted */
+#define OID_IBSNMPD_MODULE_RX_POWER_LOW 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 15 /* IBSNMPD-MIB::ibsnmpdModuleRxPowerLow */
+#define OID_IBSNMPD_MODULE_RX_POWER_NORMAL 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 16 /* IBSNMPD-MIB::ibsnmpdModuleRxPowerNormal */
 #define OID_IBSNMPD_NODE_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 6, 1 /* IBSNMPD-MIB::ibsnmpdNodeTable */
 #define COLUMN_IBSNMPD_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdNodeGuid */
 #define COLUMN_IBSNMPD_NODE_DESCRIPTION 2 /* IBSNMPD-MIB::ibsnmpdNodeDescription */
@@ -536,6 +546,87 @@
 #define COLUMN_IBSNMPD_NODE_REACHABLE 7 /* IBSNMPD-MIB::ibsnmpdNodeReachable */
 #define COLUMN_IBSNMPD_NODE_VENDOR_ID 8 /* IBSNMPD-MIB::ibsnmpdNodeVendorId */
 #define COLUMN_IBSNMPD_NODE_DEVICE_ID 9 /* IBSNMPD-MIB::ibsnmpdNodeDeviceId */
+#define OID_IBSNMPD_VITALS_NODE_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7, 1 /* IBSNMPD-MIB::ibsnmpdVitalsNodeTable */
+#define COLUMN_IBSNMPD_VITALS_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdVitalsNodeGuid */
+#define COLUMN_IBSNMPD_VITALS_NODE_DESCRIPTION 2 /* IBSNMPD-MIB::ibsnmpdVitalsNodeDescription */
+#define COLUMN_IBSNMPD_VITALS_NODE_STATUS 3 /* IBSNMPD-MIB::ibsnmpdVitalsNodeStatus */
+#define COLUMN_IBSNMPD_VITALS_NODE_FIRMWARE 4 /* IBSNMPD-MIB::ibsnmpdVitalsNodeFirmware */
+#define COLUMN_IBSNMPD_VITALS_NODE_PSID 5 /* IBSNMPD-MIB::ibsnmpdVitalsNodePsid */
+#define COLUMN_IBSNMPD_VITALS_NODE_UPTIME 6 /* IBSNMPD-MIB::ibsnmpdVitalsNodeUptime */
+#define COLUMN_IBSNMPD_VITALS_NODE_SERIAL 7 /* IBSNMPD-MIB::ibsnmpdVitalsNodeSerial */
+#define COLUMN_IBSNMPD_VITALS_NODE_PART_NUMBER 8 /* IBSNMPD-MIB::ibsnmpdVitalsNodePartNumber */
+#define COLUMN_IBSNMPD_VITALS_NODE_REVISION 9 /* IBSNMPD-MIB::ibsnmpdVitalsNodeRevision */
+#define COLUMN_IBSNMPD_VITALS_NODE_PRODUCT_NAME 10 /* IBSNMPD-MIB::ibsnmpdVitalsNodeProductName */
+#define COLUMN_IBSNMPD_VITALS_NODE_ASIC_TEMP 11 /* IBSNMPD-MIB::ibsnmpdVitalsNodeAsicTemp */
+#define COLUMN_IBSNMPD_VITALS_NODE_ASIC_TEMP_MAX 12 /* IBSNMPD-MIB::ibsnmpdVitalsNodeAsicTempMax */
+#define COLUMN_IBSNMPD_VITALS_NODE_ASIC_TEMP_HIGH 13 /* IBSNMPD-MIB::ibsnmpdVitalsNodeAsicTempHigh */
+#define COLUMN_IBSNMPD_VITALS_NODE_HOTTEST_MODULE 14 /* IBSNMPD-MIB::ibsnmpdVitalsNodeHottestModule */
+#define COLUMN_IBSNMPD_VITALS_NODE_FANS 15 /* IBSNMPD-MIB::ibsnmpdVitalsNodeFans */
+#define COLUMN_IBSNMPD_VITALS_NODE_FANS_FAILED 16 /* IBSNMPD-MIB::ibsnmpdVitalsNodeFansFailed */
+#define COLUMN_IBSNMPD_VITALS_NODE_MODULES 17 /* IBSNMPD-MIB::ibsnmpdVitalsNodeModules */
+#define COLUMN_IBSNMPD_VITALS_NODE_MODULES_IN 18 /* IBSNMPD-MIB::ibsnmpdVitalsNodeModulesIn */
+#define COLUMN_IBSNMPD_VITALS_NODE_MISSING 19 /* IBSNMPD-MIB::ibsnmpdVitalsNodeMissing */
+#define COLUMN_IBSNMPD_VITALS_NODE_LAST_READ 20 /* IBSNMPD-MIB::ibsnmpdVitalsNodeLastRead */
+#define COLUMN_IBSNMPD_VITALS_NODE_STALE 21 /* IBSNMPD-MIB::ibsnmpdVitalsNodeStale */
+#define COLUMN_IBSNMPD_VITALS_NODE_HW_REVISION 22 /* IBSNMPD-MIB::ibsnmpdVitalsNodeHwRevision */
+#define OID_IBSNMPD_TEMPERATURE_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7, 2 /* IBSNMPD-MIB::ibsnmpdTemperatureTable */
+#define COLUMN_IBSNMPD_TEMPERATURE_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdTemperatureNodeGuid */
+#define COLUMN_IBSNMPD_TEMPERATURE_SENSOR 2 /* IBSNMPD-MIB::ibsnmpdTemperatureSensor */
+#define COLUMN_IBSNMPD_TEMPERATURE_NAME 3 /* IBSNMPD-MIB::ibsnmpdTemperatureName */
+#define COLUMN_IBSNMPD_TEMPERATURE_VALUE 4 /* IBSNMPD-MIB::ibsnmpdTemperatureValue */
+#define COLUMN_IBSNMPD_TEMPERATURE_MAX 5 /* IBSNMPD-MIB::ibsnmpdTemperatureMax */
+#define COLUMN_IBSNMPD_TEMPERATURE_THRESHOLD_HIGH 6 /* IBSNMPD-MIB::ibsnmpdTemperatureThresholdHigh */
+#define COLUMN_IBSNMPD_TEMPERATURE_THRESHOLD_LOW 7 /* IBSNMPD-MIB::ibsnmpdTemperatureThresholdLow */
+#define COLUMN_IBSNMPD_TEMPERATURE_OVER_THRESHOLD 8 /* IBSNMPD-MIB::ibsnmpdTemperatureOverThreshold */
+#define COLUMN_IBSNMPD_TEMPERATURE_STALE 9 /* IBSNMPD-MIB::ibsnmpdTemperatureStale */
+#define OID_IBSNMPD_FAN_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7, 3 /* IBSNMPD-MIB::ibsnmpdFanTable */
+#define COLUMN_IBSNMPD_FAN_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdFanNodeGuid */
+#define COLUMN_IBSNMPD_FAN_TACHO 2 /* IBSNMPD-MIB::ibsnmpdFanTacho */
+#define COLUMN_IBSNMPD_FAN_RPM 3 /* IBSNMPD-MIB::ibsnmpdFanRpm */
+#define COLUMN_IBSNMPD_FAN_STATUS 4 /* IBSNMPD-MIB::ibsnmpdFanStatus */
+#define COLUMN_IBSNMPD_FAN_FAULT 5 /* IBSNMPD-MIB::ibsnmpdFanFault */
+#define COLUMN_IBSNMPD_FAN_STALE 6 /* IBSNMPD-MIB::ibsnmpdFanStale */
+#define OID_IBSNMPD_MODULE_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7, 4 /* IBSNMPD-MIB::ibsnmpdModuleTable */
+#define COLUMN_IBSNMPD_MODULE_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdModuleNodeGuid */
+#define COLUMN_IBSNMPD_MODULE_INDEX 2 /* IBSNMPD-MIB::ibsnmpdModuleIndex */
+#define COLUMN_IBSNMPD_MODULE_FIRST_PORT 3 /* IBSNMPD-MIB::ibsnmpdModuleFirstPort */
+#define COLUMN_IBSNMPD_MODULE_PORTS 4 /* IBSNMPD-MIB::ibsnmpdModulePorts */
+#define COLUMN_IBSNMPD_MODULE_STATUS 5 /* IBSNMPD-MIB::ibsnmpdModuleStatus */
+#define COLUMN_IBSNMPD_MODULE_ERROR_TYPE 6 /* IBSNMPD-MIB::ibsnmpdModuleErrorType */
+#define COLUMN_IBSNMPD_MODULE_IDENTIFIER 7 /* IBSNMPD-MIB::ibsnmpdModuleIdentifier */
+#define COLUMN_IBSNMPD_MODULE_TYPE 8 /* IBSNMPD-MIB::ibsnmpdModuleType */
+#define COLUMN_IBSNMPD_MODULE_VENDOR 9 /* IBSNMPD-MIB::ibsnmpdModuleVendor */
+#define COLUMN_IBSNMPD_MODULE_PART_NUMBER 10 /* IBSNMPD-MIB::ibsnmpdModulePartNumber */
+#define COLUMN_IBSNMPD_MODULE_SERIAL 11 /* IBSNMPD-MIB::ibsnmpdModuleSerial */
+#define COLUMN_IBSNMPD_MODULE_REVISION 12 /* IBSNMPD-MIB::ibsnmpdModuleRevision */
+#define COLUMN_IBSNMPD_MODULE_FIRMWARE 13 /* IBSNMPD-MIB::ibsnmpdModuleFirmware */
+#define COLUMN_IBSNMPD_MODULE_DATE_CODE 14 /* IBSNMPD-MIB::ibsnmpdModuleDateCode */
+#define COLUMN_IBSNMPD_MODULE_LENGTH 15 /* IBSNMPD-MIB::ibsnmpdModuleLength */
+#define COLUMN_IBSNMPD_MODULE_TEMPERATURE 16 /* IBSNMPD-MIB::ibsnmpdModuleTemperature */
+#define COLUMN_IBSNMPD_MODULE_VOLTAGE 17 /* IBSNMPD-MIB::ibsnmpdModuleVoltage */
+#define COLUMN_IBSNMPD_MODULE_TEMP_HIGH_ALARM 18 /* IBSNMPD-MIB::ibsnmpdModuleTempHighAlarm */
+#define COLUMN_IBSNMPD_MODULE_TEMP_LOW_ALARM 19 /* IBSNMPD-MIB::ibsnmpdModuleTempLowAlarm */
+#define COLUMN_IBSNMPD_MODULE_VOLTAGE_HIGH_ALARM 20 /* IBSNMPD-MIB::ibsnmpdModuleVoltageHighAlarm */
+#define COLUMN_IBSNMPD_MODULE_VOLTAGE_LOW_ALARM 21 /* IBSNMPD-MIB::ibsnmpdModuleVoltageLowAlarm */
+#define COLUMN_IBSNMPD_MODULE_RX_POWER_HIGH_ALARM 22 /* IBSNMPD-MIB::ibsnmpdModuleRxPowerHighAlarm */
+#define COLUMN_IBSNMPD_MODULE_RX_POWER_LOW_ALARM 23 /* IBSNMPD-MIB::ibsnmpdModuleRxPowerLowAlarm */
+#define COLUMN_IBSNMPD_MODULE_TX_POWER_HIGH_ALARM 24 /* IBSNMPD-MIB::ibsnmpdModuleTxPowerHighAlarm */
+#define COLUMN_IBSNMPD_MODULE_TX_POWER_LOW_ALARM 25 /* IBSNMPD-MIB::ibsnmpdModuleTxPowerLowAlarm */
+#define COLUMN_IBSNMPD_MODULE_BIAS_HIGH_ALARM 26 /* IBSNMPD-MIB::ibsnmpdModuleBiasHighAlarm */
+#define COLUMN_IBSNMPD_MODULE_BIAS_LOW_ALARM 27 /* IBSNMPD-MIB::ibsnmpdModuleBiasLowAlarm */
+#define COLUMN_IBSNMPD_MODULE_SOURCE 28 /* IBSNMPD-MIB::ibsnmpdModuleSource */
+#define COLUMN_IBSNMPD_MODULE_STALE 29 /* IBSNMPD-MIB::ibsnmpdModuleStale */
+#define OID_IBSNMPD_MODULE_LANE_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7, 5 /* IBSNMPD-MIB::ibsnmpdModuleLaneTable */
+#define COLUMN_IBSNMPD_MODULE_LANE_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdModuleLaneNodeGuid */
+#define COLUMN_IBSNMPD_MODULE_LANE_PORT 2 /* IBSNMPD-MIB::ibsnmpdModuleLanePort */
+#define COLUMN_IBSNMPD_MODULE_LANE_NUM 3 /* IBSNMPD-MIB::ibsnmpdModuleLaneNum */
+#define COLUMN_IBSNMPD_MODULE_LANE_MODULE 4 /* IBSNMPD-MIB::ibsnmpdModuleLaneModule */
+#define COLUMN_IBSNMPD_MODULE_LANE_RX_POWER 5 /* IBSNMPD-MIB::ibsnmpdModuleLaneRxPower */
+#define COLUMN_IBSNMPD_MODULE_LANE_RX_POWER_MICRO_WATTS 6 /* IBSNMPD-MIB::ibsnmpdModuleLaneRxPowerMicroWatts */
+#define COLUMN_IBSNMPD_MODULE_LANE_TX_POWER 7 /* IBSNMPD-MIB::ibsnmpdModuleLaneTxPower */
+#define COLUMN_IBSNMPD_MODULE_LANE_TX_POWER_MICRO_WATTS 8 /* IBSNMPD-MIB::ibsnmpdModuleLaneTxPowerMicroWatts */
+#define COLUMN_IBSNMPD_MODULE_LANE_TX_BIAS 9 /* IBSNMPD-MIB::ibsnmpdModuleLaneTxBias */
+#define COLUMN_IBSNMPD_MODULE_LANE_RX_POWER_LOW 10 /* IBSNMPD-MIB::ibsnmpdModuleLaneRxPowerLow */
 #define OID_IBSNMPD_PRODUCTS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3 /* IBSNMPD-MIB::ibsnmpdProducts */
 #define OID_IBSNMPD_SWITCH_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 1 /* IBSNMPD-MIB::ibsnmpdSwitchNode */
 #define OID_IBSNMPD_CHANNEL_ADAPTER_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 2 /* IBSNMPD-MIB::ibsnmpdChannelAdapterNode */

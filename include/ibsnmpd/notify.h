@@ -17,6 +17,7 @@ enum notify_family {
 	NOTIFY_DCBX,      /* number: lldpXdcbxNotifications.N; source: ifIndex */
 	NOTIFY_PARTITION, /* number: ibPartitionNotifications.N; source: 0 */
 	NOTIFY_LINK,      /* number: ibsnmpdNotifications.N; source: the port's LID */
+	NOTIFY_VITALS,    /* number: ibsnmpdNotifications.N; source: the node's LID */
 	NOTIFY_FAMILIES
 };
 

@@ -128,6 +128,7 @@ static const char *const notify_families[NOTIFY_FAMILIES] = {
 	[NOTIFY_DCBX] = "dcbx",
 	[NOTIFY_PARTITION] = "partition",
 	[NOTIFY_LINK] = "link",
+	[NOTIFY_VITALS] = "vitals",
 };
 
 #define VARIANTS(a) .variants = (a), .n_variants = sizeof(a) / sizeof((a)[0])

@@ -1,0 +1,910 @@
+/* The vitals sweeps: the inventory and the readings, both pipelined
+ * through the MAD engine (its window, its per-destination limit, its
+ * silent-node back-off), node by node as the engine has room (a feeder).
+ *
+ * The inventory reads a node once: when a discovery first shows it, when
+ * its inventory is older than vitalsInventory's lifetime, when its uptime
+ * went back (it restarted: new firmware perhaps). GeneralInfo first: a
+ * node that does not answer it is not asked again until then ("no
+ * answer"), nor is one of another vendor (NodeInfo's VendorID) asked at
+ * all. The readings read every inventoried node every vitalsSensors.
+ *
+ * Registers go by AccessRegisterGMP where GeneralInfo says the node has it
+ * (a Get to QP1: 220 octets of register), else by class 0x0A's
+ * AccessRegister with TLVs (204 octets), as mstflint does; never by the
+ * SMP AccessRegister, a SubnSet that an M_Key would refuse and count. */
+#include "ibsnmpd/netsnmp.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/vitals.h"
+
+/* ---- one register of a node ------------------------------------------------ */
+
+/* status: VITALS_REG_STATUS_* (0: reg holds it), or -1: no answer */
+typedef void (*reg_done_fn)(void *ctx, int status, const uint8_t *reg, size_t len);
+
+struct reg_call {
+	reg_done_fn done;
+	void *ctx;
+	unsigned reg_id;
+	bool gmp;
+};
+
+static void got_register(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct reg_call *c = ctx;
+	const uint8_t *reg = NULL;
+	size_t reg_len = 0;
+	unsigned tlv_status = 0;
+	int status;
+
+	if (result == MAD_OK) {
+		if (c->gmp)
+			status = vitals_gmp_answer(data, len, &reg, &reg_len) ? -1 : 0;
+		else if (vitals_tlv_answer(data, len, c->reg_id, &reg, &reg_len, &tlv_status))
+			status = -1;
+		else
+			status = (int)tlv_status;
+		if (status < 0)
+			snmp_log(LOG_WARNING, "vitals: a malformed answer to register 0x%04x dropped\n",
+				 c->reg_id);
+	} else if (result > 0) {
+		status = c->gmp ? vitals_gmp_status(result) : VITALS_REG_STATUS_NOT_SUPPORTED;
+		if (status < 0)
+			status = VITALS_REG_STATUS_BAD_PARAM;
+	} else {
+		status = -1;
+	}
+	c->done(c->ctx, status, reg, reg_len);
+	free(c);
+}
+
+/* Reads register reg_id of the node at lid; req: its index fields (req_len
+ * octets). -1: not sent (done is not called). */
+static int read_register(unsigned lid, bool gmp, unsigned reg_id, const uint8_t *req,
+			 size_t req_len, reg_done_fn done, void *ctx)
+{
+	uint8_t data[IB_VENDOR_RANGE1_DATA_SIZE];
+	struct mad_call call = {.mgmt_class = MAD_VENDOR_NVIDIA_CLASS, .data = data};
+	struct reg_call *c;
+	ib_portid_t to;
+
+	if (gmp) {
+		call.method = IB_MAD_METHOD_GET;
+		call.attr_id = VITALS_ATTR_ACCESS_REG_GMP;
+		call.attr_mod = reg_id;
+		call.data_len = vitals_gmp_request(data, sizeof(data), req, req_len);
+	} else {
+		/* mstflint sends class 0x0A's AccessRegister as a Set, whatever
+		 * the Operation TLV asks (a query here) */
+		call.method = IB_MAD_METHOD_SET;
+		call.attr_id = VITALS_ATTR_ACCESS_REG;
+		call.data_len = vitals_tlv_request(data, sizeof(data), reg_id, req,
+						   req_len < VITALS_TLV_REG_MAX ? req_len :
+						   VITALS_TLV_REG_MAX);
+	}
+	if (!call.data_len || !(c = calloc(1, sizeof(*c))))
+		return -1;
+	*c = (struct reg_call){.done = done, .ctx = ctx, .reg_id = reg_id, .gmp = gmp};
+	mad_portid_gs(&to, lid);
+	if (mad_engine_call(&to, &call, got_register, c)) {
+		free(c);
+		return -1;
+	}
+	return 0;
+}
+
+static bool missing(const struct vitals_inv_node *n, enum vitals_reg_bit r)
+{
+	return n->missing >> r & 1;
+}
+
+/* ---- the inventory -------------------------------------------------------------- */
+
+struct inv_sweep {
+	struct vitals_area *a;
+	struct vitals_inventory *inv;
+	bool *to_read;            /* per node of inv */
+	size_t next, pending;
+	time_t now;
+	struct mad_feeder feeder;
+};
+
+struct inv_job {
+	struct inv_sweep *sw;
+	struct vitals_inv_node *n;
+	unsigned outstanding;
+	bool mgir_answered;
+	enum vitals_status refused; /* GeneralInfo's failure; 0: it answered */
+};
+
+/* One register of an inventory: which, and for PMLP which port */
+struct inv_read {
+	struct inv_job *job;
+	enum vitals_reg_bit reg;
+	unsigned port;
+};
+
+static void inv_sweep_done_one(struct inv_sweep *sw);
+
+static void inv_job_done(struct inv_job *job)
+{
+	struct vitals_inv_node *n = job->n;
+	struct inv_sweep *sw = job->sw;
+
+	if (--job->outstanding)
+		return;
+	if (job->refused)
+		n->status = job->refused;
+	else if (!job->mgir_answered)
+		n->status = missing(n, VITALS_R_MGIR) ? VITALS_NO_REGISTERS : VITALS_NO_ANSWER;
+	else
+		n->status = VITALS_READ;
+	n->read_at = sw->now;
+	free(job);
+	inv_sweep_done_one(sw);
+}
+
+static void got_inventory_register(void *ctx, int status, const uint8_t *reg, size_t len)
+{
+	struct inv_read *rd = ctx;
+	struct inv_job *job = rd->job;
+	struct vitals_inv_node *n = job->n;
+	bool bad = status != 0;
+
+	if (status == VITALS_REG_STATUS_NOT_SUPPORTED)
+		n->missing |= 1u << rd->reg;
+	switch (rd->reg) {
+	case VITALS_R_MGIR:
+		job->mgir_answered = !bad && !vitals_mgir_decode(reg, len, &n->mgir);
+		break;
+	case VITALS_R_MSGI:
+		n->have_msgi = !bad && !vitals_msgi_decode(reg, len, &n->msgi);
+		break;
+	case VITALS_R_MTCAP: {
+		struct vitals_mtcap cap;
+
+		if (!bad && !vitals_mtcap_decode(reg, len, &cap))
+			n->sensor_map = cap.sensor_map;
+		break;
+	}
+	case VITALS_R_MFCR:
+		if (bad || vitals_mfcr_decode(reg, len, &n->tachos))
+			n->tachos = 0;
+		break;
+	case VITALS_R_MGPIR:
+		if (bad || vitals_mgpir_decode(reg, len, &n->n_modules) ||
+		    n->n_modules > VITALS_MODULES_MAX)
+			n->n_modules = 0;
+		break;
+	case VITALS_R_PMLP: {
+		struct vitals_pmlp map;
+
+		if (!bad && !vitals_pmlp_decode(reg, len, &map) && map.port == rd->port &&
+		    map.width && map.module < VITALS_MODULES_MAX && map.first_lane < VITALS_LANES_MAX)
+			job->sw->inv->ports[n->first_port + rd->port - 1] =
+				(struct vitals_port_map){(uint8_t)map.module, (uint8_t)map.first_lane};
+		break;
+	}
+	default:
+		break;
+	}
+	free(rd);
+	inv_job_done(job);
+}
+
+static void inv_read(struct inv_job *job, enum vitals_reg_bit reg, unsigned reg_id,
+		     const uint8_t *req, size_t req_len, unsigned port)
+{
+	struct inv_read *rd = calloc(1, sizeof(*rd));
+
+	if (!rd)
+		return;
+	*rd = (struct inv_read){.job = job, .reg = reg, .port = port};
+	job->outstanding++;
+	if (read_register(job->n->lid, job->n->by_gmp, reg_id, req, req_len,
+			  got_inventory_register, rd)) {
+		job->outstanding--;
+		free(rd);
+	}
+}
+
+/* GeneralInfo answered: the registers of the inventory, all at once (the
+ * engine paces them per destination) */
+static void got_general_info(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct inv_job *job = ctx;
+	struct vitals_inv_node *n = job->n;
+	struct vitals_general_info gi;
+	uint8_t req[VITALS_REG_MAX] = {0};
+
+	if (result != MAD_OK || vitals_general_info_decode(data, len, &gi)) {
+		/* a status: no NVIDIA vendor class; a timeout: silent, asked again
+		 * only at the next inventory of the node */
+		job->refused = result > 0 || result == MAD_OK ? VITALS_UNSUPPORTED : VITALS_NO_ANSWER;
+		job->outstanding = 1;
+		inv_job_done(job);
+		return;
+	}
+	n->by_gmp = gi.registers_by_gmp;
+	job->outstanding = 1; /* held while the reads are queued */
+	inv_read(job, VITALS_R_MGIR, VITALS_REG_MGIR, req, 160, 0);
+	if (n->type == 2) {
+		inv_read(job, VITALS_R_MSGI, VITALS_REG_MSGI, req, 128, 0);
+		inv_read(job, VITALS_R_MFCR, VITALS_REG_MFCR, req, 8, 0);
+	}
+	inv_read(job, VITALS_R_MTCAP, VITALS_REG_MTCAP, req, 16, 0);
+	inv_read(job, VITALS_R_MGPIR, VITALS_REG_MGPIR, req, 160, 0);
+	for (unsigned p = 1; p <= n->num_ports; p++) {
+		vitals_pmlp_request(req, p);
+		inv_read(job, VITALS_R_PMLP, VITALS_REG_PMLP, req, 64, p);
+	}
+	inv_job_done(job);
+}
+
+/* NodeInfo VendorIDs of devices with NVIDIA's (Mellanox's) vendor class:
+ * Mellanox/NVIDIA, and the OEMs whose switches are Mellanox's (Bull,
+ * Voltaire), as ibutils2 lists them */
+static bool nvidia_vendor(const struct topo_node *t)
+{
+	return !t->has_ident || t->vendor_id == 0x0002c9 || t->vendor_id == 0x00119f ||
+	       t->vendor_id == 0x0008f1;
+}
+
+static bool inv_feed(void *ctx)
+{
+	struct inv_sweep *sw = ctx;
+	struct vitals_inv_node *n;
+	struct inv_job *job;
+	struct mad_call call = {.mgmt_class = MAD_VENDOR_NVIDIA_CLASS,
+				.method = IB_MAD_METHOD_GET,
+				.attr_id = VITALS_ATTR_GENERAL_INFO};
+	ib_portid_t to;
+
+	while (sw->next < sw->inv->n && !sw->to_read[sw->next])
+		sw->next++;
+	if (sw->next == sw->inv->n) {
+		inv_sweep_done_one(sw); /* the feeder's hold */
+		return false;
+	}
+	n = &sw->inv->nodes[sw->next++];
+	if (!(job = calloc(1, sizeof(*job))))
+		return true;
+	job->sw = sw;
+	job->n = n;
+	sw->pending++;
+	mad_portid_gs(&to, n->lid);
+	if (mad_engine_call(&to, &call, got_general_info, job)) {
+		free(job);
+		sw->pending--;
+	}
+	return true;
+}
+
+static void inventory_free(struct vitals_inventory *inv)
+{
+	if (!inv)
+		return;
+	topology_put(inv->fabric);
+	free(inv->nodes);
+	free(inv->ports);
+	free(inv);
+}
+
+void vitals_inventory_put(const struct vitals_inventory *c)
+{
+	struct vitals_inventory *inv = (struct vitals_inventory *)c;
+
+	if (inv && --inv->refs == 0)
+		inventory_free(inv);
+}
+
+const struct vitals_inventory *vitals_inventory_get(const struct vitals_inventory *c)
+{
+	struct vitals_inventory *inv = (struct vitals_inventory *)c;
+
+	if (inv)
+		inv->refs++;
+	return inv;
+}
+
+static void inventory_snapshot_free(void *p)
+{
+	vitals_inventory_put(p);
+}
+
+static int inv_node_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct vitals_inv_node *)a)->guid,
+		 y = ((const struct vitals_inv_node *)b)->guid;
+
+	return x < y ? -1 : x > y;
+}
+
+const struct vitals_inv_node *vitals_inventory_find(const struct vitals_inventory *inv,
+						    uint64_t guid)
+{
+	struct vitals_inv_node key = {.guid = guid};
+
+	return inv && inv->n ? bsearch(&key, inv->nodes, inv->n, sizeof(key), inv_node_cmp) : NULL;
+}
+
+static void inv_sweep_done_one(struct inv_sweep *sw)
+{
+	struct vitals_area *a = sw->a;
+	size_t read = 0;
+
+	if (--sw->pending)
+		return;
+	for (size_t k = 0; k < sw->inv->n; k++)
+		read += sw->to_read[k];
+	DEBUGMSGTL(("ibsnmpd:vitals", "inventory of %zu nodes, %zu read now\n", sw->inv->n, read));
+	cache_refresh_done(&a->inventory, sw->inv, NULL);
+	free(sw->to_read);
+	free(sw);
+}
+
+static bool asked_again(const struct vitals_area *a, uint64_t guid)
+{
+	for (size_t i = 0; i < a->n_again; i++)
+		if (a->again[i] == guid)
+			return true;
+	return false;
+}
+
+static void inventory_start(struct cache_group *g)
+{
+	struct vitals_area *a = g->owner;
+	const struct topology *f = a->topology ? cache_snapshot(a->topology) : NULL;
+	const struct vitals_inventory *prev = cache_snapshot(g);
+	struct inv_sweep *sw;
+	struct vitals_inventory *inv;
+	size_t ports = 0;
+
+	if (!f) {
+		cache_refresh_done(g, NULL, "the subnet has not been discovered yet");
+		return;
+	}
+	for (size_t k = 0; k < f->n_nodes; k++)
+		ports += f->nodes[k].num_ports;
+	sw = calloc(1, sizeof(*sw));
+	inv = calloc(1, sizeof(*inv));
+	if (!sw || !inv || !(inv->nodes = calloc(f->n_nodes + 1, sizeof(*inv->nodes))) ||
+	    !(inv->ports = malloc((ports + 1) * sizeof(*inv->ports))) ||
+	    !(sw->to_read = calloc(f->n_nodes + 1, sizeof(bool)))) {
+		if (inv) {
+			free(inv->nodes);
+			free(inv->ports);
+		}
+		free(inv);
+		if (sw)
+			free(sw->to_read);
+		free(sw);
+		cache_refresh_done(g, NULL, "out of memory");
+		return;
+	}
+	memset(inv->ports, 0xff, (ports + 1) * sizeof(*inv->ports));
+	inv->refs = 1;
+	inv->fabric = topology_get(f);
+	inv->n = f->n_nodes;
+	inv->n_ports = ports;
+	sw->a = a;
+	sw->inv = inv;
+	sw->now = time(NULL);
+	ports = 0;
+	/* the discovery's nodes are sorted by GUID, as the inventory's */
+	for (size_t k = 0; k < f->n_nodes; k++) {
+		const struct topo_node *t = &f->nodes[k];
+		struct vitals_inv_node *n = &inv->nodes[k];
+		const struct vitals_inv_node *old = vitals_inventory_find(prev, t->guid);
+
+		if (old && old->num_ports == t->num_ports && !a->inventory_all &&
+		    !asked_again(a, t->guid) && old->status != VITALS_PENDING &&
+		    old->status != VITALS_DISABLED &&
+		    sw->now - old->read_at < (time_t)g->lifetime_s) {
+			*n = *old; /* known: kept as read */
+			memcpy(inv->ports + ports, prev->ports + old->first_port,
+			       t->num_ports * sizeof(*inv->ports));
+		} else {
+			memset(n, 0, sizeof(*n));
+			n->status = VITALS_PENDING;
+			sw->to_read[k] = true;
+		}
+		n->guid = t->guid;
+		n->lid = t->lid;
+		n->type = t->type;
+		n->num_ports = t->num_ports;
+		n->desc = t->desc;
+		n->first_port = ports;
+		ports += t->num_ports;
+		if (!(a->types_mask >> t->type & 1)) {
+			n->status = VITALS_DISABLED;
+			sw->to_read[k] = false;
+		} else if (!nvidia_vendor(t)) {
+			n->status = VITALS_NOT_NVIDIA;
+			sw->to_read[k] = false;
+		} else if (!t->lid) {
+			sw->to_read[k] = false; /* no LID yet (no SM): GMPs need one */
+		}
+	}
+	a->n_again = 0;
+	a->inventory_all = false;
+	sw->pending = 1; /* the feeder's, until every node has been fed */
+	sw->feeder = (struct mad_feeder){.next = inv_feed, .ctx = sw};
+	mad_engine_feed(&sw->feeder);
+}
+
+/* ---- the readings ------------------------------------------------------------------ */
+
+struct rd_sweep {
+	struct vitals_area *a;
+	const struct vitals_inventory *inv; /* held */
+	struct vitals_reading *readings;    /* one per node read */
+	size_t n_readings;
+	size_t next, pending;
+	time_t now;
+	struct mad_feeder feeder;
+};
+
+/* The readings of one node; its arrays become the reading's */
+struct rd_job {
+	struct rd_sweep *sw;
+	struct vitals_reading *r;
+	const struct vitals_inv_node *n;
+	const struct vitals_port_map *ports; /* the node's, in the inventory */
+	unsigned outstanding;
+	/* lanes: 4 a port, lane_count[p - 1] of them read */
+	uint8_t *lane_count;
+	/* the EEPROM of a module read by MCIA (PDDR missing): pages as read */
+	uint8_t (*eeprom)[256];
+};
+
+struct rd_read {
+	struct rd_job *job;
+	enum vitals_reg_bit reg;
+	unsigned index;            /* the sensor, tacho, module or port */
+	unsigned part;             /* MCIA: which read of the module */
+};
+
+#define LANES_PER_PORT 4
+
+static void rd_sweep_done_one(struct rd_sweep *sw);
+static void rd_read(struct rd_job *job, enum vitals_reg_bit reg, unsigned reg_id,
+		    const uint8_t *req, size_t req_len, unsigned index, unsigned part);
+
+static void rd_job_done(struct rd_job *job)
+{
+	struct vitals_reading *r = job->r;
+	size_t n = 0;
+
+	if (--job->outstanding)
+		return;
+	/* the lanes read, in (port, lane) order */
+	for (unsigned p = 1; p <= job->n->num_ports; p++)
+		for (unsigned l = 0; l < job->lane_count[p - 1]; l++)
+			r->lanes[n++] = r->lanes[(p - 1) * LANES_PER_PORT + l];
+	r->n_lanes = n;
+	free(job->lane_count);
+	free(job->eeprom);
+	rd_sweep_done_one(job->sw);
+	free(job);
+}
+
+static struct vitals_module *module_row(struct rd_job *job, unsigned module)
+{
+	return module < job->r->n_modules ? &job->r->modules[module] : NULL;
+}
+
+/* the MCIA reads of a module without PDDR: the lower page, upper page 00h,
+ * the thresholds' page, and (CMIS) the lanes' page 11h */
+enum { EEPROM_LOWER, EEPROM_PAGE0, EEPROM_THRESHOLDS, EEPROM_LANES, EEPROM_READS };
+
+static void eeprom_read(struct rd_job *job, unsigned module, unsigned part)
+{
+	uint8_t req[148];
+	bool cmis = vitals_eeprom_is_cmis(job->eeprom[module][0]);
+
+	switch (part) {
+	case EEPROM_LOWER: vitals_mcia_request(req, module, 0, 0, 128); break;
+	case EEPROM_PAGE0: vitals_mcia_request(req, module, 0, 128, 128); break;
+	case EEPROM_THRESHOLDS: vitals_mcia_request(req, module, cmis ? 0x02 : 0x03, 128, 72); break;
+	default: vitals_mcia_request(req, module, 0x11, 154, 48); break;
+	}
+	rd_read(job, VITALS_R_MCIA, VITALS_REG_MCIA, req, sizeof(req), module, part);
+}
+
+static void port_lanes(struct rd_job *job, unsigned port, unsigned module,
+		       const struct vitals_module_info *info, unsigned first);
+
+/* The lanes of every port of a module from its EEPROM's monitors: each
+ * port's first lane in the module as PMLP says */
+static void module_port_lanes(struct rd_job *job, const struct vitals_module *m)
+{
+	for (unsigned p = m->first_port; p < m->first_port + m->n_ports; p++)
+		port_lanes(job, p, m->module, &m->info, job->ports[p - 1].first_lane);
+}
+
+/* A module's EEPROM part answered: the next, or the module's info */
+static void got_eeprom(struct rd_job *job, unsigned module, unsigned part, const uint8_t *reg,
+		       size_t len)
+{
+	struct vitals_module *m = module_row(job, module);
+	uint8_t *e = job->eeprom[module];
+	unsigned status, offset = part == EEPROM_LOWER ? 0 : part == EEPROM_LANES ? 154 : 128;
+	const uint8_t *data;
+	size_t n;
+
+	if (!m || vitals_mcia_decode(reg, len, &status, &data, &n) || status || offset + n > 256)
+		return; /* no module there, or not readable: stays without info */
+	memcpy(e + offset, data, n);
+	if (part == EEPROM_LOWER) {
+		eeprom_read(job, module, EEPROM_PAGE0);
+	} else if (part == EEPROM_PAGE0) {
+		if (vitals_eeprom_decode(e, &m->info))
+			return;
+		m->have_info = m->from_eeprom = true;
+		if (!m->info.have_temp)
+			return; /* passive copper: no monitors, no thresholds */
+		if (!vitals_eeprom_is_cmis(e[0]))
+			module_port_lanes(job, m); /* SFF-8636: the lower page has them */
+		eeprom_read(job, module, EEPROM_THRESHOLDS);
+	} else if (part == EEPROM_THRESHOLDS) {
+		vitals_eeprom_thresholds(e, vitals_eeprom_is_cmis(e[0]), &m->info);
+		if (vitals_eeprom_is_cmis(e[0]))
+			eeprom_read(job, module, EEPROM_LANES);
+	} else {
+		vitals_eeprom_cmis_lanes(e, m->n_ports * LANES_PER_PORT, &m->info);
+		module_port_lanes(job, m);
+	}
+}
+
+/* The lanes of a port from a module's info (its first lane there) */
+static void port_lanes(struct rd_job *job, unsigned port, unsigned module,
+		       const struct vitals_module_info *info, unsigned first)
+{
+	struct vitals_lane *lanes = &job->r->lanes[(port - 1) * LANES_PER_PORT];
+	unsigned n = info->have_power ? info->lanes : 0;
+
+	if (n > LANES_PER_PORT)
+		n = LANES_PER_PORT;
+	for (unsigned l = 0; l < n && first + l < VITALS_LANES_MAX; l++)
+		lanes[l] = (struct vitals_lane){
+			.guid = job->n->guid, .port = (uint16_t)port, .lane = (uint8_t)(l + 1),
+			.module = (uint16_t)module, .rx_uw = info->rx_uw[first + l],
+			.tx_uw = info->tx_uw[first + l], .bias = info->bias[first + l]};
+	job->lane_count[port - 1] = (uint8_t)n;
+}
+
+/* A module's state: its ports' PDDR (or its EEPROM) if it is in */
+static void got_pmaos(struct rd_job *job, unsigned module, const uint8_t *reg, size_t len)
+{
+	struct vitals_module *m = module_row(job, module);
+	struct vitals_pmaos st;
+	uint8_t req[VITALS_REG_MAX];
+
+	if (!m || vitals_pmaos_decode(reg, len, &st) || st.module != module)
+		return;
+	m->oper_status = (uint8_t)st.oper_status;
+	m->error_type = (uint8_t)st.error_type;
+	m->stale = false;
+	if (st.oper_status != VITALS_MODULE_PLUGGED && st.oper_status != VITALS_MODULE_ERROR)
+		return;
+	if (missing(job->n, VITALS_R_PDDR)) {
+		if (!missing(job->n, VITALS_R_MCIA))
+			eeprom_read(job, module, EEPROM_LOWER);
+		return;
+	}
+	for (unsigned p = m->first_port; p < m->first_port + m->n_ports; p++) {
+		vitals_pddr_request(req, p);
+		rd_read(job, VITALS_R_PDDR, VITALS_REG_PDDR, req, VITALS_PDDR_READ, p, 0);
+	}
+}
+
+/* A port's PDDR: its lanes; the module's info from its first port */
+static void got_pddr(struct rd_job *job, unsigned port, const uint8_t *reg, size_t len)
+{
+	struct vitals_module_info info;
+	const struct vitals_port_map *pm = &job->ports[port - 1];
+	struct vitals_module *m = module_row(job, pm->module);
+
+	if (!m || vitals_pddr_module_decode(reg, len, &info) || info.cable_type == 4)
+		return;
+	if (port == m->first_port) {
+		m->info = info;
+		m->have_info = true;
+		m->from_eeprom = false;
+	}
+	/* PDDR's lanes are the port's own, from 0 */
+	port_lanes(job, port, pm->module, &info, 0);
+}
+
+static void got_reading(void *ctx, int status, const uint8_t *reg, size_t len)
+{
+	struct rd_read *rd = ctx;
+	struct rd_job *job = rd->job;
+	struct vitals_reading *r = job->r;
+
+	if (status == 0) {
+		switch (rd->reg) {
+		case VITALS_R_MGIR: {
+			struct vitals_mgir g;
+
+			if (!vitals_mgir_decode(reg, len, &g)) {
+				r->answered = true;
+				r->uptime_s = g.uptime_s;
+			}
+			break;
+		}
+		case VITALS_R_MTMP:
+			for (size_t i = 0; i < r->n_temps; i++) {
+				struct vitals_temp *t = &r->temps[i];
+				struct vitals_mtmp m;
+
+				if (t->sensor != rd->index || vitals_mtmp_decode(reg, len, &m) ||
+				    m.sensor != rd->index)
+					continue;
+				t->temp = m.temp;
+				t->max = m.max_valid ? m.max : m.temp;
+				t->threshold_hi = m.threshold_hi;
+				t->threshold_lo = m.threshold_lo;
+				memcpy(t->name, m.name, sizeof(t->name));
+				t->stale = false;
+			}
+			break;
+		case VITALS_R_MFSM:
+			for (size_t i = 0; i < r->n_fans; i++) {
+				unsigned rpm;
+
+				if (r->fans[i].tacho == rd->index && !vitals_mfsm_decode(reg, len, &rpm)) {
+					r->fans[i].rpm = (uint16_t)rpm;
+					r->fans[i].stale = false;
+				}
+			}
+			break;
+		case VITALS_R_FORE: {
+			uint16_t under, over;
+
+			if (!vitals_fore_decode(reg, len, &under, &over))
+				for (size_t i = 0; i < r->n_fans; i++) {
+					r->fans[i].under = under >> r->fans[i].tacho & 1;
+					r->fans[i].over = over >> r->fans[i].tacho & 1;
+				}
+			break;
+		}
+		case VITALS_R_PMAOS: got_pmaos(job, rd->index, reg, len); break;
+		case VITALS_R_PDDR: got_pddr(job, rd->index, reg, len); break;
+		case VITALS_R_MCIA: got_eeprom(job, rd->index, rd->part, reg, len); break;
+		default: break;
+		}
+	}
+	free(rd);
+	rd_job_done(job);
+}
+
+static void rd_read(struct rd_job *job, enum vitals_reg_bit reg, unsigned reg_id,
+		    const uint8_t *req, size_t req_len, unsigned index, unsigned part)
+{
+	struct rd_read *rd = calloc(1, sizeof(*rd));
+
+	if (!rd)
+		return;
+	*rd = (struct rd_read){.job = job, .reg = reg, .index = index, .part = part};
+	job->outstanding++;
+	if (read_register(job->n->lid, job->n->by_gmp, reg_id, req, req_len, got_reading, rd)) {
+		job->outstanding--;
+		free(rd);
+	}
+}
+
+static unsigned bits(uint64_t v)
+{
+	return (unsigned)__builtin_popcountll(v);
+}
+
+/* The rows a node's readings fill, from its inventory: every one stale
+ * until its answer comes */
+static int rd_job_rows(struct rd_job *job)
+{
+	const struct vitals_inv_node *n = job->n;
+	struct vitals_reading *r = job->r;
+	uint64_t sensors = missing(n, VITALS_R_MTMP) ? 0 : n->sensor_map;
+	uint16_t tachos = missing(n, VITALS_R_MFSM) ? 0 : n->tachos;
+	size_t k = 0;
+
+	r->temps = calloc(bits(sensors) + 1, sizeof(*r->temps));
+	r->fans = calloc(bits(tachos) + 1, sizeof(*r->fans));
+	r->modules = calloc(n->n_modules + 1, sizeof(*r->modules));
+	r->lanes = calloc((size_t)n->num_ports * LANES_PER_PORT + 1, sizeof(*r->lanes));
+	job->lane_count = calloc(n->num_ports + 1, 1);
+	if (!r->temps || !r->fans || !r->modules || !r->lanes || !job->lane_count)
+		return -1;
+	if (missing(n, VITALS_R_PDDR) && !missing(n, VITALS_R_MCIA) &&
+	    !(job->eeprom = calloc(n->n_modules + 1, sizeof(*job->eeprom))))
+		return -1;
+	for (unsigned s = 0; s < 64; s++)
+		if (sensors >> s & 1)
+			r->temps[k++] = (struct vitals_temp){.guid = n->guid, .sensor = (uint16_t)s,
+							     .stale = true};
+	r->n_temps = k;
+	k = 0;
+	for (unsigned t = 0; t < VITALS_TACHOS_MAX; t++)
+		if (tachos >> t & 1)
+			r->fans[k++] = (struct vitals_fan){.guid = n->guid, .tacho = (uint16_t)t,
+							   .stale = true};
+	r->n_fans = k;
+	r->n_modules = missing(n, VITALS_R_PMAOS) ? 0 : n->n_modules;
+	for (unsigned m = 0; m < r->n_modules; m++) {
+		struct vitals_module *row = &r->modules[m];
+
+		*row = (struct vitals_module){.guid = n->guid, .module = (uint16_t)m,
+					      .oper_status = VITALS_MODULE_UNKNOWN, .stale = true};
+		/* its ports, by PMLP: the first and how many (a cage's are adjacent) */
+		for (unsigned p = 1; p <= n->num_ports; p++)
+			if (job->ports[p - 1].module == m) {
+				if (!row->n_ports)
+					row->first_port = (uint16_t)p;
+				row->n_ports++;
+			}
+	}
+	return 0;
+}
+
+static bool rd_feed(void *ctx)
+{
+	struct rd_sweep *sw = ctx;
+	const struct vitals_inv_node *n;
+	struct vitals_reading *r;
+	struct rd_job *job;
+	uint8_t req[VITALS_REG_MAX] = {0};
+
+	while (sw->next < sw->inv->n && sw->inv->nodes[sw->next].status != VITALS_READ)
+		sw->next++;
+	if (sw->next == sw->inv->n) {
+		rd_sweep_done_one(sw); /* the feeder's hold */
+		return false;
+	}
+	n = &sw->inv->nodes[sw->next++];
+	r = &sw->readings[sw->n_readings++];
+	r->guid = n->guid;
+	if (!(job = calloc(1, sizeof(*job))))
+		return true;
+	*job = (struct rd_job){.sw = sw, .r = r, .n = n, .ports = sw->inv->ports + n->first_port};
+	sw->pending++;
+	if (rd_job_rows(job)) {
+		free(job->lane_count);
+		free(job->eeprom);
+		free(job);
+		sw->pending--;
+		return true;
+	}
+	job->outstanding = 1; /* held while the reads are queued */
+	rd_read(job, VITALS_R_MGIR, VITALS_REG_MGIR, req, 160, 0, 0);
+	for (size_t i = 0; i < r->n_temps; i++) {
+		vitals_mtmp_request(req, r->temps[i].sensor);
+		rd_read(job, VITALS_R_MTMP, VITALS_REG_MTMP, req, 32, r->temps[i].sensor, 0);
+	}
+	for (size_t i = 0; i < r->n_fans; i++) {
+		vitals_mfsm_request(req, r->fans[i].tacho);
+		rd_read(job, VITALS_R_MFSM, VITALS_REG_MFSM, req, 8, r->fans[i].tacho, 0);
+	}
+	if (r->n_fans && !missing(n, VITALS_R_FORE)) {
+		memset(req, 0, 12);
+		rd_read(job, VITALS_R_FORE, VITALS_REG_FORE, req, 12, 0, 0);
+	}
+	for (size_t m = 0; m < r->n_modules; m++) {
+		vitals_pmaos_request(req, (unsigned)m);
+		rd_read(job, VITALS_R_PMAOS, VITALS_REG_PMAOS, req, 16, (unsigned)m, 0);
+	}
+	rd_job_done(job);
+	return true;
+}
+
+static void reading_free(struct vitals_reading *r)
+{
+	free(r->temps);
+	free(r->fans);
+	free(r->modules);
+	free(r->lanes);
+}
+
+static void rd_sweep_done_one(struct rd_sweep *sw)
+{
+	struct vitals_area *a = sw->a;
+	const struct vitals_snapshot *prev = cache_snapshot(&a->readings);
+	struct vitals_build in = {.inv = sw->inv, .readings = sw->readings,
+				  .n_readings = sw->n_readings, .prev = prev, .now = sw->now};
+	struct vitals_snapshot *s;
+
+	if (--sw->pending)
+		return;
+	s = vitals_build(&in);
+	/* nodes that restarted are inventoried again */
+	for (size_t k = 0; s && k < s->n_nodes; k++)
+		if (s->nodes[k].restarted) {
+			if (a->n_again == a->cap_again) {
+				size_t cap = a->cap_again ? 2 * a->cap_again : 16;
+				uint64_t *p = realloc(a->again, cap * sizeof(*p));
+
+				if (!p)
+					break;
+				a->again = p;
+				a->cap_again = cap;
+			}
+			a->again[a->n_again++] = s->nodes[k].guid;
+		}
+	for (size_t i = 0; i < sw->n_readings; i++)
+		reading_free(&sw->readings[i]);
+	free(sw->readings);
+	vitals_inventory_put(sw->inv);
+	DEBUGMSGTL(("ibsnmpd:vitals", "readings of %zu nodes done\n", sw->n_readings));
+	cache_refresh_done(&a->readings, s, s ? NULL : "out of memory");
+	if (s && a->n_again && !a->inventory.refreshing)
+		cache_group_refresh_now(&a->inventory);
+	free(sw);
+}
+
+static void readings_start(struct cache_group *g)
+{
+	struct vitals_area *a = g->owner;
+	const struct vitals_inventory *inv = cache_snapshot(&a->inventory);
+	struct rd_sweep *sw;
+
+	if (!inv) {
+		cache_refresh_done(g, NULL, "no node has been inventoried yet");
+		return;
+	}
+	sw = calloc(1, sizeof(*sw));
+	if (!sw || !(sw->readings = calloc(inv->n + 1, sizeof(*sw->readings)))) {
+		free(sw);
+		cache_refresh_done(g, NULL, "out of memory");
+		return;
+	}
+	sw->a = a;
+	sw->inv = vitals_inventory_get(inv);
+	sw->now = time(NULL);
+	sw->pending = 1;
+	sw->feeder = (struct mad_feeder){.next = rd_feed, .ctx = sw};
+	mad_engine_feed(&sw->feeder);
+}
+
+/* ---- the groups ---------------------------------------------------------------------- */
+
+/* A new inventory: read it now (the periodic readings go on after) */
+static void inventoried(struct cache_group *g, const void *before, const void *after, void *arg)
+{
+	struct vitals_area *a = arg;
+
+	(void)g;
+	(void)before;
+	(void)after;
+	cache_group_start(&a->readings);
+}
+
+void vitals_sweep_discovered(struct vitals_area *a)
+{
+	cache_group_start(&a->inventory);
+}
+
+void vitals_sweep_init(struct vitals_area *a, unsigned inventory_s, unsigned readings_s)
+{
+	a->inventory = (struct cache_group){.name = "vitals inventory", .lifetime_s = inventory_s,
+					    .refresh = inventory_start,
+					    .free_snapshot = inventory_snapshot_free, .owner = a};
+	a->readings = (struct cache_group){.name = "vitals readings", .lifetime_s = readings_s,
+					   .refresh = readings_start,
+					   .free_snapshot = vitals_snapshot_free, .owner = a};
+	cache_group_observe(&a->inventory, &a->inventoried, inventoried, a);
+}
+
+void vitals_sweep_stop(struct vitals_area *a)
+{
+	cache_group_stop(&a->readings);
+	cache_group_stop(&a->inventory);
+	free(a->again);
+	a->again = NULL;
+	a->n_again = a->cap_again = 0;
+}
