@@ -16,6 +16,7 @@ static const struct {
 	[NOTIFY_PARTITION] = {"partition notification", "source"},
 	[NOTIFY_LINK] = {"link notification", "for LID"},
 	[NOTIFY_VITALS] = {"vitals notification", "for LID"},
+	[NOTIFY_ENTITY] = {"entity notification", "for LID"},
 };
 
 static struct notify_limiter limiter;
@@ -77,6 +78,12 @@ void notify_get_stats(enum notify_family family, struct notify_stats *st)
 bool notify_send(enum notify_family family, unsigned number, unsigned source,
 		 netsnmp_variable_list *vl)
 {
+	return notify_send_context(family, number, source, vl, NULL);
+}
+
+bool notify_send_context(enum notify_family family, unsigned number, unsigned source,
+			 netsnmp_variable_list *vl, const char *context)
+{
 	unsigned ended = 0;
 
 	if (!vl)
@@ -100,7 +107,10 @@ bool notify_send(enum notify_family family, unsigned number, unsigned source,
 		log_burst_end(kind_of(family, number), source, ended);
 	DEBUGMSGTL(("ibsnmpd:notify", "%s %u %s %u sent\n", family_label[family].name, number,
 		    family_label[family].source, source));
-	send_v2trap(vl);
+	if (context)
+		send_trap_vars_with_context(-1, -1, vl, context); /* -1, -1: an SNMPv2 trap */
+	else
+		send_v2trap(vl);
 	snmp_free_varbind(vl);
 	stats[family].sent++;
 	return true;

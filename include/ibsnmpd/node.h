@@ -85,12 +85,36 @@ struct node_neighbor {
 	uint16_t if_at;           /* its interface: the node's ports[if_at] */
 };
 
-/* A row of a node's entPhysicalTable: the chassis (port 0) or a port. */
+/* A row of a node's entPhysicalTable: its entPhysicalIndex, which says
+ * what it is (node_entity_mib.c finds the row of the vitals it stands for):
+ *   1              the chassis
+ *   1000 + P       port P
+ *   2000 + M + 1   the module in cage M (the PRM's number, from 0)
+ *   3000 + S + 1   temperature sensor S (MTMP: 0 the ASIC)
+ *   4000 + T + 1   the fan of tachometer T; 5000 + T + 1 its speed sensor
+ *   10000 + 100 M + K  a sensor of module M: K 1 its temperature, 2 its
+ *                  voltage, 10 + L, 20 + L, 30 + L the Rx power, Tx power
+ *                  and bias of its lane L (from 1, over its ports' lanes) */
 struct node_entity {
-	uint16_t port;
+	uint32_t index;
 };
 #define NODE_ENTITY_CHASSIS 1       /* entPhysicalIndex of the chassis */
 #define NODE_ENTITY_PORT_BASE 1000  /* of port N: 1000 + N */
+#define NODE_ENTITY_MODULE_BASE 2000
+#define NODE_ENTITY_TEMP_BASE 3000
+#define NODE_ENTITY_FAN_BASE 4000
+#define NODE_ENTITY_TACHO_BASE 5000
+#define NODE_ENTITY_MODULE_SENSOR_BASE 10000
+#define NODE_ENTITY_SENSOR_TEMP 1
+#define NODE_ENTITY_SENSOR_VOLTAGE 2
+#define NODE_ENTITY_SENSOR_RX 10
+#define NODE_ENTITY_SENSOR_TX 20
+#define NODE_ENTITY_SENSOR_BIAS 30
+
+/* A row of entPhysicalContainsTable: a container and one of its children */
+struct node_contain {
+	uint32_t parent, child;
+};
 
 struct node_dir;
 
@@ -108,7 +132,10 @@ struct node_entry {
 	const struct node_dir *dir; /* the directory it is in */
 	/* what its context's LLDP-MIB and ENTITY-MIB serve (node_dir.c) */
 	uint32_t first_nb, n_nb;  /* its neighbours: neighbors[first_nb ..], by index */
-	uint32_t first_entity;    /* its entities: entities[first_entity ..], n_if + 1 */
+	uint32_t first_entity, n_entities; /* its entities: entities[first_entity ..] */
+	uint32_t first_sensor, n_sensors;  /* those of class sensor: sensors[first_sensor ..] */
+	uint32_t first_contain;            /* contains[first_contain ..], n_entities - 1 */
+	const struct vitals_node *vitals;  /* its hardware, in the directory's vitals; NULL none */
 	uint32_t lldp_inserts, lldp_deletes; /* neighbours come and gone since its context began */
 	time_t lldp_changed;      /* wall clock of the last of those; 0: none */
 	time_t entity_changed;    /* wall clock when its ports or identity last changed */
@@ -126,6 +153,12 @@ struct node_dir {
 	size_t n_neighbors;
 	struct node_entity *entities;
 	size_t n_entities;
+	struct node_entity *sensors; /* entPhySensorTable's rows (ENTITY-SENSOR-MIB) */
+	size_t n_sensors;
+	struct node_contain *contains; /* by (parent, child) */
+	size_t n_contains;
+	const struct vitals_snapshot *vitals; /* what it was built from (NULL: none) */
+	unsigned vitals_lifetime_s;  /* vitalsSensors: entPhySensorValueUpdateRate */
 	time_t boot;              /* the agent's start (wall clock): TimeTicks 0 */
 };
 
@@ -137,11 +170,15 @@ const struct node_entry *node_dir_find(const struct node_dir *d, uint64_t guid);
 struct topology;
 struct fabric_snapshot;
 struct pm_snapshot;
+struct vitals_snapshot;
+struct vitals_node;
 
 struct node_dir_build {
 	const struct topology *fabric;         /* the discovery; NULL: none yet */
 	const struct fabric_snapshot *ports;    /* PortInfo of every port; NULL: none yet */
 	const struct pm_snapshot *counters;     /* the PM sweep; NULL: none yet */
+	const struct vitals_snapshot *vitals;   /* the vitals' readings; NULL: none */
+	unsigned vitals_lifetime_s;
 	const struct node_dir *prev;
 	unsigned types_mask;                    /* 1 << node type: gets a context */
 	unsigned hold_s;                        /* an unreachable node stays this long */
@@ -154,6 +191,10 @@ struct node_dir *node_dir_build(const struct node_dir_build *in);
 
 /* Interface np of node e as IF-MIB sees it (pure). */
 void node_if_view(struct node_if *view, const struct node_entry *e, const struct node_port *np);
+
+/* What holds an entity of a node (entPhysicalContainedIn; 0 for the
+ * chassis). */
+uint32_t node_entity_parent(const struct node_entry *e, uint32_t index);
 
 /* The sysUpTime (TimeTicks) at wall-clock time t, from the directory's
  * boot: the same value at every request (an index may hold it); 0 for
@@ -204,7 +245,7 @@ struct node_context_regs {
 	struct mib_joined all;
 	/* the rows of the node's current entry, set when asked (they live in
 	 * the directory; these say where) */
-	struct mib_rows neighbor_rows, entity_rows, alias_rows, contains_rows;
+	struct mib_rows neighbor_rows, entity_rows, alias_rows, contains_rows, sensor_rows;
 };
 /* The context's node in the current directory (ctx: its registrations). */
 const struct node_entry *node_context_entry(const void *ctx);
@@ -219,7 +260,7 @@ const struct mib_rows *node_rows_at(struct mib_rows *header, const void *array, 
 extern const struct mib_member node_lldp_members[];
 extern const size_t node_n_lldp_members;
 extern const struct mib_table node_ent_physical_table, node_ent_alias_table,
-	node_ent_contains_table;
+	node_ent_contains_table, node_ent_sensor_table;
 extern const struct mib_scalars node_ent_general;
 int node_mib_register_context(struct node_context_regs *r, struct cache_group *dir,
 			      uint64_t guid, const char *name, struct sma_collector *const *sma,
@@ -235,7 +276,8 @@ struct node_area {
 	struct cache_group *topology; /* the discovery's group */
 	struct cache_group *ports;    /* the fabric area's sweep; NULL: not running */
 	struct cache_group *counters; /* the PM area's sweep; NULL: not running */
-	struct cache_observer follows[3], registers;
+	struct cache_group *vitals;   /* the vitals' readings; NULL: not running */
+	struct cache_observer follows[4], registers, entities_seen;
 	struct sma_collector *local;  /* served in the default context already */
 	struct node_context **contexts; /* sorted by GUID */
 	size_t n_contexts, cap_contexts;

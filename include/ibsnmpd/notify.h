@@ -18,6 +18,7 @@ enum notify_family {
 	NOTIFY_PARTITION, /* number: ibPartitionNotifications.N; source: 0 */
 	NOTIFY_LINK,      /* number: ibsnmpdNotifications.N; source: the port's LID */
 	NOTIFY_VITALS,    /* number: ibsnmpdNotifications.N; source: the node's LID */
+	NOTIFY_ENTITY,    /* number: entityMIBTraps.0.N; source: the node's LID */
 	NOTIFY_FAMILIES
 };
 
@@ -29,6 +30,10 @@ struct notify_stats {
  * source) is over the limit; vl is freed either way. true if sent. */
 bool notify_send(enum notify_family family, unsigned number, unsigned source,
 		 netsnmp_variable_list *vl);
+/* The same, sent in an SNMP context (a node's): snmpd gives SNMPv3
+ * receivers its name. */
+bool notify_send_context(enum notify_family family, unsigned number, unsigned source,
+			 netsnmp_variable_list *vl, const char *context);
 void notify_get_stats(enum notify_family family, struct notify_stats *st);
 /* notificationLimit, at start and after SIGHUP. */
 void notify_apply_config(void);

@@ -12,6 +12,7 @@
 #include "ibsnmpd/node.h"
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/topology.h"
+#include "ibsnmpd/vitals.h"
 
 static struct node_config {
 	unsigned hold_s;  /* nodeContextHold: a node no longer reached keeps its context */
@@ -24,6 +25,7 @@ static void *start(const struct area_env *env)
 	struct fabric_area *fabric = area_find(&fabric_area_def);
 	struct pm_area *pm = area_find(&pm_area_def);
 	struct sma_area *sma = area_find(&sma_area_def);
+	struct vitals_area *vitals = area_find(&vitals_area_def);
 	struct node_area *a = topology ? calloc(1, sizeof(*a)) : NULL;
 
 	(void)env;
@@ -32,6 +34,7 @@ static void *start(const struct area_env *env)
 	a->topology = topology;
 	a->ports = fabric ? &fabric->group : NULL;
 	a->counters = pm ? &pm->sweep : NULL;
+	a->vitals = vitals ? &vitals->readings : NULL;
 	a->local = sma ? sma_local(sma) : NULL;
 	a->hold_s = cfg.hold_s;
 	a->idle_s = cfg.idle_s;

@@ -23,6 +23,7 @@
 #include "ibsnmpd/fabric.h"
 #include "ibsnmpd/netsnmp_compat.h"
 #include "ibsnmpd/node.h"
+#include "ibsnmpd/notify.h"
 #include "ibsnmpd/pm.h"
 
 #define TICK_S 2
@@ -57,6 +58,8 @@ static void refresh_dir(struct cache_group *g)
 		.fabric = cache_snapshot(a->topology),
 		.ports = a->ports ? cache_snapshot(a->ports) : NULL,
 		.counters = a->counters ? cache_snapshot(a->counters) : NULL,
+		.vitals = a->vitals ? cache_snapshot(a->vitals) : NULL,
+		.vitals_lifetime_s = a->vitals ? a->vitals->lifetime_s : 0,
 		.prev = cache_snapshot(g),
 		.types_mask = ibsnmpd_cfg.node_context_types,
 		.hold_s = a->hold_s,
@@ -363,6 +366,34 @@ static void tick(unsigned reg, void *arg)
 	a->n_contexts = kept;
 }
 
+/* ENTITY-MIB::entConfigChange for a node whose entities changed while its
+ * context served (modules in or out), in its context (v3 receivers see it)
+ * and naming it (ibsnmpdNodeContext) for the others; at most one per node
+ * and ENTITY_CHANGE_QUIET_S, as RFC 6933 asks */
+#define ENTITY_CHANGE_QUIET_S 5
+
+static void entities_changed(struct cache_group *g, const void *before, const void *after,
+			     void *arg)
+{
+	static const oid trap[] = {1, 3, 6, 1, 2, 1, 47, 2, 0, 1}; /* entConfigChange */
+	const struct node_dir *b = before, *d = after;
+
+	(void)g;
+	(void)arg;
+	for (size_t k = 0; b && d && k < d->n; k++) {
+		const struct node_entry *e = &d->nodes[k], *old = node_dir_find(b, e->guid);
+		netsnmp_variable_list *vl;
+
+		if (!e->context[0] || !old || !old->context[0] ||
+		    old->entity_changed == e->entity_changed ||
+		    e->entity_changed - old->entity_changed < ENTITY_CHANGE_QUIET_S)
+			continue;
+		if ((vl = mib_notification_new(trap, OID_LENGTH(trap))))
+			mib_notification_add_node_context(&vl, e->guid, e->type);
+		notify_send_context(NOTIFY_ENTITY, 1, e->lid, vl, e->context);
+	}
+}
+
 void node_contexts_start(struct node_area *a)
 {
 	a->dir.name = "node directory";
@@ -381,7 +412,10 @@ void node_contexts_start(struct node_area *a)
 		cache_group_follow(&a->dir, a->ports, &a->follows[1]);
 	if (a->counters)
 		cache_group_follow(&a->dir, a->counters, &a->follows[2]);
+	if (a->vitals)
+		cache_group_follow(&a->dir, a->vitals, &a->follows[3]);
 	cache_group_observe(&a->dir, &a->registers, dir_published, a);
+	cache_group_observe(&a->dir, &a->entities_seen, entities_changed, a);
 	a->tick_alarm = snmp_alarm_register(TICK_S, SA_REPEAT, tick, a);
 	if (cache_snapshot(a->topology)) /* a discovery is in already */
 		cache_group_refresh_now(&a->dir);
@@ -403,6 +437,8 @@ void node_contexts_stop(struct node_area *a)
 		cache_group_unobserve(a->ports, &a->follows[1]);
 	if (a->counters)
 		cache_group_unobserve(a->counters, &a->follows[2]);
+	if (a->vitals)
+		cache_group_unobserve(a->vitals, &a->follows[3]);
 	if (a->tick_alarm)
 		snmp_alarm_unregister(a->tick_alarm);
 	a->tick_alarm = 0;

@@ -22,6 +22,7 @@
 #include "ibsnmpd/fabric.h"
 #include "ibsnmpd/node.h"
 #include "ibsnmpd/pm.h"
+#include "ibsnmpd/vitals.h"
 
 static struct node_dir empty_dir;
 
@@ -42,6 +43,8 @@ void node_dir_free(void *p)
 	free(d->kept_counters);
 	free(d->neighbors);
 	free(d->entities);
+	free(d->sensors);
+	free(d->contains);
 	free(d);
 }
 
@@ -122,7 +125,7 @@ static void if_counters(struct node_if *i, const struct pm_port_state *st)
 
 struct builder {
 	struct node_dir *d;
-	size_t cap_nodes, cap_if, cap_neighbors, cap_entities;
+	size_t cap_nodes, cap_if, cap_neighbors, cap_entities, cap_sensors, cap_contains;
 };
 
 /* Room for one more element of *arr (n used, *cap allocated); 0, or -1
@@ -195,28 +198,163 @@ static int add_ifs(struct builder *b, const struct node_dir_build *in, struct no
 	return 0;
 }
 
-/* Its chassis, then its ports (entPhysicalIndex order). */
-static int add_entities(struct builder *b, struct node_entry *e, const struct node_entry *before,
-			time_t now)
+static int add_entity(struct builder *b, uint32_t index)
 {
 	void *arr = b->d->entities;
 
-	e->first_entity = (uint32_t)b->d->n_entities;
-	for (size_t k = 0; k <= e->n_if; k++) {
-		if (make_room(&arr, &b->cap_entities, b->d->n_entities, sizeof(*b->d->entities)))
-			return -1;
-		b->d->entities = arr;
-		b->d->entities[b->d->n_entities++] = (struct node_entity){
-			.port = k ? (uint16_t)b->d->ports[e->first_if + k - 1].port : 0};
+	if (make_room(&arr, &b->cap_entities, b->d->n_entities, sizeof(*b->d->entities)))
+		return -1;
+	b->d->entities = arr;
+	b->d->entities[b->d->n_entities++] = (struct node_entity){index};
+	if (index < NODE_ENTITY_TEMP_BASE ||
+	    (index > NODE_ENTITY_FAN_BASE && index < NODE_ENTITY_TACHO_BASE))
+		return 0;
+	arr = b->d->sensors; /* a sensor: a row of entPhySensorTable too */
+	if (make_room(&arr, &b->cap_sensors, b->d->n_sensors, sizeof(*b->d->sensors)))
+		return -1;
+	b->d->sensors = arr;
+	b->d->sensors[b->d->n_sensors++] = (struct node_entity){index};
+	return 0;
+}
+
+/* The module of a lane row's module-wide lane number (1-based over its
+ * ports' lanes) */
+static unsigned module_lane(const struct vitals_module *m, const struct vitals_lane *l)
+{
+	return (l->port - m->first_port) * 4u + l->lane;
+}
+
+/* The hardware's entities, in entPhysicalIndex order: the modules in their
+ * cages, the temperature sensors, the fans and their speed sensors, the
+ * modules' sensors */
+static int add_vitals_entities(struct builder *b, const struct vitals_snapshot *s,
+			       const struct vitals_node *v)
+{
+	const struct vitals_module *mods = s->modules + v->first_module;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < v->n_modules; i++)
+		if (mods[i].have_info && mods[i].first_port)
+			rc |= add_entity(b, NODE_ENTITY_MODULE_BASE + mods[i].module + 1u);
+	for (uint32_t i = 0; i < v->n_temps; i++)
+		rc |= add_entity(b, NODE_ENTITY_TEMP_BASE + s->temps[v->first_temp + i].sensor + 1u);
+	for (uint32_t i = 0; i < v->n_fans; i++)
+		rc |= add_entity(b, NODE_ENTITY_FAN_BASE + s->fans[v->first_fan + i].tacho + 1u);
+	for (uint32_t i = 0; i < v->n_fans; i++)
+		rc |= add_entity(b, NODE_ENTITY_TACHO_BASE + s->fans[v->first_fan + i].tacho + 1u);
+	for (uint32_t i = 0; i < v->n_modules; i++) {
+		const struct vitals_module *m = &mods[i];
+		uint32_t base = NODE_ENTITY_MODULE_SENSOR_BASE + 100u * m->module;
+		uint8_t lanes[VITALS_LANES_MAX + 1] = {0};
+
+		if (!m->have_info || !m->first_port)
+			continue;
+		if (m->info.have_temp)
+			rc |= add_entity(b, base + NODE_ENTITY_SENSOR_TEMP);
+		if (m->info.have_voltage)
+			rc |= add_entity(b, base + NODE_ENTITY_SENSOR_VOLTAGE);
+		for (uint32_t j = 0; j < v->n_lanes; j++) {
+			const struct vitals_lane *l = &s->lanes[v->first_lane + j];
+
+			if (l->module == m->module && l->port >= m->first_port &&
+			    module_lane(m, l) <= VITALS_LANES_MAX)
+				lanes[module_lane(m, l)] = 1;
+		}
+		for (unsigned kind = NODE_ENTITY_SENSOR_RX; kind <= NODE_ENTITY_SENSOR_BIAS; kind += 10)
+			for (unsigned l = 1; l <= VITALS_LANES_MAX; l++)
+				if (lanes[l])
+					rc |= add_entity(b, base + kind + l);
 	}
-	/* entLastChangeTime: when its context's entities were made, or its
-	 * ports or identity changed */
-	if (before && before->n_if && before->n_if == e->n_if && before->has_ident == e->has_ident &&
+	return rc;
+}
+
+/* What holds an entity (entPhysicalContainedIn): a module's port is its
+ * cage's first */
+static uint32_t entity_parent(const struct vitals_snapshot *s, const struct vitals_node *v,
+			      uint32_t index)
+{
+	if (index >= NODE_ENTITY_MODULE_SENSOR_BASE)
+		return NODE_ENTITY_MODULE_BASE + (index - NODE_ENTITY_MODULE_SENSOR_BASE) / 100 + 1;
+	if (index > NODE_ENTITY_TACHO_BASE)
+		return NODE_ENTITY_FAN_BASE + index - NODE_ENTITY_TACHO_BASE;
+	if (index > NODE_ENTITY_MODULE_BASE && index < NODE_ENTITY_TEMP_BASE && v) {
+		uint32_t m = index - NODE_ENTITY_MODULE_BASE - 1;
+
+		return m < v->n_modules ? NODE_ENTITY_PORT_BASE +
+			s->modules[v->first_module + m].first_port : NODE_ENTITY_CHASSIS;
+	}
+	return NODE_ENTITY_CHASSIS;
+}
+
+uint32_t node_entity_parent(const struct node_entry *e, uint32_t index)
+{
+	return index == NODE_ENTITY_CHASSIS ? 0 : entity_parent(e->dir->vitals, e->vitals, index);
+}
+
+static int contain_cmp(const void *a, const void *b)
+{
+	const struct node_contain *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->child < y->child ? -1 : x->child > y->child;
+}
+
+/* entPhysicalContainsTable's rows of the node: every entity but the chassis */
+static int add_contains(struct builder *b, const struct node_dir_build *in, struct node_entry *e)
+{
+	void *arr = b->d->contains;
+
+	e->first_contain = (uint32_t)b->d->n_contains;
+	for (uint32_t i = 1; i < e->n_entities; i++) {
+		uint32_t child = b->d->entities[e->first_entity + i].index;
+
+		if (make_room(&arr, &b->cap_contains, b->d->n_contains, sizeof(*b->d->contains)))
+			return -1;
+		b->d->contains = arr;
+		b->d->contains[b->d->n_contains++] =
+			(struct node_contain){entity_parent(in->vitals, e->vitals, child), child};
+	}
+	if (e->n_entities > 2)
+		qsort(b->d->contains + e->first_contain, e->n_entities - 1, sizeof(*b->d->contains),
+		      contain_cmp);
+	return 0;
+}
+
+static bool same_entities(const struct node_dir *d, const struct node_entry *e,
+			  const struct node_dir *pd, const struct node_entry *before)
+{
+	return before->n_entities == e->n_entities &&
+	       !memcmp(pd->entities + before->first_entity, d->entities + e->first_entity,
+		       e->n_entities * sizeof(*d->entities));
+}
+
+/* Its chassis, its ports, its hardware (entPhysicalIndex order). */
+static int add_entities(struct builder *b, const struct node_dir_build *in, struct node_entry *e,
+			const struct node_entry *before)
+{
+	e->first_entity = (uint32_t)b->d->n_entities;
+	e->first_sensor = (uint32_t)b->d->n_sensors;
+	if (add_entity(b, NODE_ENTITY_CHASSIS))
+		return -1;
+	for (size_t k = 0; k < e->n_if; k++)
+		if (add_entity(b, NODE_ENTITY_PORT_BASE + b->d->ports[e->first_if + k].port))
+			return -1;
+	if (e->vitals && add_vitals_entities(b, in->vitals, e->vitals))
+		return -1;
+	e->n_entities = (uint32_t)(b->d->n_entities - e->first_entity);
+	e->n_sensors = (uint32_t)(b->d->n_sensors - e->first_sensor);
+	if (add_contains(b, in, e))
+		return -1;
+	/* entLastChangeTime: when its context's entities were made, or came
+	 * and went (modules), or its identity changed */
+	if (before && before->n_if && before->has_ident == e->has_ident &&
 	    before->vendor_id == e->vendor_id && before->device_id == e->device_id &&
-	    before->revision == e->revision && !strcmp(before->desc, e->desc))
+	    before->revision == e->revision && !strcmp(before->desc, e->desc) &&
+	    same_entities(b->d, e, in->prev, before))
 		e->entity_changed = before->entity_changed;
 	else
-		e->entity_changed = now;
+		e->entity_changed = in->now;
 	return 0;
 }
 
@@ -452,14 +590,16 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 		e->context[0] = '\0';
 		/* a kept entry's were the previous directory's */
 		e->first_if = e->n_if = 0;
-		e->first_nb = e->n_nb = e->first_entity = 0;
+		e->first_nb = e->n_nb = e->first_entity = e->n_entities = 0;
+		e->first_sensor = e->n_sensors = 0;
+		e->vitals = vitals_find_node(in->vitals, e->guid);
 		set_context(e, in->types_mask);
 		if (!e->context[0])
 			continue;
 		/* interfaces, neighbours, entities only where a context serves them */
 		before = node_dir_find(in->prev, e->guid);
 		if (add_ifs(&b, in, e, before) || add_neighbors(&b, in, e, before) ||
-		    add_entities(&b, e, before, in->now))
+		    add_entities(&b, in, e, before))
 			goto fail;
 	}
 	if (keep_rows(b.d, in))
@@ -468,6 +608,10 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 	b.d->ports = fit(b.d->ports, b.d->n_if, sizeof(*b.d->ports));
 	b.d->neighbors = fit(b.d->neighbors, b.d->n_neighbors, sizeof(*b.d->neighbors));
 	b.d->entities = fit(b.d->entities, b.d->n_entities, sizeof(*b.d->entities));
+	b.d->sensors = fit(b.d->sensors, b.d->n_sensors, sizeof(*b.d->sensors));
+	b.d->contains = fit(b.d->contains, b.d->n_contains, sizeof(*b.d->contains));
+	b.d->vitals = in->vitals;
+	b.d->vitals_lifetime_s = in->vitals_lifetime_s;
 	index_rows(b.d);
 	return b.d;
 fail:

@@ -306,12 +306,14 @@ static const struct mib_table ifx_table = {
 	.name = "ifXTable", .table_oid = ifx_table_oid, .table_oid_len = OID_LENGTH(ifx_table_oid),
 	.first_column = IFX_NAME, .last_column = IFX_DISCONTINUITY_TIME, .rows = if_rows,
 	.value = ifx_value};
-/* A context's mib-2, in OID order (ENTITY-MIB is mib-2 47) */
+/* A context's mib-2, in OID order (ENTITY-MIB is mib-2 47, ENTITY-SENSOR-MIB
+ * mib-2 99) */
 static const struct mib_member mib2_members[] = {
 	{.scalars = &system_group},          {.scalars = &if_number},
 	{.table = &if_table},                {.table = &ifx_table},
 	{.table = &node_ent_physical_table}, {.table = &node_ent_alias_table},
 	{.table = &node_ent_contains_table}, {.scalars = &node_ent_general},
+	{.table = &node_ent_sensor_table},
 };
 
 int node_mib_register_context(struct node_context_regs *r, struct cache_group *dir,

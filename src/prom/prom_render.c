@@ -129,6 +129,7 @@ static const char *const notify_families[NOTIFY_FAMILIES] = {
 	[NOTIFY_PARTITION] = "partition",
 	[NOTIFY_LINK] = "link",
 	[NOTIFY_VITALS] = "vitals",
+	[NOTIFY_ENTITY] = "entity",
 };
 
 #define VARIANTS(a) .variants = (a), .n_variants = sizeof(a) / sizeof((a)[0])

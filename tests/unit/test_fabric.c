@@ -673,8 +673,8 @@ static void neighbours_and_entities_follow_the_links(void **state)
 	assert_int_equal(d1->ports[e->first_if + nb[1].if_at].link->remote_guid, SW2);
 	assert_true(e->lldp_inserts == 2 && e->lldp_deletes == 0 && e->lldp_changed == 100);
 	/* the chassis, then its four ports */
-	assert_int_equal(d1->entities[e->first_entity].port, 0);
-	assert_int_equal(d1->entities[e->first_entity + 4].port, 4);
+	assert_int_equal(d1->entities[e->first_entity].index, NODE_ENTITY_CHASSIS);
+	assert_int_equal(d1->entities[e->first_entity + 4].index, NODE_ENTITY_PORT_BASE + 4);
 	assert_int_equal(e->entity_changed, 100);
 	/* sw1/3-sw2/3 goes down: a row deleted at both ends */
 	s2 = build(f, s1, r, readings(r, true, false, 2, 3), 200);
