@@ -72,7 +72,7 @@ struct vitals_inv_node {
 };
 
 struct vitals_port_map {
-	uint8_t module, first_lane;
+	uint8_t module, first_lane, width; /* width: the port's lanes */
 };
 
 struct vitals_inventory {

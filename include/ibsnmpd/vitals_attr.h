@@ -167,7 +167,7 @@ struct vitals_module_info {
 	bool have_temp, have_voltage, have_power;
 	int16_t temp;
 	uint16_t voltage;
-	unsigned lanes;        /* lanes with readings (the port's) */
+	unsigned lanes;        /* lanes with readings: the module's (PMLP says a port's) */
 	uint16_t rx_uw[VITALS_LANES_MAX], tx_uw[VITALS_LANES_MAX], bias[VITALS_LANES_MAX];
 	bool have_thresholds;
 	int16_t temp_hi, temp_lo;

@@ -332,7 +332,7 @@ static unsigned cmis_length_dm(unsigned v)
 int vitals_pddr_module_decode(const uint8_t *reg, size_t len, struct vitals_module_info *out)
 {
 	const uint8_t *d = reg + 0x08; /* page_data */
-	unsigned cap, lanes;
+	unsigned cap;
 
 	if (len < 0x08 + 0xc0 || field(reg, 0x04, 0, 8) != 3)
 		return -1;
@@ -358,8 +358,7 @@ int vitals_pddr_module_decode(const uint8_t *reg, size_t len, struct vitals_modu
 	out->have_thresholds = cap != 0;
 	out->temp = (int16_t)field(d, 0x4c, 16, 16);
 	out->voltage = (uint16_t)field(d, 0x4c, 0, 16);
-	lanes = field(d, 0x9c, 0, 6);
-	out->lanes = lanes >= 1 && lanes <= 4 ? lanes : 4; /* ib_width of the port */
+	out->lanes = VITALS_LANES_MAX; /* the module's: PMLP maps a port's to them */
 	for (unsigned l = 0; l < VITALS_LANES_MAX; l++) {
 		unsigned dw = (l / 2) * 4, lsb = l % 2 ? 0 : 16;
 

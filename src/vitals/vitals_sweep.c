@@ -185,9 +185,11 @@ static void got_inventory_register(void *ctx, int status, const uint8_t *reg, si
 		struct vitals_pmlp map;
 
 		if (!bad && !vitals_pmlp_decode(reg, len, &map) && map.port == rd->port &&
-		    map.width && map.module < VITALS_MODULES_MAX && map.first_lane < VITALS_LANES_MAX)
+		    map.width && map.width <= VITALS_LANES_MAX && map.module < VITALS_MODULES_MAX &&
+		    map.first_lane + map.width <= VITALS_LANES_MAX)
 			job->sw->inv->ports[n->first_port + rd->port - 1] =
-				(struct vitals_port_map){(uint8_t)map.module, (uint8_t)map.first_lane};
+				(struct vitals_port_map){(uint8_t)map.module, (uint8_t)map.first_lane,
+							 (uint8_t)map.width};
 		break;
 	}
 	default:
@@ -239,6 +241,13 @@ static void got_general_info(void *ctx, int result, const uint8_t *data, size_t 
 	}
 	inv_read(job, VITALS_R_MTCAP, VITALS_REG_MTCAP, req, 16, 0);
 	inv_read(job, VITALS_R_MGPIR, VITALS_REG_MGPIR, req, 160, 0);
+	/* whether the modules are read by PDDR or from their EEPROM (MCIA):
+	 * PDDR of port 1 answers, a module in its cage or not */
+	if (n->num_ports) {
+		vitals_pddr_request(req, 1);
+		inv_read(job, VITALS_R_PDDR, VITALS_REG_PDDR, req, VITALS_PDDR_READ, 1);
+		memset(req, 0, sizeof(req));
+	}
 	for (unsigned p = 1; p <= n->num_ports; p++) {
 		vitals_pmlp_request(req, p);
 		inv_read(job, VITALS_R_PMLP, VITALS_REG_PMLP, req, 64, p);
@@ -506,7 +515,14 @@ enum { EEPROM_LOWER, EEPROM_PAGE0, EEPROM_THRESHOLDS, EEPROM_LANES, EEPROM_READS
 static void eeprom_read(struct rd_job *job, unsigned module, unsigned part)
 {
 	uint8_t req[148];
-	bool cmis = vitals_eeprom_is_cmis(job->eeprom[module][0]);
+	bool cmis;
+
+	/* the pages read, kept until the job ends: made when first needed */
+	if (!job->eeprom && !(job->eeprom = calloc(job->r->n_modules + 1, sizeof(*job->eeprom))))
+		return;
+	if (module >= job->r->n_modules)
+		return;
+	cmis = vitals_eeprom_is_cmis(job->eeprom[module][0]);
 
 	switch (part) {
 	case EEPROM_LOWER: vitals_mcia_request(req, module, 0, 0, 128); break;
@@ -518,14 +534,14 @@ static void eeprom_read(struct rd_job *job, unsigned module, unsigned part)
 }
 
 static void port_lanes(struct rd_job *job, unsigned port, unsigned module,
-		       const struct vitals_module_info *info, unsigned first);
+		       const struct vitals_module_info *info);
 
-/* The lanes of every port of a module from its EEPROM's monitors: each
- * port's first lane in the module as PMLP says */
+/* The lanes of every port of a module, from its monitors */
 static void module_port_lanes(struct rd_job *job, const struct vitals_module *m)
 {
 	for (unsigned p = m->first_port; p < m->first_port + m->n_ports; p++)
-		port_lanes(job, p, m->module, &m->info, job->ports[p - 1].first_lane);
+		if (job->ports[p - 1].module == m->module)
+			port_lanes(job, p, m->module, &m->info);
 }
 
 /* A module's EEPROM part answered: the next, or the module's info */
@@ -533,13 +549,15 @@ static void got_eeprom(struct rd_job *job, unsigned module, unsigned part, const
 		       size_t len)
 {
 	struct vitals_module *m = module_row(job, module);
-	uint8_t *e = job->eeprom[module];
 	unsigned status, offset = part == EEPROM_LOWER ? 0 : part == EEPROM_LANES ? 154 : 128;
 	const uint8_t *data;
+	uint8_t *e;
 	size_t n;
 
-	if (!m || vitals_mcia_decode(reg, len, &status, &data, &n) || status || offset + n > 256)
+	if (!m || !job->eeprom || vitals_mcia_decode(reg, len, &status, &data, &n) || status ||
+	    offset + n > 256)
 		return; /* no module there, or not readable: stays without info */
+	e = job->eeprom[module];
 	memcpy(e + offset, data, n);
 	if (part == EEPROM_LOWER) {
 		eeprom_read(job, module, EEPROM_PAGE0);
@@ -562,16 +580,19 @@ static void got_eeprom(struct rd_job *job, unsigned module, unsigned part, const
 	}
 }
 
-/* The lanes of a port from a module's info (its first lane there) */
+/* A port's lanes from its module's (PDDR's and the EEPROM's are the
+ * module's): PMLP's first lane and width */
 static void port_lanes(struct rd_job *job, unsigned port, unsigned module,
-		       const struct vitals_module_info *info, unsigned first)
+		       const struct vitals_module_info *info)
 {
 	struct vitals_lane *lanes = &job->r->lanes[(port - 1) * LANES_PER_PORT];
-	unsigned n = info->have_power ? info->lanes : 0;
+	unsigned first = job->ports[port - 1].first_lane, n = job->ports[port - 1].width;
 
+	if (!info->have_power)
+		n = 0;
 	if (n > LANES_PER_PORT)
 		n = LANES_PER_PORT;
-	for (unsigned l = 0; l < n && first + l < VITALS_LANES_MAX; l++)
+	for (unsigned l = 0; l < n && first + l < info->lanes && first + l < VITALS_LANES_MAX; l++)
 		lanes[l] = (struct vitals_lane){
 			.guid = job->n->guid, .port = (uint16_t)port, .lane = (uint8_t)(l + 1),
 			.module = (uint16_t)module, .rx_uw = info->rx_uw[first + l],
@@ -598,28 +619,25 @@ static void got_pmaos(struct rd_job *job, unsigned module, const uint8_t *reg, s
 			eeprom_read(job, module, EEPROM_LOWER);
 		return;
 	}
-	for (unsigned p = m->first_port; p < m->first_port + m->n_ports; p++) {
-		vitals_pddr_request(req, p);
-		rd_read(job, VITALS_R_PDDR, VITALS_REG_PDDR, req, VITALS_PDDR_READ, p, 0);
-	}
+	/* one PDDR a module: its lanes are the module's, every port's */
+	vitals_pddr_request(req, m->first_port);
+	rd_read(job, VITALS_R_PDDR, VITALS_REG_PDDR, req, VITALS_PDDR_READ, m->first_port, 0);
 }
 
-/* A port's PDDR: its lanes; the module's info from its first port */
+/* A module's PDDR (of its first port): its identity and monitors, its
+ * ports' lanes */
 static void got_pddr(struct rd_job *job, unsigned port, const uint8_t *reg, size_t len)
 {
-	struct vitals_module_info info;
-	const struct vitals_port_map *pm = &job->ports[port - 1];
-	struct vitals_module *m = module_row(job, pm->module);
+	struct vitals_module *m = module_row(job, job->ports[port - 1].module);
 
-	if (!m || vitals_pddr_module_decode(reg, len, &info) || info.cable_type == 4)
+	if (!m || vitals_pddr_module_decode(reg, len, &m->info) || m->info.cable_type == 4) {
+		if (m)
+			memset(&m->info, 0, sizeof(m->info));
 		return;
-	if (port == m->first_port) {
-		m->info = info;
-		m->have_info = true;
-		m->from_eeprom = false;
 	}
-	/* PDDR's lanes are the port's own, from 0 */
-	port_lanes(job, port, pm->module, &info, 0);
+	m->have_info = true;
+	m->from_eeprom = false;
+	module_port_lanes(job, m);
 }
 
 static void got_reading(void *ctx, int status, const uint8_t *reg, size_t len)
@@ -628,7 +646,11 @@ static void got_reading(void *ctx, int status, const uint8_t *reg, size_t len)
 	struct rd_job *job = rd->job;
 	struct vitals_reading *r = job->r;
 
-	if (status == 0) {
+	if (status == VITALS_REG_STATUS_NOT_SUPPORTED && rd->reg == VITALS_R_PDDR &&
+	    !missing(job->n, VITALS_R_MCIA)) {
+		/* PDDR refused since the inventory: the module's EEPROM instead */
+		eeprom_read(job, job->ports[rd->index - 1].module, EEPROM_LOWER);
+	} else if (status == 0) {
 		switch (rd->reg) {
 		case VITALS_R_MGIR: {
 			struct vitals_mgir g;
@@ -721,9 +743,6 @@ static int rd_job_rows(struct rd_job *job)
 	r->lanes = calloc((size_t)n->num_ports * LANES_PER_PORT + 1, sizeof(*r->lanes));
 	job->lane_count = calloc(n->num_ports + 1, 1);
 	if (!r->temps || !r->fans || !r->modules || !r->lanes || !job->lane_count)
-		return -1;
-	if (missing(n, VITALS_R_PDDR) && !missing(n, VITALS_R_MCIA) &&
-	    !(job->eeprom = calloc(n->n_modules + 1, sizeof(*job->eeprom))))
 		return -1;
 	for (unsigned s = 0; s < 64; s++)
 		if (sensors >> s & 1)

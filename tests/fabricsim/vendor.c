@@ -649,8 +649,9 @@ static void pddr_operational(struct fabric *f, uint32_t node, unsigned port, uin
 	set_bits(d, 0x1c, 16, 16, fs_fec_mode(p) == 2 ? 2 : fs_fec_mode(p) == 1 ? 1 : 0);
 }
 
-/* PDDR page 3, the module behind a port; the port's four lanes as lanes
- * 0-3. module_info_ext 1: powers in uW, else whole dBm. */
+/* PDDR page 3, the module behind a port: its lanes are the module's (a
+ * twin-port cage's eight), which mstlink maps to the port's with PMLP.
+ * module_info_ext 1: powers in uW, else whole dBm. */
 static int reg_pddr(struct fabric *f, uint32_t node, struct fs_vitals *v, uint8_t *r)
 {
 	int port = local_port_of(f, node, r);
@@ -658,7 +659,7 @@ static int reg_pddr(struct fabric *f, uint32_t node, struct fs_vitals *v, uint8_
 	uint32_t keep0 = get32(r), keep1 = get32(r + 4);
 	struct module_identity id;
 	uint8_t *d = r + 0x08;
-	unsigned m, first_lane;
+	unsigned m;
 
 	if (port < 0 || (page != 0 && page != 1 && page != 3))
 		return REG_BAD_PARAM;
@@ -672,7 +673,6 @@ static int reg_pddr(struct fabric *f, uint32_t node, struct fs_vitals *v, uint8_
 		return REG_OK;
 	}
 	m = (unsigned)fs_module_of_port(f, node, (unsigned)port);
-	first_lane = ((unsigned)port - 1) % ports_per_module(f, node) * 4;
 	memset(r, 0, REG_IMAGE_MAX);
 	put32(r, keep0);
 	put32(r + 4, keep1);
@@ -697,7 +697,7 @@ static int reg_pddr(struct fabric *f, uint32_t node, struct fs_vitals *v, uint8_
 	set_bits(d, 0xb8, 24, 8, id.optical ? 0x0c : 0x23); /* MPO 1x12, no separable connector */
 	set_bits(d, 0x94, 29, 3, v->modules[m].state == FS_MODULE_FAULT ? 5 : 3);
 	set_bits(d, 0x98, 0, 8, id.cmis ? 0x40 : 0x10);       /* NDR, EDR */
-	set_bits(d, 0x9c, 0, 6, 4);
+	set_bits(d, 0x9c, 0, 6, 4); /* ib_width: 4x ports */
 	if (!id.optical)
 		return REG_OK; /* passive copper: no monitors */
 	set_bits(d, 0x9c, 8, 8, 0x0f);                        /* temperature, voltage, Rx, Tx */
@@ -705,8 +705,8 @@ static int reg_pddr(struct fabric *f, uint32_t node, struct fs_vitals *v, uint8_
 	set_bits(d, 0x94, 28, 1, 1);                          /* average power */
 	set_bits(d, 0x4c, 0, 16, (uint32_t)lround(module_volts(node) * 1e4));
 	set_bits(d, 0x4c, 16, 16, celsius_256(module_celsius(f, node, m, &id)));
-	for (unsigned l = 0; l < 4; l++) {
-		unsigned dw = (l / 2) * 4, lsb = l % 2 ? 0 : 16, lane = first_lane + l;
+	for (unsigned lane = 0; lane < id.lanes && lane < FS_LANES_MAX; lane++) {
+		unsigned dw = (lane / 2) * 4, lsb = lane % 2 ? 0 : 16;
 		double rx = rx_dbm(f, node, m, lane), tx = tx_dbm(node, lane);
 
 		set_bits(d, 0x50 + dw, lsb, 16, uw ? dbm_to_uw(rx) : dbm_whole(rx));

@@ -36,5 +36,5 @@ my %out = (has_topo => $info->has_topo() || [], name => $info->name(),
            lldp_loc_id => $info->lldp_loc_id());
 $out{$_} = $info->$_() || {} for qw(c_id c_if c_port c_platform interfaces i_name
                                     i_description e_class e_name e_model e_vendor
-                                    e_parent e_port);
+                                    e_parent e_port e_serial e_fwver e_hwver);
 print JSON::PP->new->canonical->encode(\%out), "\n";

@@ -1,0 +1,406 @@
+"""The hardware of every node, read in-band with NVIDIA's vendor MADs, on
+the project's simulator (ibsim answers none of them), checked against
+Debian's mstflint tools run through the same simulator (mstreg, mstlink:
+Debian 13's, unpacked by scripts/install-deps, tests/tools/mstflint-run)
+and infiniband-diags' vendstat:
+
+  the simulator holds what mstreg and mstlink print (its console's values);
+  ibsnmpd serves what they print: a switch's ASIC temperature, firmware,
+  serial and part number; a module's vendor, part number, serial and
+  per-lane Rx power, in IBSNMPD-MIB, in the switch's context (ENTITY-MIB,
+  ENTITY-SENSOR-MIB, as SNMP::Info reads it) and in /metrics;
+  a temperature over its threshold, a stopped fan, a module out and in, a
+  lane's Rx power under its alarm each give one notification, and one more
+  when they return;
+  nodes of another vendor, silent, or without a register say why, and cost
+  a bounded number of MADs."""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+from conftest import (TOP, TRAP_OID, generated, guid_index, notifications, snmp_env,
+                      start_testbed, stop_testbed, wait_for)
+
+MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
+NODE = MIB + "1.7.1.1."     # ibsnmpdVitalsNodeEntry
+TEMP = MIB + "1.7.2.1."     # ibsnmpdTemperatureEntry
+FAN = MIB + "1.7.3.1."      # ibsnmpdFanEntry
+MODULE = MIB + "1.7.4.1."   # ibsnmpdModuleEntry
+LANE = MIB + "1.7.5.1."     # ibsnmpdModuleLaneEntry
+NOTIFY = MIB + "0."
+ENT_PHYSICAL = ".1.3.6.1.2.1.47.1.1.1.1."
+ENT_LAST_CHANGE = ".1.3.6.1.2.1.47.1.4.1.0"
+ENT_CONFIG_CHANGE = ".1.3.6.1.2.1.47.2.0.1"
+ENT_SENSOR = ".1.3.6.1.2.1.99.1.1.1."
+MSTFLINT_RUN = os.path.join(TOP, "tests", "tools", "mstflint-run")
+SNMP_INFO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snmp_info_node.pl")
+TEST_MIBS = os.path.join(TOP, "tests", "mibs")
+BASE = os.environ.get("IBSNMPD_BASE_MIBS", "/var/cache/ibsnmpd-test/base-mibs")
+CONF = ["cacheLifetime vitalsSensors 3", "notificationLimit 1000 60", "madTimeout 300",
+        "cacheLifetime fabricPorts 3"]
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def mst(bed, tool, *args, node="host-1"):
+    """One of Debian's mstflint tools attached to the simulated fabric."""
+    out = subprocess.run(["env", "-C", bed.dir, "SIM_HOST=" + node,
+                          "IBSIM_SOCKNAME=" + bed.ibsim_sockname, MSTFLINT_RUN, tool] +
+                         list(args), capture_output=True, text=True, timeout=120)
+    if out.returncode == 127:
+        pytest.fail("mstflint-run: %s" % out.stderr)
+    return ANSI.sub("", out.stdout + out.stderr)
+
+
+def mstreg(bed, lid, reg, indexes=None):
+    """{field: value} of mstreg --get."""
+    args = ["-d", "lid-%d" % lid, "--reg_name", reg, "--get"]
+    if indexes:
+        args += ["--indexes", indexes]
+    text = mst(bed, "mstreg", *args)
+    res = {m.group(1): int(m.group(2), 16)
+           for m in re.finditer(r"^(\S+)\s+\|\s+(0x[0-9a-f]+)\s*$", text, re.M)}
+    assert res, text
+    return res
+
+
+def ascii_of(reg, name, dwords):
+    """A text field mstreg prints as NAME[i] dwords."""
+    raw = b"".join(reg["%s[%d]" % (name, i)].to_bytes(4, "big") for i in range(dwords))
+    return raw.split(b"\0")[0].decode().rstrip()
+
+
+def mstlink_module(bed, lid, port_arg=None):
+    """{field: value} of mstlink -m's Module Info section."""
+    args = ["-d", "lid-%d" % lid, "-m"] + (["-p", port_arg] if port_arg else [])
+    text = mst(bed, "mstlink", *args)
+    assert "Module Info" in text, text
+    section = text.split("Module Info", 1)[1]
+    return {k.strip(): v.strip() for k, v in re.findall(r"^([^:\n]+?)\s*:\s*(.*)$", section, re.M)}
+
+
+def cell(bed, entry, column, index):
+    oid = "%s%d.%s" % (entry, column, index)
+    value = bed.get(oid)[oid][1]
+    return None if value.startswith("No Such") else value.strip('"')
+
+
+def traps_of(bed, oid, since=0):
+    return [n for n in notifications(bed)[since:] if n.get(TRAP_OID) == oid]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+METRICS_PORT = free_port()
+
+
+@pytest.fixture(scope="module")
+def bed():
+    # 32 hosts on one leaf (radix 64, NDR), 32 spines above it
+    b = start_testbed(big={"hosts": 32},
+                      extra_conf=CONF + ["prometheusListen 127.0.0.1:%d" % METRICS_PORT])
+    try:
+        yield b
+    finally:
+        stop_testbed(b)
+
+
+@pytest.fixture(scope="module")
+def fabric(bed):
+    nodes, _ = generated(bed)
+    return {name: (guid, lid) for name, (_, guid, _, lid) in nodes.items()}
+
+
+def read(bed, guid):
+    """Whether the node's vitals have been read."""
+    return cell(bed, NODE, 3, guid_index(guid)) == "1"
+
+
+def test_the_simulator_answers_mstreg_and_mstlink_with_its_console_values(bed, fabric):
+    guid, lid = fabric["leaf-1-1"]
+    bed.simfabric("sim", 'Temperature "leaf-1-1" 0 61.5')
+    mtmp = mstreg(bed, lid, "MTMP", "sensor_index=0")
+    assert mtmp["temperature"] == round(61.5 * 8)          # 0.125 degree units
+    assert mtmp["temperature_threshold_hi"] == 105 * 8
+    mgir = mstreg(bed, lid, "MGIR")
+    assert (mgir["extended_major"], mgir["extended_minor"], mgir["extended_sub_minor"]) == \
+        (31, 2012, 4036)
+    assert mgir["device_id"] == 0xd2f2 and mgir["hw_dev_id"] == 0x257
+    bed.simfabric("sim", 'Fan "leaf-1-1" 3 0')
+    assert mstreg(bed, lid, "MFSM", "tacho=3")["rpm"] == 0
+    assert mstreg(bed, lid, "FORE")["fan_under_limit"] & 1 << 3
+    bed.simfabric("sim", 'Fan "leaf-1-1" 3 auto')
+    bed.simfabric("sim", 'Module "leaf-1-1"[35] RxPower 2 -3.5')
+    module = mstlink_module(bed, lid, "18/1")  # cage 18, its first port: 35
+    assert module["Vendor Name"] == "NVIDIA" and module["Vendor Part Number"] == "MMA4Z00-NS"
+    rx = [float(v) for v in module["Rx Power Current [dBm]"].split()[0].split(",")]
+    assert abs(rx[2] - -3.5) < 0.01, module
+    bed.simfabric("sim", 'Module "leaf-1-1"[35] RxPower 2 auto')
+    # vendstat (infiniband-diags) reads GeneralInfo: PSID and hardware
+    out = bed.run_on_node("vendstat", "-N", str(lid))
+    assert "fw_psid:     'MT_0000000838'" in out and "hw_dev_id:   0xd2f2" in out
+
+
+def test_a_switch_as_mstreg_and_mstlink_show_it(bed, fabric):
+    guid, lid = fabric["leaf-1-1"]
+    index = guid_index(guid)
+    bed.simfabric("sim", 'Temperature "leaf-1-1" 0 57.25')
+    assert wait_for(lambda: cell(bed, NODE, 11, index) == "573", seconds=60)  # tenths
+    assert mstreg(bed, lid, "MTMP", "sensor_index=0")["temperature"] == 57.25 * 8
+    mgir = mstreg(bed, lid, "MGIR")
+    assert cell(bed, NODE, 4, index) == "%d.%d.%d" % (mgir["extended_major"],
+                                                       mgir["extended_minor"],
+                                                       mgir["extended_sub_minor"])
+    msgi = mstreg(bed, lid, "MSGI")
+    assert cell(bed, NODE, 7, index) == ascii_of(msgi, "serial_number", 6)
+    assert cell(bed, NODE, 8, index) == ascii_of(msgi, "part_number", 5) == "MQM9790-NS2F"
+    # a module: port 33's cage (module 17 of 32: two ports a cage)
+    module = mstlink_module(bed, lid, "17/1")
+    m = "%s.17" % index
+    assert cell(bed, MODULE, 3, m) == "33" and cell(bed, MODULE, 4, m) == "2"
+    assert cell(bed, MODULE, 9, m) == module["Vendor Name"]
+    assert cell(bed, MODULE, 10, m) == module["Vendor Part Number"]
+    assert cell(bed, MODULE, 11, m) == module["Vendor Serial Number"]
+    # per-lane Rx power, held still from the console
+    for lane, dbm in enumerate((-1.25, -2.5, -4.0, -6.75)):
+        bed.simfabric("sim", 'Module "leaf-1-1"[33] RxPower %d %s' % (lane, dbm))
+    module = mstlink_module(bed, lid, "17/1")
+    shown = [float(v) for v in module["Rx Power Current [dBm]"].split()[0].split(",")]
+    served = lambda: [int(cell(bed, LANE, 5, "%s.33.%d" % (index, l))) for l in range(1, 5)]
+    assert wait_for(lambda: all(abs(s / 100 - d) <= 0.02 for s, d in zip(served(), shown)),
+                    seconds=60), (served(), shown)
+    for lane in range(4):
+        bed.simfabric("sim", 'Module "leaf-1-1"[33] RxPower %d auto' % lane)
+
+
+def test_a_host_adapter_as_mstreg_and_mstlink_show_it(bed, fabric):
+    guid, lid = fabric["host-3"]
+    index = guid_index(guid)
+    assert wait_for(lambda: read(bed, guid), seconds=60)
+    mgir = mstreg(bed, lid, "MGIR", )
+    assert cell(bed, NODE, 4, index) == "%d.%d.%d" % (mgir["extended_major"],
+                                                       mgir["extended_minor"],
+                                                       mgir["extended_sub_minor"])
+    # an adapter is not asked for a system's inventory (MSGI) nor fans (MFCR)
+    assert cell(bed, NODE, 19, index) == "" and cell(bed, NODE, 7, index) == ""
+    assert cell(bed, NODE, 15, index) == "0" and cell(bed, NODE, 17, index) == "1"
+    module = mstlink_module(bed, lid)
+    assert cell(bed, MODULE, 9, "%s.1" % index) == module["Vendor Name"]
+    assert cell(bed, MODULE, 10, "%s.1" % index) == module["Vendor Part Number"]
+    assert cell(bed, MODULE, 8, "%s.1" % index) == "4"  # passive copper
+    assert cell(bed, MODULE, 16, "%s.1" % index) is None  # no sensor in a copper cable
+
+
+def test_the_switch_context_serves_its_inventory_and_sensors(bed, fabric):
+    guid, lid = fabric["leaf-1-1"]
+    context = "ib-%016x" % guid
+    bed.simfabric("sim", 'Temperature "leaf-1-1" 0 48')
+    assert wait_for(lambda: bed.v3_walk(context, ENT_SENSOR + "4").get(
+        ENT_SENSOR + "4.3001", (None, None))[1] == "480", seconds=60)
+    phys = bed.v3_walk(context, ENT_PHYSICAL[:-1])
+    msgi = mstreg(bed, lid, "MSGI")
+    assert phys[ENT_PHYSICAL + "11.1"][1].strip('"') == ascii_of(msgi, "serial_number", 6)
+    assert phys[ENT_PHYSICAL + "13.1"][1].strip('"') == "MQM9790-NS2F"
+    assert phys[ENT_PHYSICAL + "9.1"][1].strip('"') == "31.2012.4036"
+    # module 17 (index 2017) is in port 33 (1033), a module(9) row
+    assert phys[ENT_PHYSICAL + "4.2017"][1] == "1033"
+    assert phys[ENT_PHYSICAL + "5.2017"][1] == "9"
+    module = mstlink_module(bed, lid, "17/1")
+    assert phys[ENT_PHYSICAL + "11.2017"][1].strip('"') == module["Vendor Serial Number"]
+    # its sensors: temperature (celsius 8, tenths), lane Rx power (watts 6, micro 7)
+    sensors = bed.v3_walk(context, ENT_SENSOR[:-1])
+    assert sensors[ENT_SENSOR + "1.11601"][1] == "8" and sensors[ENT_SENSOR + "3.11601"][1] == "1"
+    assert sensors[ENT_SENSOR + "1.11611"][1] == "6" and sensors[ENT_SENSOR + "2.11611"][1] == "7"
+    assert sensors[ENT_SENSOR + "1.5001"][1] == "10"  # a fan's rpm
+    # SNMP::Info, as Netdisco reads a device's inventory
+    if not shutil.which("perl") or subprocess.run(["perl", "-MSNMP::Info", "-e", "1"]).returncode:
+        pytest.skip("SNMP::Info (libsnmp-info-perl) not installed")
+    base = next(os.path.join(d, "mibs") for d in
+                [os.path.join(BASE, "usr/lib/erlang/lib", x)
+                 for x in os.listdir(os.path.join(BASE, "usr/lib/erlang/lib"))]
+                if os.path.isdir(os.path.join(d, "mibs")))
+    v3 = bed.env["SNMP_V3_ARGS"].split()
+    user, auth, priv = (v3[v3.index(flag) + 1] for flag in ("-u", "-A", "-X"))
+    host, port = bed.target.replace("udp:", "").rsplit(":", 1)
+    out = subprocess.run(["perl", SNMP_INFO, host, port, context, "%s:%s" % (base, TEST_MIBS),
+                          user, auth, priv], capture_output=True, text=True,
+                         env=dict(snmp_env(), MIBS=""), timeout=120)
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    assert info["e_class"]["1"] == "chassis" and info["e_class"]["2017"] == "module"
+    assert info["e_class"]["4001"] == "fan" and info["e_class"]["3001"] == "sensor"
+    assert info["e_serial"]["1"] == ascii_of(msgi, "serial_number", 6)
+    assert info["e_model"]["1"] == "MQM9790-NS2F"
+    assert info["e_fwver"]["1"] == "31.2012.4036"
+    assert info["e_serial"]["2017"] == module["Vendor Serial Number"]
+
+
+def test_changes_give_one_notification_each_and_one_when_they_return(bed, fabric):
+    guid, lid = fabric["leaf-1-1"]
+    index = guid_index(guid)
+    context = "ib-%016x" % guid
+    bed.simfabric("sim", 'Temperature "leaf-1-1" 0 50')
+    assert wait_for(lambda: cell(bed, NODE, 11, index) == "500", seconds=60)
+
+    def once(command, oid, back, back_oid, check=None):
+        since = len(notifications(bed))
+        bed.simfabric("sim", command)
+        assert wait_for(lambda: traps_of(bed, oid, since), seconds=60), command
+        if check:
+            check()
+        bed.simfabric("sim", back)
+        assert wait_for(lambda: traps_of(bed, back_oid, since), seconds=60), back
+        time.sleep(8)  # two more sweeps: nothing told twice
+        assert len(traps_of(bed, oid, since)) == 1 and len(traps_of(bed, back_oid, since)) == 1
+        return traps_of(bed, oid, since)[0]
+
+    # the ASIC over its threshold (105 degrees), back under its low one (100)
+    n = once('Temperature "leaf-1-1" 0 107', NOTIFY + "8", 'Temperature "leaf-1-1" 0 95',
+             NOTIFY + "9")
+    assert n["%s4.%s.1" % (TEMP, index)] == "1070"
+    assert n["%s2.%s" % (NODE, index)] == "leaf-1-1"
+    # a fan stopped, then turning again
+    once('Fan "leaf-1-1" 5 0', NOTIFY + "10", 'Fan "leaf-1-1" 5 auto', NOTIFY + "11",
+         check=lambda: cell(bed, FAN, 5, "%s.6" % index) == "1")
+    # a module out (its cage's links go down) and in: ENTITY-MIB follows
+    before = bed.v3(*["snmpget", context, ENT_LAST_CHANGE]).stdout
+    serial = cell(bed, MODULE, 11, "%s.20" % index)
+
+    def out_of_entity_mib():
+        assert wait_for(lambda: ENT_PHYSICAL + "2.2020" not in bed.v3_walk(
+            context, ENT_PHYSICAL + "2"), seconds=60)
+        assert bed.v3(*["snmpget", context, ENT_LAST_CHANGE]).stdout != before
+    n = once('Module "leaf-1-1"[39] Remove', NOTIFY + "12", 'Module "leaf-1-1"[39] Insert',
+             NOTIFY + "13", check=out_of_entity_mib)
+    assert n["%s11.%s.20" % (MODULE, index)] == serial   # the one taken out
+    assert n["%s3.%s.20" % (MODULE, index)] == "39"
+    assert wait_for(lambda: ENT_PHYSICAL + "2.2020" in bed.v3_walk(context, ENT_PHYSICAL + "2"),
+                    seconds=60)
+    assert any(t.get(TRAP_OID) == ENT_CONFIG_CHANGE for t in notifications(bed))
+    # a module faulted, then well again
+    once('Module "leaf-1-1"[41] Fault', NOTIFY + "14", 'Module "leaf-1-1"[41] Insert',
+         NOTIFY + "13")
+    # a lane's Rx power under the module's low alarm (-10 dBm), back over it by 1 dB
+    n = once('Module "leaf-1-1"[45] RxPower 1 -12.5', NOTIFY + "15",
+             'Module "leaf-1-1"[45] RxPower 1 -2', NOTIFY + "16",
+             check=lambda: cell(bed, LANE, 10, "%s.45.2" % index) == "1")
+    # -12.5 dBm is 56 uW as the module counts: -12.52 dBm
+    assert abs(int(n["%s5.%s.45.2" % (LANE, index)]) - -1250) <= 3
+    assert n["%s23.%s.23" % (MODULE, index)] == "-1000"
+    bed.simfabric("sim", 'Module "leaf-1-1"[45] RxPower 1 auto')
+    bed.simfabric("sim", 'Temperature "leaf-1-1" 0 auto')
+
+
+def metrics(bed, query=""):
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics%s" % (METRICS_PORT, query),
+                                timeout=30) as r:
+        return r.read().decode()
+
+
+def test_metrics_say_what_mstreg_and_mstlink_say(bed, fabric):
+    guid, lid = fabric["leaf-1-1"]
+    bed.simfabric("sim", 'Temperature "leaf-1-1" 0 53.5')
+    bed.simfabric("sim", 'Module "leaf-1-1"[49] RxPower 0 -5.25')
+    index = guid_index(guid)
+    assert wait_for(lambda: cell(bed, NODE, 11, index) == "535" and
+                    cell(bed, LANE, 5, "%s.49.1" % index) == "-525", seconds=60)
+    text = metrics(bed)
+    g = "0x%016x" % guid
+    assert re.search(r'^infiniband_switch_temperature_celsius\{[^}]*guid="%s"[^}]*\} 53\.5$' % g,
+                     text, re.M), text[:2000]
+    mgir = mstreg(bed, lid, "MGIR")
+    fw = "%d.%d.%d" % (mgir["extended_major"], mgir["extended_minor"], mgir["extended_sub_minor"])
+    info = [l for l in text.splitlines() if l.startswith("infiniband_switch_hardware_info{") and
+            'guid="%s"' % g in l]
+    assert info and 'firmware_version="%s"' % fw in info[0] and \
+        'part_number="MQM9790-NS2F"' in info[0], info
+    module = mstlink_module(bed, lid, "25/1")
+    rx = float(module["Rx Power Current [dBm]"].split()[0].split(",")[0])
+    m = re.search(r'^infiniband_module_rx_power_dbm\{[^}]*guid="%s"[^}]*port="49"[^}]*lane="1"'
+                  r'[^}]*\} (\S+)$' % g, text, re.M)
+    assert m and abs(float(m.group(1)) - rx) <= 0.02, (m and m.group(0), rx)
+    bed.simfabric("sim", 'Module "leaf-1-1"[49] RxPower 0 auto')
+    bed.simfabric("sim", 'Temperature "leaf-1-1" 0 auto')
+
+
+@pytest.fixture(scope="module")
+def mixed_bed():
+    """Nodes of other vendors, silent ones, ones without a register: set in the
+    simulator before ibsnmpd starts (16 hosts on radix 8: leaves 1-4 with
+    hosts on ports 1-4, spines 1-4 above them)."""
+    b = start_testbed(big={"hosts": 16, "radix": 8}, extra_conf=CONF, with_agent=False)
+    try:
+        for command in ('Vendor "spine-1-1" other', 'Vendor "spine-1-2" silent',
+                        'Vendor "spine-1-3" unsupported', 'Vendor "spine-1-4" noregister PDDR',
+                        'Vendor "host-5" noregister MGIR'):
+            b.simfabric("sim", command)
+        b.start_service("ibsnmpd")
+        assert wait_for(lambda: b.snmp("snmpget", MIB + "1.1.1.0").returncode == 0, seconds=60)
+        yield b
+    finally:
+        stop_testbed(b)
+
+
+def mcia(bed, lid, module, offset, size):
+    """size octets of a module's EEPROM (page 0), as mstreg reads them"""
+    reg = mstreg(bed, lid, "MCIA", "module=%d,device_address=%d,page_number=0,"
+                 "i2c_device_address=0x50,size=%d" % (module, offset, size))
+    raw = b"".join(reg["dword[%d]" % i].to_bytes(4, "big") for i in range(32))
+    return raw[:size]
+
+
+def test_other_vendors_silent_and_limited_nodes_say_why(mixed_bed):
+    bed = mixed_bed
+    nodes, _ = generated(bed)
+    g = {name: guid for name, (_, guid, _, _) in nodes.items()}
+    lids = {name: lid for name, (_, _, _, lid) in nodes.items()}
+    status = lambda name: cell(bed, NODE, 3, guid_index(g[name]))
+    assert wait_for(lambda: status("leaf-1-1") == "1" and status("spine-1-2") == "3",
+                    seconds=60), {n: status(n) for n in g}
+    assert status("spine-1-1") == "2"   # notNvidia: no MAD at all
+    assert status("spine-1-3") == "4"   # unsupported
+    assert status("host-5") == "5"      # noRegisters
+    # PDDR not there: the modules from their EEPROM (MCIA)
+    index = guid_index(g["spine-1-4"])
+    assert wait_for(lambda: cell(bed, MODULE, 28, "%s.1" % index) == "2", seconds=60)  # eeprom
+    assert cell(bed, NODE, 19, index) == "PDDR"
+    upper = mcia(bed, lids["spine-1-4"], 0, 128, 128)  # CMIS upper page 00h
+    assert cell(bed, MODULE, 9, "%s.1" % index) == upper[1:17].decode().rstrip()
+    assert cell(bed, MODULE, 10, "%s.1" % index) == upper[20:36].decode().rstrip()
+    assert cell(bed, MODULE, 11, "%s.1" % index) == upper[38:54].decode().rstrip()
+    # the same model read by PDDR on a leaf (its ports 5-6 go up, optical too)
+    ref = guid_index(g["leaf-1-1"])
+    for col in (7, 8, 9, 10, 12):
+        assert cell(bed, MODULE, col, "%s.1" % index) == cell(bed, MODULE, col, "%s.3" % ref)
+    assert cell(bed, MODULE, 16, "%s.1" % index) is not None   # its temperature
+    assert cell(bed, MODULE, 23, "%s.1" % index) == "-1000"    # its Rx low alarm
+    assert int(cell(bed, LANE, 6, "%s.1.1" % index)) > 0        # its lanes' Rx power
+    # a node that stops answering keeps its last values, stale; the rest go on
+    bed.simfabric("sim", 'Dead "leaf-1-3"')
+    dead = guid_index(g["leaf-1-3"])
+    assert wait_for(lambda: cell(bed, NODE, 21, dead) == "1", seconds=60)
+    assert cell(bed, NODE, 4, dead) == "31.2012.4036"
+    assert cell(bed, NODE, 21, guid_index(g["leaf-1-1"])) == "2"
+    # the MADs the sweeps cost stay bounded: the silent and dead nodes are
+    # not asked again and again
+    sent = lambda: int(bed.get(MIB + "1.1.1.0")[MIB + "1.1.1.0"][1])
+    time.sleep(4)
+    first = sent()
+    time.sleep(12)
+    second = sent()
+    time.sleep(12)
+    third = sent()
+    assert abs((third - second) - (second - first)) <= 0.2 * (second - first) + 50, \
+        (first, second, third)
+    bed.simfabric("sim", 'Alive "leaf-1-3"')
+    assert wait_for(lambda: cell(bed, NODE, 21, dead) == "2", seconds=90)
