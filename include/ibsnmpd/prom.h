@@ -27,8 +27,40 @@
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
+#include "ibsnmpd/vitals.h"
 
 /* ---- the text (prom_render.c, pure) ---- */
+
+/* What a scrape asks for, in its URL's query (as node_exporter's collect[]):
+ * collect[]=NAME (repeated; none: all) the families of those collectors;
+ * node_type=switch|ca|router (repeated; none: all) the rows of those nodes;
+ * shard=K&shards=N the rows of the nodes whose GUID hashes to K of N, so
+ * that a big fabric can be split across scrape jobs or Prometheus servers
+ * (every shard has the agent's own families). */
+enum prom_collector {
+	PROM_C_AGENT,    /* ibsnmpd_*: the agent's MAD engine, caches, notifications */
+	PROM_C_NODES,    /* infiniband_node_info */
+	PROM_C_COUNTERS, /* the ports' counters */
+	PROM_C_LINKS,    /* the ports' links: state, speed, health, the other end */
+	PROM_C_VITALS,   /* temperatures, fans, firmware and inventory, uptime */
+	PROM_C_MODULES,  /* the modules and their lanes' optics */
+	PROM_COLLECTORS
+};
+
+struct prom_filter {
+	unsigned collectors;   /* 1 << enum prom_collector; 0: all */
+	unsigned node_types;   /* 1 << node type; 0: all */
+	unsigned shard, shards; /* shards 0: all */
+};
+
+/* One argument of the query (pure: unit-tested, fuzzed): 0, or -1 and
+ * why (the scraper gets 400 and it) */
+int prom_filter_arg(struct prom_filter *f, const char *key, const char *value, const char **why);
+/* After the last argument: -1 and why if they do not fit together */
+int prom_filter_check(const struct prom_filter *f, const char **why);
+/* The shard of a node GUID among shards (a hash: GUIDs of a vendor run in
+ * sequence) */
+unsigned prom_shard_of(uint64_t guid, unsigned shards);
 
 /* One cache group as a scrape found it (ibsnmpdCacheTable's row). */
 struct prom_cache {
@@ -47,6 +79,9 @@ struct prom_sources {
 	const struct topology *topology;
 	const struct pm_snapshot *pm;
 	const struct fabric_snapshot *fabric;
+	const struct vitals_snapshot *vitals;
+	struct prom_filter filter;
+	time_t now;               /* wall clock of the scrape's start */
 	struct mad_engine_stats mads;
 	bool have_traps;
 	struct trap_stats traps;
@@ -73,6 +108,7 @@ struct prom_render {
 	struct prom_port *ports;
 	size_t n_ports;
 	char *labels;
+	const struct vitals_node *vnode; /* the vitals node of the last row read */
 	/* where the text is: the next sample is (family, variant, row) */
 	size_t family, variant, row;
 	bool header_done, eof_done, done;

@@ -13,6 +13,7 @@
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
+#include "ibsnmpd/vitals.h"
 
 #include "prom_internal.h"
 
@@ -23,7 +24,7 @@
 static struct prom_config cfg;
 
 struct prom_area {
-	struct cache_group *topology, *counters, *links; /* NULL: the area does not run */
+	struct cache_group *topology, *counters, *links, *vitals; /* NULL: the area does not run */
 	struct trap_area *traps;
 	struct prom_http *http;
 	char listen_text[sizeof(cfg.listen_text)];   /* as started */
@@ -61,6 +62,8 @@ static int scrape_begin(void *arg, struct prom_sources *src)
 	src->topology = hold(a->topology);
 	src->pm = hold(a->counters);
 	src->fabric = hold(a->links);
+	src->vitals = hold(a->vitals);
+	src->now = time(NULL);
 	mad_engine_get_stats(&src->mads);
 	if (a->traps) {
 		src->have_traps = true;
@@ -82,6 +85,8 @@ static void scrape_end(void *arg, struct prom_sources *src)
 		cache_snapshot_release(a->counters, src->pm);
 	if (a->links)
 		cache_snapshot_release(a->links, src->fabric);
+	if (a->vitals)
+		cache_snapshot_release(a->vitals, src->vitals);
 }
 
 /* ---- life cycle --------------------------------------------------------------------- */
@@ -91,6 +96,7 @@ static void *start(const struct area_env *env)
 	struct prom_area *a = calloc(1, sizeof(*a));
 	struct pm_area *pm = area_find(&pm_area_def);
 	struct fabric_area *fabric = area_find(&fabric_area_def);
+	struct vitals_area *vitals = area_find(&vitals_area_def);
 	struct prom_feed feed = {scrape_begin, scrape_end, NULL};
 
 	(void)env;
@@ -99,6 +105,7 @@ static void *start(const struct area_env *env)
 	a->topology = topology_followed_by("the Prometheus metrics");
 	a->counters = pm ? &pm->sweep : NULL;
 	a->links = fabric ? &fabric->group : NULL;
+	a->vitals = vitals ? &vitals->readings : NULL;
 	a->traps = area_find(&trap_area_def);
 	feed.arg = a;
 	snprintf(a->listen_text, sizeof(a->listen_text), "%s", cfg.listen_text);

@@ -185,7 +185,8 @@ static void scrape_free(void *cls)
 }
 
 /* NULL: too many scrapes at once, or nothing to serve (503) */
-static struct MHD_Response *scrape_response(struct prom_http *h, enum prom_format format)
+static struct MHD_Response *scrape_response(struct prom_http *h, enum prom_format format,
+					    const struct prom_filter *filter)
 {
 	struct scrape *s;
 	struct MHD_Response *r;
@@ -201,6 +202,7 @@ static struct MHD_Response *scrape_response(struct prom_http *h, enum prom_forma
 		free(s);
 		return NULL;
 	}
+	s->src.filter = *filter;
 	if (prom_render_begin(&s->render, &s->src, format)) {
 		h->feed.end(h->feed.arg, &s->src);
 		free(s);
@@ -218,6 +220,24 @@ static struct MHD_Response *scrape_response(struct prom_http *h, enum prom_forma
 }
 
 /* ---- requests ---------------------------------------------------------------------- */
+
+/* The query's selection (collect[], node_type, shard, shards): each
+ * argument through prom_filter_arg; the first it refuses says why */
+struct query {
+	struct prom_filter filter;
+	const char *why;
+};
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	struct query *q = cls;
+
+	(void)kind;
+	if (prom_filter_arg(&q->filter, key, value, &q->why))
+		return MHD_NO; /* the first refused ends the walk */
+	return MHD_YES;
+}
 
 static const char landing[] =
 	"<html><head><title>ibsnmpd</title></head><body><h1>ibsnmpd</h1>"
@@ -248,6 +268,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  void **con_cls)
 {
 	struct prom_http *h = cls;
+	struct query q = {{0}, NULL};
 	struct MHD_Response *r;
 	enum MHD_Result ok;
 
@@ -264,8 +285,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (strcmp(url, "/metrics"))
 		return answer_text(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n",
 				   "text/plain; charset=utf-8");
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	if (q.why || prom_filter_check(&q.filter, &q.why)) {
+		/* a static text: the reason, then the URL's form */
+		return answer_text(c, MHD_HTTP_BAD_REQUEST, q.why, "text/plain; charset=utf-8");
+	}
 	r = scrape_response(h, prom_format_for(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-									  MHD_HTTP_HEADER_ACCEPT)));
+									  MHD_HTTP_HEADER_ACCEPT)),
+			    &q.filter);
 	if (!r)
 		return answer_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 				   "too many scrapes at once, or nothing to serve yet\n",

@@ -31,6 +31,12 @@ enum family_rows {
 	ROWS_NOTIFY, /* label family */
 	ROWS_NODES,  /* the discovery's nodes: node_guid, node */
 	ROWS_PORTS,  /* the merged ports: node_guid, node, port */
+	/* the vitals: node_guid, node and each row's own */
+	ROWS_VITALS_NODES,
+	ROWS_TEMPS,  /* sensor, name */
+	ROWS_FANS,   /* fan */
+	ROWS_MODULES, /* module */
+	ROWS_LANES,  /* port, lane, module */
 };
 
 enum metric {
@@ -87,6 +93,27 @@ enum metric {
 	M_XMIT_WAIT_RATIO,
 	M_STALE,
 	M_PORT_INFO,
+	/* the hardware (ibsnmpdVitals) */
+	M_VITALS_INFO,
+	M_SWITCH_HARDWARE_INFO,
+	M_SWITCH_TEMPERATURE,
+	M_SWITCH_UPTIME,
+	M_NODE_TEMPERATURE,
+	M_NODE_TEMPERATURE_THRESHOLD,
+	M_NODE_TEMPERATURE_HIGH,
+	M_FAN_RPM,
+	M_FAN_FAILED,
+	M_MODULE_INFO,
+	M_MODULE_PRESENT,
+	M_MODULE_FAULT,
+	M_MODULE_TEMPERATURE,
+	M_MODULE_TEMPERATURE_HIGH_ALARM,
+	M_MODULE_VOLTAGE,
+	M_MODULE_RX_POWER_LOW_ALARM,
+	M_LANE_RX_POWER,
+	M_LANE_TX_POWER,
+	M_LANE_TX_BIAS,
+	M_LANE_RX_POWER_LOW,
 };
 
 struct family {
@@ -97,7 +124,22 @@ struct family {
 	const char *help;
 	const char *const *variants; /* a label of each variant; NULL: one, none */
 	unsigned n_variants;
+	bool switches_only;          /* the rows of switches only (the exporters' names) */
 };
+
+/* The collector (collect[]) of a family */
+static enum prom_collector collector_of(enum metric id)
+{
+	if (id <= M_CACHE_FAILING)
+		return PROM_C_AGENT;
+	if (id == M_NODE_INFO)
+		return PROM_C_NODES;
+	if (id < M_LINK_STATE)
+		return PROM_C_COUNTERS;
+	if (id < M_VITALS_INFO)
+		return PROM_C_LINKS;
+	return id < M_MODULE_INFO ? PROM_C_VITALS : PROM_C_MODULES;
+}
 
 /* PortCounters' error counters, in ibsnmpdPmPortTable's order */
 static const char *const error_kinds[] = {
@@ -246,6 +288,48 @@ static const struct family families[] = {
 	F(M_PORT_INFO, "infiniband_port", INFO, ROWS_PORTS,
 	 "A port: its node's type and LID, and the other end of its cable (remote_*) as last "
 	 "seen."),
+	F(M_VITALS_INFO, "infiniband_node_vitals", INFO, ROWS_VITALS_NODES,
+	 "Whether a node's hardware is read with NVIDIA's vendor MADs, and why not "
+	 "(ibsnmpdVitalsNodeStatus): read, not_nvidia, no_answer, unsupported, no_registers, "
+	 "pending, disabled."),
+	F(M_SWITCH_HARDWARE_INFO, "infiniband_switch_hardware", INFO, ROWS_VITALS_NODES,
+	 "A switch's firmware (MGIR) and inventory (MSGI).", .switches_only = true),
+	F(M_SWITCH_TEMPERATURE, "infiniband_switch_temperature_celsius", GAUGE, ROWS_VITALS_NODES,
+	 "A switch's ASIC temperature (MTMP sensor 0).", .switches_only = true),
+	F(M_SWITCH_UPTIME, "infiniband_switch_uptime_seconds", GAUGE, ROWS_VITALS_NODES,
+	 "Seconds since the switch started (MGIR uptime, as last read).", .switches_only = true),
+	F(M_NODE_TEMPERATURE, "infiniband_node_temperature_celsius", GAUGE, ROWS_TEMPS,
+	 "Every temperature sensor of a node (MTMP): sensor 1 the ASIC, 2 and more ambient."),
+	F(M_NODE_TEMPERATURE_THRESHOLD, "infiniband_node_temperature_threshold_celsius", GAUGE,
+	 ROWS_TEMPS, "The device's own high threshold of the sensor (MTMP temperature_threshold_hi)."),
+	F(M_NODE_TEMPERATURE_HIGH, "infiniband_node_temperature_high", GAUGE, ROWS_TEMPS,
+	 "1 from a reading at the high threshold until one under the low threshold."),
+	F(M_FAN_RPM, "infiniband_switch_fan_rpm", GAUGE, ROWS_FANS,
+	 "A tachometer's speed (MFSM), revolutions per minute."),
+	F(M_FAN_FAILED, "infiniband_switch_fan_failed", GAUGE, ROWS_FANS,
+	 "1 while the tachometer is under its limit (FORE) or stands."),
+	F(M_MODULE_INFO, "infiniband_module", INFO, ROWS_MODULES,
+	 "A module plugged in a cage: its ports, type and identity (PDDR page 3, or its EEPROM)."),
+	F(M_MODULE_PRESENT, "infiniband_module_present", GAUGE, ROWS_MODULES,
+	 "1: a module is in the cage (PMAOS plugged, or plugged with an error)."),
+	F(M_MODULE_FAULT, "infiniband_module_fault", GAUGE, ROWS_MODULES,
+	 "1: the module is plugged with an error (PMAOS)."),
+	F(M_MODULE_TEMPERATURE, "infiniband_module_temperature_celsius", GAUGE, ROWS_MODULES,
+	 "The module's temperature, where it has a sensor."),
+	F(M_MODULE_TEMPERATURE_HIGH_ALARM, "infiniband_module_temperature_high_alarm_celsius", GAUGE,
+	 ROWS_MODULES, "The module's own high temperature alarm threshold."),
+	F(M_MODULE_VOLTAGE, "infiniband_module_voltage_volts", GAUGE, ROWS_MODULES,
+	 "The module's supply voltage."),
+	F(M_MODULE_RX_POWER_LOW_ALARM, "infiniband_module_rx_power_low_alarm_dbm", GAUGE,
+	 ROWS_MODULES, "The module's own low received power alarm threshold."),
+	F(M_LANE_RX_POWER, "infiniband_module_rx_power_dbm", GAUGE, ROWS_LANES,
+	 "Received optical power of a lane of the port, dBm (-40 for none)."),
+	F(M_LANE_TX_POWER, "infiniband_module_tx_power_dbm", GAUGE, ROWS_LANES,
+	 "Transmitted optical power of a lane of the port, dBm (-40 for none)."),
+	F(M_LANE_TX_BIAS, "infiniband_module_tx_bias_amperes", GAUGE, ROWS_LANES,
+	 "Laser bias current of a lane of the port."),
+	F(M_LANE_RX_POWER_LOW, "infiniband_module_rx_power_low", GAUGE, ROWS_LANES,
+	 "1 from a reading under the module's low alarm threshold until one 1 dB over it."),
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
 
@@ -305,6 +389,24 @@ static char *put_millis(char *o, uint64_t ms)
 	*o++ = (char)('0' + ms / 10 % 10);
 	*o++ = (char)('0' + ms % 10);
 	return o;
+}
+
+/* v / 10^decimals with its decimals: -1250, 2 is -12.50 */
+static char *put_decimal(char *o, int64_t v, unsigned decimals)
+{
+	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, scale = 1;
+	char digits[24];
+
+	for (unsigned i = 0; i < decimals; i++)
+		scale *= 10;
+	if (v < 0)
+		*o++ = '-';
+	o = put_u64(o, a / scale);
+	if (!decimals)
+		return o;
+	*o++ = '.';
+	put_u64(digits, a % scale + scale); /* a leading 1 keeps the zeros */
+	return put(o, digits + 1, decimals);
 }
 
 /* The length of a valid UTF-8 sequence at s (at most n octets), 0 if
@@ -750,6 +852,294 @@ static bool agent_sample(const struct prom_sources *src, enum metric id, struct 
 	return true;
 }
 
+/* ---- the hardware ----------------------------------------------------------------- */
+
+static const char *const vitals_status_names[] = {
+	"", "read", "not_nvidia", "no_answer", "unsupported", "no_registers", "pending", "disabled"};
+static const char *const module_type_names[] = {
+	"unidentified", "active_cable", "optical_module", "passive_copper", "unplugged"};
+static const char *const module_form_names[] = {
+	"qsfp28", "qsfp_plus", "sfp", "qsa", "backplane", "sfp_dd", "qsfp_dd", "qsfp_cmis", "osfp",
+	"c2c", "dsfp", "qsfp_split"};
+
+/* The vitals node of a row's GUID (rows of a node are consecutive: the
+ * last one found is looked at first) */
+static const struct vitals_node *vnode_of(struct prom_render *r, uint64_t guid)
+{
+	if (!r->vnode || r->vnode->guid != guid)
+		r->vnode = vitals_find_node(r->src->vitals, guid);
+	return r->vnode;
+}
+
+static char *put_node_labels(char *o, const struct vitals_node *n)
+{
+	o = put_guid_label(put(o, ",", 1), "node_guid", n->guid);
+	return put_label(put(o, ",", 1), "node", n->inv->desc ? n->inv->desc : "");
+}
+
+static char *put_version(char *o, const uint32_t v[3])
+{
+	o = put_u64(o, v[0]);
+	*o++ = '.';
+	o = put_u64(o, v[1]);
+	*o++ = '.';
+	return put_u64(o, v[2]);
+}
+
+static bool vitals_node_sample(const struct prom_sources *src, enum metric id,
+			       const struct vitals_node *n, struct sample *s)
+{
+	const struct vitals_inv_node *iv = n->inv;
+	char *o = put_node_labels(s->labels, n);
+	bool read = iv->status == VITALS_READ;
+
+	switch (id) {
+	case M_VITALS_INFO:
+		o = put_label(put(o, ",", 1), "status", n->status <= VITALS_DISABLED ?
+			      vitals_status_names[n->status] : "");
+		s->value_end = put_bool(s->value, true);
+		break;
+	case M_SWITCH_HARDWARE_INFO:
+		if (!read)
+			return false;
+		o = puts0(o, ",firmware_version=\"");
+		o = put_version(o, iv->mgir.fw);
+		*o++ = '"';
+		o = put_label(put(o, ",", 1), "psid", iv->mgir.psid);
+		if (iv->have_msgi) {
+			o = put_label(put(o, ",", 1), "part_number", iv->msgi.part);
+			o = put_label(put(o, ",", 1), "serial_number", iv->msgi.serial);
+			o = put_label(put(o, ",", 1), "revision", iv->msgi.revision);
+			o = put_label(put(o, ",", 1), "product_name", iv->msgi.product);
+		}
+		s->value_end = put_bool(s->value, true);
+		break;
+	case M_SWITCH_TEMPERATURE:
+		if (!n->have_asic)
+			return false;
+		s->value_end = put_decimal(s->value, vitals_tenths_from_eighths(n->asic_temp), 1);
+		break;
+	case M_SWITCH_UPTIME: {
+		uint64_t up = n->uptime_s;
+
+		if (!n->read_at)
+			return false;
+		if (!n->stale && src->now > n->read_at)
+			up += (uint64_t)(src->now - n->read_at);
+		s->value_end = put_u64(s->value, up);
+		break;
+	}
+	default:
+		return false;
+	}
+	s->labels = o;
+	return true;
+}
+
+static bool temp_sample(enum metric id, const struct vitals_node *n, const struct vitals_temp *t,
+			struct sample *s)
+{
+	char *o = put_node_labels(s->labels, n);
+
+	o = put_uint_label(put(o, ",", 1), "sensor", t->sensor + 1u);
+	o = put_label(put(o, ",", 1), "name", t->name);
+	s->labels = o;
+	if (id == M_NODE_TEMPERATURE_HIGH)
+		s->value_end = put_bool(s->value, t->high);
+	else
+		s->value_end = put_decimal(s->value, vitals_tenths_from_eighths(
+			id == M_NODE_TEMPERATURE ? t->temp : t->threshold_hi), 1);
+	return id != M_NODE_TEMPERATURE_THRESHOLD || t->threshold_hi > 0;
+}
+
+static bool fan_sample(enum metric id, const struct vitals_node *n, const struct vitals_fan *f,
+		       struct sample *s)
+{
+	s->labels = put_uint_label(put(put_node_labels(s->labels, n), ",", 1), "fan", f->tacho + 1u);
+	s->value_end = id == M_FAN_RPM ? put_u64(s->value, f->rpm) : put_bool(s->value, f->failed);
+	return true;
+}
+
+static bool module_sample(enum metric id, const struct vitals_node *n,
+			  const struct vitals_module *m, struct sample *s)
+{
+	const struct vitals_module_info *i = &m->info;
+	char *o = put_uint_label(put(put_node_labels(s->labels, n), ",", 1), "module",
+				 m->module + 1u);
+	bool in = m->oper_status == VITALS_MODULE_PLUGGED || m->oper_status == VITALS_MODULE_ERROR;
+
+	switch (id) {
+	case M_MODULE_PRESENT: s->value_end = put_bool(s->value, in); break;
+	case M_MODULE_FAULT: s->value_end = put_bool(s->value, m->oper_status == VITALS_MODULE_ERROR); break;
+	default:
+		if (!m->have_info)
+			return false;
+		switch (id) {
+		case M_MODULE_INFO: {
+			uint32_t fw[3] = {i->fw_version >> 24, i->fw_version >> 16 & 0xff,
+					  i->fw_version & 0xffff};
+
+			o = put_uint_label(put(o, ",", 1), "port", m->first_port);
+			o = put_uint_label(put(o, ",", 1), "ports", m->n_ports);
+			o = put_label(put(o, ",", 1), "type", i->cable_type < 5 ?
+				      module_type_names[i->cable_type] : "other");
+			o = put_label(put(o, ",", 1), "form", i->identifier < 12 ?
+				      module_form_names[i->identifier] : "other");
+			o = put_label(put(o, ",", 1), "vendor", i->vendor);
+			o = put_label(put(o, ",", 1), "part_number", i->part);
+			o = put_label(put(o, ",", 1), "serial_number", i->serial);
+			o = put_label(put(o, ",", 1), "revision", i->revision);
+			if (i->fw_version) {
+				o = puts0(o, ",firmware_version=\"");
+				o = put_version(o, fw);
+				*o++ = '"';
+			}
+			s->value_end = put_bool(s->value, true);
+			break;
+		}
+		case M_MODULE_TEMPERATURE:
+			if (!i->have_temp)
+				return false;
+			s->value_end = put_decimal(s->value, vitals_tenths_from_256ths(i->temp), 1);
+			break;
+		case M_MODULE_TEMPERATURE_HIGH_ALARM:
+			if (!i->have_thresholds)
+				return false;
+			s->value_end = put_decimal(s->value, vitals_tenths_from_256ths(i->temp_hi), 1);
+			break;
+		case M_MODULE_VOLTAGE:
+			if (!i->have_voltage)
+				return false;
+			s->value_end = put_decimal(s->value, i->voltage, 4); /* 100 uV */
+			break;
+		case M_MODULE_RX_POWER_LOW_ALARM:
+			if (!i->have_thresholds)
+				return false;
+			s->value_end = put_decimal(s->value, vitals_uw_to_centi_dbm(i->rx_lo_uw), 2);
+			break;
+		default:
+			return false;
+		}
+	}
+	s->labels = o;
+	return true;
+}
+
+static bool lane_sample(enum metric id, const struct vitals_node *n, const struct vitals_lane *l,
+			struct sample *s)
+{
+	char *o = put_uint_label(put(put_node_labels(s->labels, n), ",", 1), "port", l->port);
+
+	o = put_uint_label(put(o, ",", 1), "lane", l->lane);
+	s->labels = put_uint_label(put(o, ",", 1), "module", l->module + 1u);
+	switch (id) {
+	case M_LANE_RX_POWER:
+		s->value_end = put_decimal(s->value, vitals_uw_to_centi_dbm(l->rx_uw), 2);
+		break;
+	case M_LANE_TX_POWER:
+		s->value_end = put_decimal(s->value, vitals_uw_to_centi_dbm(l->tx_uw), 2);
+		break;
+	case M_LANE_TX_BIAS: s->value_end = put_decimal(s->value, 2 * l->bias, 6); break;
+	default: s->value_end = put_bool(s->value, l->rx_low); break;
+	}
+	return true;
+}
+
+/* ---- the query's selection -------------------------------------------------------- */
+
+unsigned prom_shard_of(uint64_t guid, unsigned shards)
+{
+	/* splitmix64's finalizer: the GUIDs of one vendor run in sequence */
+	guid ^= guid >> 30;
+	guid *= 0xbf58476d1ce4e5b9ULL;
+	guid ^= guid >> 27;
+	guid *= 0x94d049bb133111ebULL;
+	guid ^= guid >> 31;
+	return shards ? (unsigned)(guid % shards) : 0;
+}
+
+static bool node_wanted(const struct prom_filter *f, uint64_t guid, unsigned type)
+{
+	if (f->node_types && !(f->node_types >> type & 1))
+		return false;
+	return !f->shards || prom_shard_of(guid, f->shards) == f->shard;
+}
+
+static const char *const collector_names[PROM_COLLECTORS] = {
+	[PROM_C_AGENT] = "agent",     [PROM_C_NODES] = "nodes",   [PROM_C_COUNTERS] = "counters",
+	[PROM_C_LINKS] = "links",     [PROM_C_VITALS] = "vitals", [PROM_C_MODULES] = "modules",
+};
+
+static int parse_small(const char *v, unsigned max, unsigned *out)
+{
+	unsigned n = 0;
+
+	if (!*v || strlen(v) > 6)
+		return -1;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9')
+			return -1;
+		n = n * 10 + (unsigned)(*v - '0');
+	}
+	if (n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+#define PROM_SHARDS_MAX 4096
+
+int prom_filter_arg(struct prom_filter *f, const char *key, const char *value, const char **why)
+{
+	if (!value)
+		value = "";
+	if (!strcmp(key, "collect[]")) {
+		for (unsigned c = 0; c < PROM_COLLECTORS; c++)
+			if (!strcmp(value, collector_names[c])) {
+				f->collectors |= 1u << c;
+				return 0;
+			}
+		*why = "collect[]: give agent, nodes, counters, links, vitals or modules";
+		return -1;
+	}
+	if (!strcmp(key, "node_type")) {
+		unsigned type = !strcmp(value, "ca") ? 1 : !strcmp(value, "switch") ? 2 :
+				!strcmp(value, "router") ? 3 : 0;
+
+		if (!type) {
+			*why = "node_type: give switch, ca or router";
+			return -1;
+		}
+		f->node_types |= 1u << type;
+		return 0;
+	}
+	if (!strcmp(key, "shard") || !strcmp(key, "shards")) {
+		unsigned n;
+
+		if (parse_small(value, PROM_SHARDS_MAX, &n) ||
+		    (!strcmp(key, "shards") && n == 0)) {
+			*why = "shard and shards: whole numbers, 0 <= shard < shards <= 4096";
+			return -1;
+		}
+		if (!strcmp(key, "shard"))
+			f->shard = n;
+		else
+			f->shards = n;
+		return 0;
+	}
+	*why = "unknown argument: the query takes collect[], node_type, shard and shards";
+	return -1;
+}
+
+int prom_filter_check(const struct prom_filter *f, const char **why)
+{
+	if ((f->shards && f->shard >= f->shards) || (!f->shards && f->shard)) {
+		*why = "shard and shards: whole numbers, 0 <= shard < shards <= 4096";
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- lines ------------------------------------------------------------------------ */
 
 static size_t family_rows(const struct prom_render *r, const struct family *f)
@@ -759,7 +1149,27 @@ static size_t family_rows(const struct prom_render *r, const struct family *f)
 	case ROWS_CACHES: return r->src->n_caches;
 	case ROWS_NOTIFY: return NOTIFY_FAMILIES;
 	case ROWS_NODES: return r->src->topology ? r->src->topology->n_nodes : 0;
+	case ROWS_VITALS_NODES: return r->src->vitals ? r->src->vitals->n_nodes : 0;
+	case ROWS_TEMPS: return r->src->vitals ? r->src->vitals->n_temps : 0;
+	case ROWS_FANS: return r->src->vitals ? r->src->vitals->n_fans : 0;
+	case ROWS_MODULES: return r->src->vitals ? r->src->vitals->n_modules : 0;
+	case ROWS_LANES: return r->src->vitals ? r->src->vitals->n_lanes : 0;
 	default: return r->n_ports;
+	}
+}
+
+/* The vitals node of row `row` of a family of the hardware */
+static const struct vitals_node *vitals_row_node(struct prom_render *r, const struct family *f,
+						 size_t row)
+{
+	const struct vitals_snapshot *v = r->src->vitals;
+
+	switch (f->rows) {
+	case ROWS_VITALS_NODES: return r->vnode = &v->nodes[row];
+	case ROWS_TEMPS: return vnode_of(r, v->temps[row].guid);
+	case ROWS_FANS: return vnode_of(r, v->fans[row].guid);
+	case ROWS_MODULES: return vnode_of(r, v->modules[row].guid);
+	default: return vnode_of(r, v->lanes[row].guid);
 	}
 }
 
@@ -793,15 +1203,31 @@ static char *put_header(char *o, const struct family *f, enum prom_format format
 	return o;
 }
 
-/* One sample of f at (variant, row) into o, or nothing (the row has none). */
-static char *put_sample(const struct prom_render *r, const struct family *f, unsigned variant,
+/* One sample of f at (variant, row) into o, or nothing (the row has none,
+ * or the query leaves its node out). */
+static char *put_sample(struct prom_render *r, const struct family *f, unsigned variant,
 			size_t row, char *o)
 {
 	char labels[PROM_LINE_MAX - 64], value[48];
 	struct sample s = {.labels = labels, .value = value};
+	const struct prom_filter *q = &r->src->filter;
 	bool found = true;
 
-	switch (f->rows) {
+	if (f->rows >= ROWS_VITALS_NODES) {
+		const struct vitals_node *n = vitals_row_node(r, f, row);
+		const struct vitals_snapshot *v = r->src->vitals;
+
+		if (!n || !node_wanted(q, n->guid, n->inv->type) ||
+		    (f->switches_only && n->inv->type != 2))
+			return o;
+		switch (f->rows) {
+		case ROWS_VITALS_NODES: found = vitals_node_sample(r->src, f->id, n, &s); break;
+		case ROWS_TEMPS: found = temp_sample(f->id, n, &v->temps[row], &s); break;
+		case ROWS_FANS: found = fan_sample(f->id, n, &v->fans[row], &s); break;
+		case ROWS_MODULES: found = module_sample(f->id, n, &v->modules[row], &s); break;
+		default: found = lane_sample(f->id, n, &v->lanes[row], &s); break;
+		}
+	} else switch (f->rows) {
 	case ROWS_AGENT: found = agent_sample(r->src, f->id, &s); break;
 	case ROWS_CACHES:
 		s.labels = put_label(s.labels, ",group", r->src->caches[row].name);
@@ -812,9 +1238,20 @@ static char *put_sample(const struct prom_render *r, const struct family *f, uns
 		s.value_end = put_u64(s.value, f->id == M_NOTIFICATIONS_SENT ? r->src->notify[row].sent
 									 : r->src->notify[row].suppressed);
 		break;
-	case ROWS_NODES: found = node_sample(&r->src->topology->nodes[row], &s); break;
+	case ROWS_NODES: {
+		const struct topo_node *n = &r->src->topology->nodes[row];
+
+		if (!node_wanted(q, n->guid, n->type))
+			return o;
+		found = node_sample(n, &s);
+		break;
+	}
 	default: {
 		const struct prom_port *p = &r->ports[row];
+		unsigned type = p->link ? p->link->node_type : p->pm->node ? p->pm->node->type : 0;
+
+		if (!node_wanted(q, p->guid, type))
+			return o;
 
 		*s.labels++ = ',';
 		s.labels = put(s.labels, r->labels + p->label_at, p->label_len);
@@ -859,6 +1296,10 @@ static char *next_line(struct prom_render *r, char *o)
 		}
 		f = &families[r->family];
 		variants = f->variants ? f->n_variants : 1;
+		if (r->src->filter.collectors && !(r->src->filter.collectors >> collector_of(f->id) & 1)) {
+			r->family++;
+			continue;
+		}
 		if (!r->header_done) {
 			r->header_done = true;
 			return put_header(o, f, r->format);
