@@ -62,6 +62,8 @@ struct scrape {
 	time_t started;
 };
 
+/* libmicrohttpd's messages: printf formats of its own */
+__attribute__((format(printf, 2, 0)))
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct prom_http *h = cls;

@@ -5,12 +5,17 @@ tests/fuzz/corpus/TARGET/ (committed; run again to refresh them):
 - every MAD ibsnmpd receives on the simulated fabric (-Drawmad): SMP answers
   of the switch and a CA, PerfMgt answers of the sweep and of a sampling
   PMA, SA Reports carrying the traps opensm forwards (injected 128-259);
+  on the project's simulator, NVIDIA's vendor MADs (GeneralInfo, every
+  register read over AccessRegisterGMP, the EEPROMs MCIA reads where PDDR
+  is not), the same registers wrapped as AccessRegister TLVs;
 - the datagrams of the fake DCB kernel of the tests and of this machine's
   kernel (-Drawdcbnl);
 - the bed's partition file and the unit tests' one, the discovery helper's
   output on the bed, opensm's log lines, the example configuration's lines.
 
-Usage: tests/fuzz/capture-seeds.py [BUILD_DIR]   (default: build)
+Usage: tests/fuzz/capture-seeds.py [BUILD_DIR] [BED...]   (default: build, every bed;
+       beds: files switch traps kernel vitals; the vitals bed alone rewrites
+       only the vitals_* targets, any other bed every target it captured)
 """
 import glob
 import hashlib
@@ -25,6 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "build"))
+BEDS = sys.argv[2:]
 SIMFABRIC = os.path.join(TOP, "scripts", "simfabric")
 CORPUS = os.path.join(HERE, "corpus")
 PER_TARGET = 16  # seeds kept per target (distinct contents)
@@ -36,8 +42,13 @@ SMP = {0x10: "nodedesc", 0x11: "nodeinfo", 0x12: "switchinfo", 0x14: "guidinfo",
        0x1a: "rft", 0x1b: "mft", 0x20: "sminfo", 0x30: "vendordiag", 0x31: "ledinfo"}
 PERF = {0x01: "pm_classportinfo", 0x10: "pm_sample_ctl", 0x11: "pm_sample_result",
         0x12: "pm_counters", 0x1d: "pm_counters_ext"}
+# NVIDIA's registers by ID (AccessRegisterGMP's attribute modifier)
+REGISTERS = {0x9020: "mgir", 0x9021: "msgi", 0x9009: "mtcap", 0x900a: "mtmp", 0x9001: "mfcr",
+             0x9003: "mfsm", 0x9007: "fore", 0x9100: "mgpir", 0x5012: "pmaos", 0x5002: "pmlp",
+             0x5031: "pddr", 0x9014: "mcia"}
 seeds = {}
 kinds = set()
+eeproms = {}  # (LID, module) -> {(page, offset): octets} of the MCIA answers
 
 
 def keep(target, data):
@@ -69,8 +80,8 @@ def run(directory, *cmd, node=None):
 
 
 def take_mads(log):
-    for m in re.finditer(r"rawmad: from LID \d+ status 0: ([0-9a-f]+)", log):
-        mad = bytes.fromhex(m.group(1))
+    for m in re.finditer(r"rawmad: from LID (\d+) status 0: ([0-9a-f]+)", log):
+        mad = bytes.fromhex(m.group(2))
         if len(mad) < 64:
             continue
         mclass, method, attr = mad[1], mad[3], int.from_bytes(mad[16:18], "big")
@@ -83,6 +94,46 @@ def take_mads(log):
             keep(PERF[attr], mad[64:256])
         elif mclass == 0x03 and method == 0x06 and attr == 0x0002:
             keep("notice", mad[56:136])
+        elif mclass == 0x0a and method & 0x80:
+            take_vendor(int(m.group(1)), mad)
+
+
+def take_vendor(lid, mad):
+    """A vendor answer: GeneralInfo, or a register over GMP (the register
+    also wrapped in AccessRegister's TLVs, which no simulated node needs)"""
+    attr, reg_id = int.from_bytes(mad[16:18], "big"), int.from_bytes(mad[20:24], "big")
+    data = mad[24:]
+    if attr == 0x0017:
+        keep("vitals_general_info", data)
+    elif attr == 0x0051 and reg_id in REGISTERS:
+        keep("vitals_access_reg_gmp", data)
+        reg = data[12:]
+        keep("vitals_" + REGISTERS[reg_id], reg)
+        size = {"mtmp": 32, "pmaos": 16, "mcia": 148, "mgir": 160, "pddr": 204}.get(
+            REGISTERS[reg_id], 64)
+        body = reg[:size][:len(reg[:size]) // 4 * 4]
+        op = bytes([0x08, 0x04, 0, 0]) + reg_id.to_bytes(2, "big") + bytes([0x81, 0x01]) + bytes(8)
+        rt = bytes([0x18, (len(body) + 4) // 4, 0, 0])
+        keep("vitals_access_reg", bytes(8) + op + rt + body)
+        if REGISTERS[reg_id] == "mcia" and reg[3] == 0:  # status ok: EEPROM octets
+            module, page, offset = reg[1], reg[5], int.from_bytes(reg[6:8], "big")
+            eeproms.setdefault((lid, module), {})[(page, offset)] = reg[16:16 + reg[11]]
+
+
+def take_eeproms():
+    """Each module's EEPROM as fuzz_vitals_eeprom takes it: lower page and
+    upper page 00h, page 11h, page 02h (128 octets each, from the MCIA
+    answers' chunks)"""
+    for chunks in eeproms.values():
+        pages = {}
+        for (number, offset), octets in chunks.items():
+            page = pages.setdefault(number, bytearray(256))
+            page[offset:offset + len(octets)] = octets
+        blank = bytearray(256)
+        lower = pages.get(0, blank)
+        thresholds = pages.get(2, pages.get(3, blank))
+        keep("vitals_eeprom", bytes(lower[:256] + pages.get(0x11, blank)[128:] +
+                                    thresholds[128:]))
 
 
 def take_dcbnl(log):
@@ -161,6 +212,53 @@ def trap_bed(work):
         kernel.stop()
 
 
+def written_sff8636():
+    """The simulator's modules are all CMIS: an SFF-8636 QSFP28 copper cable
+    written from SFF-8636's layout (monitors at 22-57, upper page 00h's
+    identity at 128-223, page 03h's thresholds)"""
+    e = bytearray(512)
+    e[0] = e[128] = 0x11
+    e[22:24] = (35 * 256).to_bytes(2, "big")
+    e[26:28] = (33000).to_bytes(2, "big")
+    for lane in range(4):
+        e[34 + 2 * lane:36 + 2 * lane] = (5000 + lane).to_bytes(2, "big")
+        e[42 + 2 * lane:44 + 2 * lane] = (3000).to_bytes(2, "big")
+        e[50 + 2 * lane:52 + 2 * lane] = (6000).to_bytes(2, "big")
+    e[146], e[147] = 3, 0xa0
+    e[148:164] = b"Mellanox".ljust(16)
+    e[168:184] = b"MCP1600-E003".ljust(16)
+    e[184:186] = b"A2"
+    e[196:212] = b"MT1234VS00001".ljust(16)
+    e[212:220] = b"20110100"
+    e[384:386] = (75 * 256).to_bytes(2, "big")
+    keep("vitals_eeprom", bytes(e))
+
+
+def vitals_bed(work):
+    """ibsnmpd on a host of the project's simulator (16 hosts, radix 8), the
+    vitals swept every 3 s, a spine whose PDDR is missing (its modules from
+    their EEPROM), a hot sensor, a stopped fan, a module out."""
+    d = os.path.join(work, "vitals")
+    os.mkdir(d)
+    cmd = [SIMFABRIC, "up", "--dir", d, "--big", "16", "--radix", "8", "--minimal",
+           "--ibsnmpd", os.path.join(BUILD, "ibsnmpd"), "--ibsnmpd-debug", "rawmad",
+           "--conf-extra", "cacheLifetime vitalsSensors 3"]
+    subprocess.run(cmd, check=True, capture_output=True, env=env())
+    try:
+        for command in ('Vendor "spine-1-4" noregister PDDR', 'Temperature "leaf-1-1" 0 110',
+                        'Fan "leaf-1-2" 3 0', 'Module "leaf-1-3"[1] Remove'):
+            subprocess.run([SIMFABRIC, "sim", "--dir", d, command], capture_output=True)
+        # again, so the inventory sees the spine without PDDR
+        subprocess.run([SIMFABRIC, "stop", "ibsnmpd", "--dir", d], capture_output=True)
+        subprocess.run([SIMFABRIC, "start", "ibsnmpd", "--dir", d], capture_output=True)
+        time.sleep(15)
+        take_mads(open(os.path.join(d, "ibsnmpd.log"), errors="replace").read())
+        take_eeproms()
+        written_sff8636()
+    finally:
+        down(d)
+
+
 def this_kernel(work):
     """This machine's kernel: link dumps and refusals (no DCB device here)."""
     d = os.path.join(work, "kernel")
@@ -201,6 +299,15 @@ def files():
         keep("config", bytes([which]) + value.encode())
 
 
+def scrape_queries():
+    """The queries of a /metrics scrape, as the README and the shipped
+    Prometheus configuration write them (libmicrohttpd decodes them)"""
+    for query in ("", "collect[]=vitals&collect[]=modules", "node_type=switch",
+                  "collect[]=counters&node_type=ca&shard=3&shards=8", "shards=4096&shard=4095",
+                  "shard=1", "collect[]=nothing", "node_type=switch&node_type=router&x"):
+        keep("prom_query", query.encode())
+
+
 def written_from_iba():
     """ibsim answers no RandomForwardingTable, VendorDiag nor LedInfo: their
     seeds are written from IBA's layouts (14.2.5.11, .14, .15)."""
@@ -214,15 +321,19 @@ def written_from_iba():
 
 def main():
     work = tempfile.mkdtemp(prefix="ibsnmpd-seeds.")
+    beds = {"files": lambda: (files(), written_from_iba(), scrape_queries()), "switch": switch_bed,
+            "traps": trap_bed, "kernel": this_kernel, "vitals": vitals_bed}
     try:
-        files()
-        written_from_iba()
-        switch_bed(work)
-        trap_bed(work)
-        this_kernel(work)
+        for name in BEDS or beds:
+            if name not in beds:
+                sys.exit("capture-seeds: no bed %s (%s)" % (name, " ".join(beds)))
+            beds[name](work) if name != "files" else beds[name]()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    only = "vitals_" if BEDS == ["vitals"] else ""
     for target, found in sorted(seeds.items()):
+        if not target.startswith(only):
+            continue
         d = os.path.join(CORPUS, target)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
