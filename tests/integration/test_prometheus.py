@@ -8,19 +8,16 @@ import re
 import shutil
 import socket
 import subprocess
-import tempfile
-import urllib.request
 
 import pytest
 import yaml
 
 from conftest import TOP, fields, node_guids, start_testbed, stop_testbed, wait_for
+from prometheus_server import EXPORTER, SnmpExporter
 
 PROM = os.path.join(TOP, "conf", "prometheus")
-EXPORTER = shutil.which("prometheus-snmp-exporter")
 GENERATOR = shutil.which("prometheus-snmp-generator")
 BASE = os.environ.get("IBSNMPD_BASE_MIBS", "/var/cache/ibsnmpd-test/base-mibs")
-SAMPLE = re.compile(r'^(\w+)\{([^}]*)\} (\S+)$')
 
 
 def free_port():
@@ -43,43 +40,16 @@ def bed():
 def exporter():
     if not EXPORTER:
         pytest.skip("prometheus-snmp-exporter not installed")
-    port = free_port()
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen([EXPORTER, "--config.file=" + os.path.join(PROM, "snmp.yml"),
-                             "--web.listen-address=127.0.0.1:%d" % port],
-                            stdout=log, stderr=log, cwd=tempfile.gettempdir())
+    e = SnmpExporter(free_port())
     try:
-        url = "http://127.0.0.1:%d" % port
-
-        def up():
-            try:
-                return urllib.request.urlopen(url + "/metrics", timeout=2).status == 200
-            except OSError:
-                return False
-        assert wait_for(up, seconds=30), "snmp_exporter did not start"
-        yield url
+        assert e.wait_up(), "snmp_exporter did not start"
+        yield e
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        e.stop()
 
 
-def scrape(url, bed):
-    target = bed.target.replace("udp:", "")
-    with urllib.request.urlopen("%s/snmp?module=ibsnmpd&target=%s" % (url, target),
-                                timeout=60) as r:
-        text = r.read().decode()
-    samples = []
-    for line in text.splitlines():
-        m = SAMPLE.match(line)
-        if m:
-            labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2)))
-            samples.append((m.group(1), labels, float(m.group(3))))
-    return samples
+def scrape(exporter, bed):
+    return exporter.scrape("ibsnmpd", bed.target.replace("udp:", ""))
 
 
 def guid_label(guid):
@@ -122,20 +92,30 @@ def test_a_scrape_shows_every_port_with_its_labels_and_counters(bed, exporter):
     assert state == 4 and info["LinkState"] == "Active"
 
 
-def test_the_example_rules_and_scrape_config_name_what_the_module_has():
-    module = yaml.safe_load(open(os.path.join(PROM, "snmp.yml")))["ibsnmpd"]
-    names = {m["name"] for m in module["metrics"]}
+def test_the_example_rules_and_scrape_config_name_what_the_modules_have():
+    modules = yaml.safe_load(open(os.path.join(PROM, "snmp.yml")))
+    names = {m: {x["name"] for x in modules[m]["metrics"]} for m in modules}
     rules = yaml.safe_load(open(os.path.join(PROM, "ibsnmpd-snmp-rules.yml")))
-    for rule in rules["groups"][0]["rules"]:
-        used = set(re.findall(r"\bibsnmpd\w+", rule["expr"]))
-        assert used and used <= names, (rule["alert"], used - names)
+    # a group of rules for each module, in the scrape config's order
     scrape_conf = yaml.safe_load(open(os.path.join(PROM, "prometheus-snmp-exporter.yml")))
-    assert scrape_conf["scrape_configs"][0]["params"]["module"] == ["ibsnmpd"]
-    labels = {i["labelname"] for m in module["metrics"] for i in m.get("indexes", [])}
-    labels |= {l["labelname"] for m in module["metrics"] for l in m.get("lookups", [])}
+    jobs = [job["params"]["module"][0] for job in scrape_conf["scrape_configs"]]
+    assert jobs == ["ibsnmpd", "ibsnmpd_hardware"] and len(rules["groups"]) == 2
+    for module, group in zip(jobs, rules["groups"]):
+        for rule in group["rules"]:
+            used = set(re.findall(r"\bibsnmpd\w+", rule["expr"]))
+            assert used and used <= names[module], (rule["alert"], used - names[module])
+    labels = {m: {i["labelname"] for x in modules[m]["metrics"] for i in x.get("indexes", [])} |
+              {l["labelname"] for x in modules[m]["metrics"] for l in x.get("lookups", [])}
+              for m in modules}
     assert {"ibsnmpdPmNodeGuid", "ibsnmpdPmPortNum", "ibsnmpdPmNodeDescription",
             "ibsnmpdFabricPortNodeGuid", "ibsnmpdFabricPortNum",
-            "ibsnmpdFabricPortNodeDescription"} <= labels
+            "ibsnmpdFabricPortNodeDescription"} <= labels["ibsnmpd"]
+    # every label of the hardware module is renamed by the scrape config
+    relabel = scrape_conf["scrape_configs"][1]["metric_relabel_configs"]
+    for label in labels["ibsnmpd_hardware"]:
+        assert any(r["action"] == "labelmap" and re.fullmatch(r["regex"], label)
+                   for r in relabel), label
+        assert re.fullmatch(relabel[-1]["regex"], label), label
 
 
 def test_the_module_is_what_the_generator_makes_of_the_mibs(tmp_path):

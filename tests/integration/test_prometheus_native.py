@@ -11,20 +11,16 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
-import json
 
 import pytest
 
-from conftest import (TOP, fields, ibsnmpd_bin, node_guids, snmp_env, start_testbed,
+from conftest import (fields, ibsnmpd_bin, node_guids, snmp_env, start_testbed,
                       stop_testbed, wait_for)
+from prometheus_server import PROM, PROMETHEUS, Prometheus, scrape_job
 
-PROM = os.path.join(TOP, "conf", "prometheus")
-PROMETHEUS = shutil.which("prometheus")
 PROMTOOL = shutil.which("promtool")
 SYS_UPTIME = ".1.3.6.1.2.1.1.3.0"
 
@@ -72,69 +68,13 @@ def bed():
         stop_testbed(b)
 
 
-class Prometheus:
-    """Debian's prometheus on a loopback port, scraping the bed every second
-    with the project's rules (their `for:` shortened to seconds)."""
-
-    def __init__(self, bed):
-        self.dir = tempfile.mkdtemp(prefix="ibsnmpd-prometheus.")
-        self.port = free_port()
-        self.url = "http://127.0.0.1:%d" % self.port
-        rules = open(os.path.join(PROM, "ibsnmpd-rules.yml")).read()
-        rules = re.sub(r"for: \d+m", "for: 3s", rules)
-        with open(os.path.join(self.dir, "ibsnmpd-rules.yml"), "w") as f:
-            f.write(rules)
-        target = bed.metrics_url.split("/")[2]
-        with open(os.path.join(self.dir, "prometheus.yml"), "w") as f:
-            f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                    "  evaluation_interval: 1s\n"
-                    "scrape_configs:\n  - job_name: ibsnmpd\n    static_configs:\n"
-                    "      - targets: ['%s']\nrule_files:\n  - ibsnmpd-rules.yml\n" % target)
-        self.log = open(os.path.join(self.dir, "prometheus.log"), "w")
-        self.proc = subprocess.Popen(
-            [PROMETHEUS, "--config.file=" + os.path.join(self.dir, "prometheus.yml"),
-             "--storage.tsdb.path=" + os.path.join(self.dir, "data"),
-             "--web.listen-address=127.0.0.1:%d" % self.port],
-            stdout=self.log, stderr=self.log, cwd=self.dir)
-
-    def api(self, path, **params):
-        url = "%s/api/v1/%s?%s" % (self.url, path, urllib.parse.urlencode(params))
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return json.load(r)["data"]
-
-    def query(self, expr):
-        """{frozenset(labels): value} of an instant query."""
-        return {frozenset(r["metric"].items()): float(r["value"][1])
-                for r in self.api("query", query=expr)["result"]}
-
-    def one(self, expr):
-        found = list(self.query(expr).values())
-        return found[0] if len(found) == 1 else None
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
 @pytest.fixture(scope="module")
 def prometheus(bed):
     if not PROMETHEUS:
         pytest.skip("prometheus not installed")
-    p = Prometheus(bed)
+    p = Prometheus(scrape_job("ibsnmpd", bed.metrics_url.split("/")[2]), free_port())
     try:
-        def scraped():
-            try:
-                targets = p.api("targets")["activeTargets"]
-            except OSError:
-                return False
-            return targets and targets[0]["health"] == "up"
-        assert wait_for(scraped, seconds=60), open(os.path.join(p.dir, "prometheus.log")).read()
+        assert p.wait_scraped(), p.log_text()
         yield p
     finally:
         p.stop()

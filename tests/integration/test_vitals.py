@@ -24,9 +24,11 @@ import time
 import urllib.request
 
 import pytest
+import yaml
 
 from conftest import (TOP, TRAP_OID, generated, guid_index, notifications, snmp_env,
                       start_testbed, stop_testbed, wait_for)
+from prometheus_server import EXPORTER, PROMETHEUS, Prometheus, SnmpExporter
 
 MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
 NODE = MIB + "1.7.1.1."     # ibsnmpdVitalsNodeEntry
@@ -332,6 +334,81 @@ def test_metrics_say_what_mstreg_and_mstlink_say(bed, fabric):
     assert m and abs(float(m.group(1)) - rx) <= 0.02, (m and m.group(0), rx)
     bed.simfabric("sim", 'Module "leaf-1-1"[49] RxPower 0 auto')
     bed.simfabric("sim", 'Temperature "leaf-1-1" 0 auto')
+
+
+def test_prometheus_scrapes_the_hardware_in_shards_and_its_alert_fires(bed, fabric):
+    """Debian's Prometheus with conf/prometheus/prometheus.yml's hardware
+    job (only the vitals and modules collectors, the fabric in two shards:
+    two targets, one shard each), pointed at the bed; the project's rules."""
+    if not PROMETHEUS:
+        pytest.skip("prometheus not installed")
+    guid, _ = fabric["leaf-1-1"]
+    g = "0x%016x" % guid
+    example = yaml.safe_load(open(os.path.join(TOP, "conf", "prometheus", "prometheus.yml")))
+    job = [j for j in example["scrape_configs"] if j["job_name"] == "ibsnmpd-hardware"][0]
+    assert job["params"]["shards"] == ["2"] and len(job["static_configs"]) == 2
+    for targets in job["static_configs"]:
+        targets["targets"] = ["127.0.0.1:%d" % METRICS_PORT]
+    job.update(scrape_interval="1s", scrape_timeout="1s")
+    job = "".join("  " + line + "\n" for line in yaml.safe_dump([job]).splitlines())
+    whole = metrics(bed, "?collect[]=modules")
+    lanes = len(re.findall(r"^infiniband_module_rx_power_dbm\{", whole, re.M))
+    p = Prometheus(job, free_port())
+    try:
+        assert p.wait_scraped(targets=2), p.log_text()
+        by_shard = p.query("count by (shard) (infiniband_module_rx_power_dbm)")
+        assert len(by_shard) == 2 and all(v > 0 for v in by_shard.values()), by_shard
+        assert sum(by_shard.values()) == lanes
+        assert not p.query("count({__name__=~\"infiniband_port_.*\"})")  # not collected
+        assert p.one('infiniband_node_vitals_info{node_guid="%s",status="read"}' % g) == 1
+        bed.simfabric("sim", 'Temperature "leaf-1-1" 0 107')
+        assert wait_for(lambda: [a for a in p.alerts("InfiniBandTemperatureHigh")
+                                 if a["labels"]["node_guid"] == g], seconds=60), p.log_text()
+        alert = [a for a in p.alerts("InfiniBandTemperatureHigh")
+                 if a["labels"]["node_guid"] == g][0]
+        assert alert["labels"]["sensor"] == "1" and alert["value"].startswith("1.07e+02")
+    finally:
+        bed.simfabric("sim", 'Temperature "leaf-1-1" 0 auto')
+        p.stop()
+
+
+def test_snmp_exporter_scrapes_the_hardware_module(bed, fabric):
+    """Debian's snmp_exporter with the project's module ibsnmpd_hardware,
+    through snmpd: an ASIC's temperature as mstreg reads MTMP, a lane's Rx
+    power as mstlink shows it, with the node's description."""
+    if not EXPORTER:
+        pytest.skip("prometheus-snmp-exporter not installed")
+    guid, lid = fabric["leaf-1-1"]
+    g = "0x%016x" % guid
+    bed.simfabric("sim", 'Temperature "leaf-1-1" 0 47.5')
+    bed.simfabric("sim", 'Module "leaf-1-1"[49] RxPower 0 -3.5')
+    index = guid_index(guid)
+    assert wait_for(lambda: cell(bed, NODE, 11, index) == "475" and
+                    abs(int(cell(bed, LANE, 5, "%s.49.1" % index)) - -350) <= 3, seconds=60)
+    e = SnmpExporter(free_port())
+    try:
+        assert e.wait_up(), "snmp_exporter did not start"
+        samples = e.scrape("ibsnmpd_hardware", bed.target.replace("udp:", ""))
+        mtmp = mstreg(bed, lid, "MTMP", "sensor_index=0")
+        module = mstlink_module(bed, lid, "25/1")
+    finally:
+        e.stop()
+        bed.simfabric("sim", 'Module "leaf-1-1"[49] RxPower 0 auto')
+        bed.simfabric("sim", 'Temperature "leaf-1-1" 0 auto')
+
+    def one(name, **labels):
+        key = ("ibsnmpdTemperatureNodeGuid" if name.startswith("ibsnmpdTemperature") else
+               "ibsnmpdModuleLaneNodeGuid")
+        found = [v for n, l, v in samples if n == name and l.get(key, "").lower() == g and
+                 all(l.get(k) == v for k, v in labels.items())]
+        assert len(found) == 1, (name, labels, len(found))
+        return found[0]
+    temp = one("ibsnmpdTemperatureValue", ibsnmpdTemperatureSensor="1",
+               ibsnmpdVitalsNodeDescription="leaf-1-1")
+    assert temp == round(mtmp["temperature"] * 10 / 8)
+    rx = float(module["Rx Power Current [dBm]"].split()[0].split(",")[0])
+    power = one("ibsnmpdModuleLaneRxPower", ibsnmpdModuleLanePort="49", ibsnmpdModuleLaneNum="1")
+    assert abs(power / 100 - rx) <= 0.02, (power, rx)
 
 
 @pytest.fixture(scope="module")
