@@ -184,11 +184,13 @@ def _request_id(data):
         return None
 
 
-def get_latencies(target, oid, seconds, interval=0.05, community="public"):
+def get_latencies(target, oid, seconds, interval=0.05, community="public", sent_at=None):
     """A manager polling: an SNMPv2c GETNEXT of oid every `interval` s for
     `seconds` s, each timed from send to answer, over one UDP socket
     (written here: no SNMP library for Python in Debian's base, and snmpget
-    would time its own start-up). Returns (latencies in s, unanswered)."""
+    would time its own start-up). Returns (latencies in s, unanswered); with
+    a list as sent_at, appends to it each answered request's send time
+    (time.monotonic())."""
     import socket
     host, port = target.split(":")[-2:]
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -210,6 +212,8 @@ def get_latencies(target, oid, seconds, interval=0.05, community="public"):
                 break
             if _request_id(data) == request_id:  # this request's (an older one: read on)
                 out.append(time.perf_counter() - sent)
+                if sent_at is not None:
+                    sent_at.append(time.monotonic() - out[-1])
                 break
         time.sleep(interval)
     sock.close()
