@@ -15,7 +15,8 @@ from simfabric import stop_all_on_sigterm as stop_on_sigterm  # noqa: E402,F401
 TestBed = running  # with TestBed(topology, node, conf=...) as bed: a simfabric.Bed
 __all__ = ["TOP", "TOPOLOGIES", "TestBed", "env", "stop_on_sigterm", "STATS", "MADS_SENT",
            "SMA_GROUPS", "PM_TABLE", "snmpget", "walk", "spawn_subagent", "bare_pipelined",
-           "sweep_ports", "get_latencies", "group_index", "sweep_durations", "log_match"]
+           "sweep_ports", "get_latencies", "group_index", "sweep_durations", "log_match",
+           "next_sweep"]
 
 STATS = ".1.3.6.1.4.1.8072.9999.9999.117.1.1"
 PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"  # ibsnmpdPmPortEntry (64-bit counters)
@@ -66,6 +67,18 @@ def sweep_durations(target, index, count):
             seen = n
             out.append(snmpget(target, "%s.%d" % (GROUP_DURATION, index)) / 1000.0)
     return out
+
+
+def next_sweep(target, index):
+    """Waits for the next refresh of group `index`: (its duration in s, the
+    MADs sent from the refresh before to this one)."""
+    refreshes = "%s.6.1.5.%d" % (STATS, index)
+    seen, mads = snmpget(target, refreshes), snmpget(target, MADS_SENT)
+    while True:
+        time.sleep(0.1)
+        if snmpget(target, refreshes) > seen:
+            return (snmpget(target, "%s.6.1.7.%d" % (STATS, index)) / 1000.0,
+                    snmpget(target, MADS_SENT) - mads)
 
 
 def snmpget(target, oid):

@@ -22,24 +22,12 @@ import statistics
 import subprocess
 import time
 
-from benchlib import (MADS_SENT, STATS, SMA_GROUPS, TOP, TestBed, bare_pipelined, env,
-                      group_index, log_match, snmpget, sweep_ports, walk)
+from benchlib import (SMA_GROUPS, TOP, TestBed, bare_pipelined, env, group_index, log_match,
+                      next_sweep, sweep_ports, walk)
 
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build"))
 
 FEC_LAYOUT = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.3.1.1"  # ibsnmpdPmFecLayout
-
-
-def next_sweep(target, index):
-    """Waits for the next refresh of group `index`: (its duration in s, the
-    MADs sent from the refresh before to this one)."""
-    refreshes = "%s.6.1.5.%d" % (STATS, index)
-    seen, mads = snmpget(target, refreshes), snmpget(target, MADS_SENT)
-    while True:
-        time.sleep(0.1)
-        if snmpget(target, refreshes) > seen:
-            return (snmpget(target, "%s.6.1.7.%d" % (STATS, index)) / 1000.0,
-                    snmpget(target, MADS_SENT) - mads)
 
 
 def main():

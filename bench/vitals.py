@@ -33,8 +33,8 @@ import subprocess
 import threading
 import time
 
-from benchlib import (MADS_SENT, SMA_GROUPS, STATS, TOP, TestBed, bare_pipelined, env,
-                      get_latencies, group_index, log_match, snmpget)
+from benchlib import (SMA_GROUPS, STATS, TOP, TestBed, bare_pipelined, env, get_latencies,
+                      group_index, log_match, next_sweep, snmpget)
 
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build"))
 MIB = ".1.3.6.1.4.1.8072.9999.9999.117.1."
@@ -104,18 +104,6 @@ def sweep_plan(target):
             lines.append("%s %x %s" % (lid[g], PDDR, image(
                 {0: (p & 0xff) << 16 | (p >> 8) << 12 | 1 << 14, 4: 3 | 1 << 29}, 204)))
     return [line + "\n" for line in lines], len(read)
-
-
-def next_sweep(target, index):
-    """Waits for the next refresh of group `index`: (its duration in s, the
-    MADs sent from the refresh before to this one)."""
-    refreshes = "%s.6.1.5.%d" % (STATS, index)
-    seen, mads = snmpget(target, refreshes), snmpget(target, MADS_SENT)
-    while True:
-        time.sleep(0.1)
-        if snmpget(target, refreshes) > seen:
-            return (snmpget(target, "%s.6.1.7.%d" % (STATS, index)) / 1000.0,
-                    snmpget(target, MADS_SENT) - mads)
 
 
 def rss_kib(pid):

@@ -191,6 +191,10 @@ void vitals_eeprom_cmis_lanes(const uint8_t *page11, unsigned lanes,
 /* The alarm thresholds: CMIS page 02h, SFF-8636 page 03h (upper halves) */
 void vitals_eeprom_thresholds(const uint8_t *page, bool cmis, struct vitals_module_info *out);
 
+/* A module's firmware version as text, major.minor.build ("" for none) */
+#define VITALS_FW_TEXT 16
+void vitals_module_fw_text(uint32_t fw_version, char out[VITALS_FW_TEXT]);
+
 /* ---- units ---- */
 
 /* microwatts as hundredths of a dBm (-4000 for no light) */

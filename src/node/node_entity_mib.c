@@ -248,11 +248,7 @@ static int hw_value(const struct node_entry *e, uint32_t index, unsigned column,
 	case PHYS_NAME: hw_name(e, index, &h, text, sizeof(text)); set_text(vb, text); return 0;
 	case PHYS_HARDWARE_REV: set_text(vb, i ? i->revision : ""); return 0;
 	case PHYS_FIRMWARE_REV:
-		if (i && i->fw_version)
-			snprintf(text, sizeof(text), "%u.%u.%u", i->fw_version >> 24,
-				 i->fw_version >> 16 & 0xff, i->fw_version & 0xffff);
-		else
-			text[0] = '\0';
+		vitals_module_fw_text(i ? i->fw_version : 0, text);
 		set_text(vb, text);
 		return 0;
 	case PHYS_SERIAL_NUM: set_text(vb, i ? i->serial : ""); return 0;

@@ -976,8 +976,7 @@ static bool module_sample(enum metric id, const struct vitals_node *n,
 			return false;
 		switch (id) {
 		case M_MODULE_INFO: {
-			uint32_t fw[3] = {i->fw_version >> 24, i->fw_version >> 16 & 0xff,
-					  i->fw_version & 0xffff};
+			char fw[VITALS_FW_TEXT];
 
 			o = put_uint_label(put(o, ",", 1), "port", m->first_port);
 			o = put_uint_label(put(o, ",", 1), "ports", m->n_ports);
@@ -989,11 +988,9 @@ static bool module_sample(enum metric id, const struct vitals_node *n,
 			o = put_label(put(o, ",", 1), "part_number", i->part);
 			o = put_label(put(o, ",", 1), "serial_number", i->serial);
 			o = put_label(put(o, ",", 1), "revision", i->revision);
-			if (i->fw_version) {
-				o = puts0(o, ",firmware_version=\"");
-				o = put_version(o, fw);
-				*o++ = '"';
-			}
+			vitals_module_fw_text(i->fw_version, fw);
+			if (fw[0])
+				o = put_label(put(o, ",", 1), "firmware_version", fw);
 			s->value_end = put_bool(s->value, true);
 			break;
 		}

@@ -3,6 +3,7 @@
  * descriptors for the vendor class, its registers or a module's EEPROM;
  * the offsets are the facts of vitals_attr.h's sources. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ibsnmpd/octets.h"
@@ -502,6 +503,14 @@ void vitals_eeprom_thresholds(const uint8_t *p, bool cmis, struct vitals_module_
 	out->tx_lo_uw = uw_of(p + tx + 2);
 	out->bias_hi = be16(p + 184);
 	out->bias_lo = be16(p + 186);
+}
+
+void vitals_module_fw_text(uint32_t v, char out[VITALS_FW_TEXT])
+{
+	if (v)
+		snprintf(out, VITALS_FW_TEXT, "%u.%u.%u", v >> 24, v >> 16 & 0xff, v & 0xffff);
+	else
+		out[0] = '\0';
 }
 
 /* ---- units ---- */

@@ -200,11 +200,7 @@ int vitals_mib_module_column(const struct vitals_module *m, unsigned column,
 	case COLUMN_IBSNMPD_MODULE_SERIAL: set_text(vb, i->serial); return 0;
 	case COLUMN_IBSNMPD_MODULE_REVISION: set_text(vb, i->revision); return 0;
 	case COLUMN_IBSNMPD_MODULE_FIRMWARE:
-		if (i->fw_version)
-			snprintf(text, sizeof(text), "%u.%u.%u", i->fw_version >> 24,
-				 i->fw_version >> 16 & 0xff, i->fw_version & 0xffff);
-		else
-			text[0] = '\0';
+		vitals_module_fw_text(i->fw_version, text);
 		set_text(vb, text);
 		return 0;
 	case COLUMN_IBSNMPD_MODULE_DATE_CODE: set_text(vb, i->date); return 0;

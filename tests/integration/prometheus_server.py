@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 import urllib.parse
@@ -18,6 +19,13 @@ PROM = os.path.join(TOP, "conf", "prometheus")
 PROMETHEUS = shutil.which("prometheus")
 EXPORTER = shutil.which("prometheus-snmp-exporter")
 SAMPLE = re.compile(r'^(\w+)\{([^}]*)\} (\S+)$')
+
+
+def free_port():
+    """A loopback TCP port free now (for a listener the test starts)"""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 class Prometheus:

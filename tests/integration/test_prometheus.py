@@ -6,24 +6,17 @@ import glob
 import os
 import re
 import shutil
-import socket
 import subprocess
 
 import pytest
 import yaml
 
 from conftest import TOP, fields, node_guids, start_testbed, stop_testbed, wait_for
-from prometheus_server import EXPORTER, SnmpExporter
+from prometheus_server import EXPORTER, SnmpExporter, free_port
 
 PROM = os.path.join(TOP, "conf", "prometheus")
 GENERATOR = shutil.which("prometheus-snmp-generator")
 BASE = os.environ.get("IBSNMPD_BASE_MIBS", "/var/cache/ibsnmpd-test/base-mibs")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

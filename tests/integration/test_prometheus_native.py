@@ -19,16 +19,10 @@ import pytest
 
 from conftest import (fields, ibsnmpd_bin, node_guids, snmp_env, start_testbed,
                       stop_testbed, wait_for)
-from prometheus_server import PROM, PROMETHEUS, Prometheus, scrape_job
+from prometheus_server import PROM, PROMETHEUS, Prometheus, free_port, scrape_job
 
 PROMTOOL = shutil.which("promtool")
 SYS_UPTIME = ".1.3.6.1.2.1.1.3.0"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def fetch(url, accept=None, timeout=30):

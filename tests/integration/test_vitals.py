@@ -18,7 +18,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import time
 import urllib.request
@@ -28,7 +27,7 @@ import yaml
 
 from conftest import (TOP, TRAP_OID, generated, guid_index, notifications, snmp_env,
                       start_testbed, stop_testbed, wait_for)
-from prometheus_server import EXPORTER, PROMETHEUS, Prometheus, SnmpExporter
+from prometheus_server import EXPORTER, PROMETHEUS, Prometheus, SnmpExporter, free_port
 
 MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
 NODE = MIB + "1.7.1.1."     # ibsnmpdVitalsNodeEntry
@@ -95,12 +94,6 @@ def cell(bed, entry, column, index):
 
 def traps_of(bed, oid, since=0):
     return [n for n in notifications(bed)[since:] if n.get(TRAP_OID) == oid]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 METRICS_PORT = free_port()
