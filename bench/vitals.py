@@ -18,8 +18,9 @@ against its peers in the same run:
   during the readings sweeps (their spans from ibsnmpdCacheRefreshes and
   ibsnmpdCacheLastDuration, to 0.1 s) and between them, and snmpd's own
   sysUpTime polled in the same seconds;
-- the resident memory of ibsnmpd with the vitals against a second run with
-  vitalsEnable no on the same fabric: per node read and per module;
+- the resident memory of ibsnmpd, and its heap in use (-Dibsnmpd:memory),
+  with the vitals against a second run with vitalsEnable no on the same
+  fabric: per node read and per module;
 then the medians and their ratios.
 
 Usage: bench/vitals.py [--hosts 2000] [--radix 64] [--sweeps 5] [--lifetime 20]
@@ -131,12 +132,22 @@ def mstreg_seconds(bed, lids):
     return (time.perf_counter() - started) / len(lids)
 
 
+def heap_in_use(bed):
+    """The heap in use after the last refresh (-Dibsnmpd:memory), octets"""
+    found = re.findall(r"ibsnmpd:memory: (\d+) octets in use after",
+                       open(bed.path("ibsnmpd.log"), errors="replace").read())
+    return int(found[-1]) if found else 0
+
+
 def memory_without_vitals(args):
+    """(resident KiB, heap in use) of ibsnmpd with vitalsEnable no, after
+    the same time"""
     with TestBed(None, None, conf=conf_of(args, False), big={"hosts": args.hosts,
-                 "radix": args.radix}, binary=os.path.join(BUILD, "ibsnmpd")) as bed:
+                 "radix": args.radix}, binary=os.path.join(BUILD, "ibsnmpd"),
+                 debug="ibsnmpd:memory") as bed:
         log_match(bed.path("ibsnmpd.log"), r"subnet discovered", 900)
         time.sleep(args.lifetime * 2)
-        return rss_kib(bed.pid_of("ibsnmpd"))
+        return rss_kib(bed.pid_of("ibsnmpd")), heap_in_use(bed)
 
 
 def main():
@@ -151,7 +162,8 @@ def main():
     args = ap.parse_args()
 
     with TestBed(None, None, conf=conf_of(args, True), big={"hosts": args.hosts,
-                 "radix": args.radix}, binary=os.path.join(BUILD, "ibsnmpd")) as bed:
+                 "radix": args.radix}, binary=os.path.join(BUILD, "ibsnmpd"),
+                 debug="ibsnmpd:memory") as bed:
         target = bed.target
         m = log_match(bed.path("ibsnmpd.log"),
                       r"subnet discovered: (\d+) nodes, (\d+) ports in ([\d.]+) s", 900)
@@ -210,8 +222,8 @@ def main():
         watcher.join()
         lids = sorted({line.split()[0] for line in plan}, key=int)[:args.mstreg_nodes]
         mstreg = mstreg_seconds(bed, lids) if os.path.isdir(MSTFLINT_ROOT) and lids else None
-        rss_with = rss_kib(bed.pid_of("ibsnmpd"))
-    rss_without = None if args.no_memory else memory_without_vitals(args)
+        rss_with, heap_with = rss_kib(bed.pid_of("ibsnmpd")), heap_in_use(bed)
+    rss_without, heap_without = (None, 0) if args.no_memory else memory_without_vitals(args)
 
     sweep, peer, per_sweep = statistics.median(sweeps), statistics.median(bare), \
         statistics.median(mads)
@@ -257,6 +269,10 @@ def main():
         print("resident memory: %d KiB with the vitals, %d KiB without (vitalsEnable no): "
               "%d KiB more, %.2f KiB a node read, %.2f KiB a module" % (
                   rss_with, rss_without, extra, extra / max(1, read), extra / max(1, modules)))
+        live = (heap_with - heap_without) / 1024
+        print("heap in use after the last refresh (-Dibsnmpd:memory): %d KiB with, %d KiB "
+              "without: %d KiB more, %.2f KiB a module" % (
+                  heap_with / 1024, heap_without / 1024, live, live / max(1, modules)))
     print("ratio MADs per sweep / registers in the plan: %.3f" % (per_sweep / len(plan)))
     print("ratio ibsnmpd sweep / bare client (same registers): %.2f" % (sweep / peer))
     if mstreg:

@@ -26,7 +26,7 @@ def bed():
     work = tempfile.mkdtemp(prefix="ibsnmpd-monitor.")
     with open(os.path.join(TOP, "conf", "snmpd.conf.monitor")) as f:
         text = f.read()
-    assert len(re.findall(r"^monitor -r 300 ", text, re.M)) == 9
+    assert len(re.findall(r"^monitor -r 300 ", text, re.M)) == 11
     conf = os.path.join(work, "snmpd.conf.monitor")
     with open(conf, "w") as f:
         f.write(re.sub(r"^monitor -r 300 ", "monitor -r 3 ", text, flags=re.M))

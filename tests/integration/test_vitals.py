@@ -100,9 +100,14 @@ METRICS_PORT = free_port()
 
 
 @pytest.fixture(scope="module")
-def bed():
-    # 32 hosts on one leaf (radix 64, NDR), 32 spines above it
-    b = start_testbed(big={"hosts": 32},
+def bed(tmp_path_factory):
+    # 32 hosts on one leaf (radix 64, NDR), 32 spines above it; snmpd with
+    # conf/snmpd.conf.monitor, sampling every 3 s instead of 300
+    with open(os.path.join(TOP, "conf", "snmpd.conf.monitor")) as f:
+        monitor = re.sub(r"^monitor -r 300 ", "monitor -r 3 ", f.read(), flags=re.M)
+    conf = tmp_path_factory.mktemp("monitor") / "snmpd.conf.monitor"
+    conf.write_text(monitor)
+    b = start_testbed(big={"hosts": 32}, snmpd_extra=["includeFile %s" % conf],
                       extra_conf=CONF + ["prometheusListen 127.0.0.1:%d" % METRICS_PORT])
     try:
         yield b
@@ -294,6 +299,34 @@ def test_changes_give_one_notification_each_and_one_when_they_return(bed, fabric
     assert n["%s23.%s.23" % (MODULE, index)] == "-1000"
     bed.simfabric("sim", 'Module "leaf-1-1"[45] RxPower 1 auto')
     bed.simfabric("sim", 'Temperature "leaf-1-1" 0 auto')
+
+
+def test_snmpd_monitor_warns_under_the_device_threshold(bed, fabric):
+    """conf/snmpd.conf.monitor's hardware lines, in the bed's snmpd: an ASIC
+    at 95 degrees (over the file's 90, under the device's 105) makes snmpd
+    send mteTriggerFired naming the node's row; ibsnmpd tells nothing."""
+    guid, _ = fabric["leaf-1-1"]
+    index = guid_index(guid)
+    since = len(notifications(bed))
+    fired = ".1.3.6.1.2.1.88.2.0.1"   # DISMAN-EVENT-MIB::mteTriggerFired
+    hot_oid = ".1.3.6.1.2.1.88.2.1.4.0"
+    asic = NODE + "11." + index
+    # under 90 first, for a sample of snmpd's (every 3 s): a trigger fires
+    # once, and again only after a sample under its threshold
+    bed.simfabric("sim", 'Temperature "leaf-1-1" 0 50')
+    assert wait_for(lambda: cell(bed, NODE, 11, index) == "500", seconds=60)
+    time.sleep(4)
+    since = len(notifications(bed))
+    bed.simfabric("sim", 'Temperature "leaf-1-1" 0 95')
+    try:
+        assert wait_for(lambda: [n for n in traps_of(bed, fired, since)
+                                 if n.get(hot_oid) == asic], seconds=60)
+        n = [n for n in traps_of(bed, fired, since) if n.get(hot_oid) == asic][0]
+        assert n[".1.3.6.1.2.1.88.2.1.5.0"] == "950"          # mteHotValue
+        assert n[NODE + "2." + index] == "leaf-1-1"
+        assert not traps_of(bed, NOTIFY + "8", since)
+    finally:
+        bed.simfabric("sim", 'Temperature "leaf-1-1" 0 auto')
 
 
 def metrics(bed, query=""):
