@@ -21,6 +21,9 @@ against its peers in the same run:
 - the resident memory of ibsnmpd, and its heap in use (-Dibsnmpd:memory),
   with the vitals against a second run with vitalsEnable no on the same
   fabric: per node read and per module;
+- one scrape of /metrics (prometheusListen): the whole of it, the vitals
+  and modules collectors alone (collect[]), one shard of four, and the
+  ports' collectors alone: series, size, time (the median of three);
 then the medians and their ratios.
 
 Usage: bench/vitals.py [--hosts 2000] [--radix 64] [--sweeps 5] [--lifetime 20]
@@ -28,6 +31,8 @@ Usage: bench/vitals.py [--hosts 2000] [--radix 64] [--sweeps 5] [--lifetime 20]
 """
 import argparse
 import os
+import socket
+import urllib.request
 import re
 import statistics
 import subprocess
@@ -35,7 +40,7 @@ import threading
 import time
 
 from benchlib import (SMA_GROUPS, STATS, TOP, TestBed, bare_pipelined, env, get_latencies,
-                      group_index, log_match, next_sweep, snmpget)
+                      group_index, log_match, next_sweep, snmpget, stop_on_sigterm)
 
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(TOP, "build"))
 MIB = ".1.3.6.1.4.1.8072.9999.9999.117.1."
@@ -112,9 +117,39 @@ def rss_kib(pid):
         return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+METRICS_PORT = free_port()
+SCRAPES = (("the whole fabric", ""), ("collect[]=vitals&collect[]=modules",
+                                       "?collect[]=vitals&collect[]=modules"),
+           ("shard=0&shards=4", "?shard=0&shards=4"),
+           ("collect[]=counters&collect[]=links", "?collect[]=counters&collect[]=links"))
+
+
+def scrape(query):
+    """(series, octets, seconds) of one /metrics scrape, the median of three"""
+    runs = []
+    for _ in range(3):
+        started = time.perf_counter()
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics%s" % (METRICS_PORT, query),
+                                    timeout=600) as r:
+            octets = series = 0
+            for line in r:
+                octets += len(line)
+                series += not line.startswith(b"#")
+        runs.append((time.perf_counter() - started, series, octets))
+    took, series, octets = sorted(runs)[1]
+    return series, octets, took
+
+
 def conf_of(args, vitals):
     conf = ["nodeContextTypes none", "dcbxEnable no", "cacheLifetime pmCounters 3600",
-            "cacheLifetime fabricPorts 3600", "cacheLifetime vitalsSensors %d" % args.lifetime]
+            "cacheLifetime fabricPorts 3600", "cacheLifetime vitalsSensors %d" % args.lifetime,
+            "prometheusListen 127.0.0.1:%d" % METRICS_PORT]
     conf += ["cacheLifetime %s 3600" % g for g in SMA_GROUPS]
     return conf + ([] if vitals else ["vitalsEnable no"])
 
@@ -160,6 +195,7 @@ def main():
     ap.add_argument("--mstreg-nodes", type=int, default=10)
     ap.add_argument("--no-memory", action="store_true")
     args = ap.parse_args()
+    stop_on_sigterm()
 
     with TestBed(None, None, conf=conf_of(args, True), big={"hosts": args.hosts,
                  "radix": args.radix}, binary=os.path.join(BUILD, "ibsnmpd"),
@@ -223,6 +259,7 @@ def main():
         lids = sorted({line.split()[0] for line in plan}, key=int)[:args.mstreg_nodes]
         mstreg = mstreg_seconds(bed, lids) if os.path.isdir(MSTFLINT_ROOT) and lids else None
         rss_with, heap_with = rss_kib(bed.pid_of("ibsnmpd")), heap_in_use(bed)
+        scrapes = [(name, scrape(query)) for name, query in SCRAPES]  # after: they take memory
     rss_without, heap_without = (None, 0) if args.no_memory else memory_without_vitals(args)
 
     sweep, peer, per_sweep = statistics.median(sweeps), statistics.median(bare), \
@@ -273,7 +310,12 @@ def main():
         print("heap in use after the last refresh (-Dibsnmpd:memory): %d KiB with, %d KiB "
               "without: %d KiB more, %.2f KiB a module" % (
                   heap_with / 1024, heap_without / 1024, live, live / max(1, modules)))
+    for name, (series, octets, took) in scrapes:
+        print("scrape of /metrics, %s: %d series, %.1f MB, %.3f s" % (
+            name, series, octets / 1e6, took))
     print("ratio MADs per sweep / registers in the plan: %.3f" % (per_sweep / len(plan)))
+    print("ratio series of the hardware collectors / the whole scrape: %.2f"
+          % (scrapes[1][1][0] / scrapes[0][1][0]))
     print("ratio ibsnmpd sweep / bare client (same registers): %.2f" % (sweep / peer))
     if mstreg:
         print("ratio ibsnmpd sweep / mstreg loop (extrapolated): %.5f"
