@@ -147,7 +147,10 @@ def scrape(query):
 
 
 def conf_of(args, vitals):
-    conf = ["nodeContextTypes none", "dcbxEnable no", "cacheLifetime pmCounters 3600",
+    # nothing else sweeps: no rediscovery (its counter and link sweeps
+    # would fall into a readings sweep's count), no counter or link sweeps
+    conf = ["nodeContextTypes none", "dcbxEnable no", "pmDiscoveryInterval 3600",
+            "cacheLifetime pmCounters 3600",
             "cacheLifetime fabricPorts 3600", "cacheLifetime vitalsSensors %d" % args.lifetime,
             "prometheusListen 127.0.0.1:%d" % METRICS_PORT]
     conf += ["cacheLifetime %s 3600" % g for g in SMA_GROUPS]

@@ -86,18 +86,23 @@ static unsigned lane_index(const void *data, oid *index)
 
 /* ---- conditions ---- */
 
-/* The previous row of the same (node, number) among prev's rows of the
- * node, or NULL: both are sorted by the number. */
-#define FIND_PREV(type, rows, n, field, want)                                  \
+/* The previous row of the same (node, key) among prev's rows of the node,
+ * or NULL. Both are in the order of their key (the MIB's index order), so
+ * one cursor walks the old rows once for all the new ones: a switch has
+ * hundreds of lanes, and a search each would make the build quadratic. */
+#define FIND_PREV(type, rows, n, cursor, key_of, want)                         \
 	({                                                                     \
 		const type *hit_ = NULL;                                       \
-		for (size_t i_ = 0; i_ < (n); i_++)                            \
-			if ((rows)[i_].field == (want)) {                      \
-				hit_ = &(rows)[i_];                            \
-				break;                                         \
-			}                                                      \
+		while ((cursor) < (n) && key_of(&(rows)[cursor]) < (want))     \
+			(cursor)++;                                            \
+		if ((cursor) < (n) && key_of(&(rows)[cursor]) == (want))       \
+			hit_ = &(rows)[cursor];                                \
 		hit_;                                                          \
 	})
+#define TEMP_KEY(t) ((t)->sensor)
+#define FAN_KEY(f) ((f)->tacho)
+#define MODULE_KEY(m) ((m)->module)
+#define LANE_KEY(l) ((unsigned)(l)->port << 8 | (l)->lane)
 
 static void temp_condition(struct vitals_temp *t, const struct vitals_temp *old, bool baseline)
 {
@@ -253,6 +258,7 @@ struct vitals_snapshot *vitals_build(const struct vitals_build *in)
 			const struct vitals_fan *of = old ? prev->fans + old->first_fan : NULL;
 			const struct vitals_module *om = old ? prev->modules + old->first_module : NULL;
 			const struct vitals_lane *ol = old ? prev->lanes + old->first_lane : NULL;
+			size_t ct = 0, cf = 0, cm = 0, cl = 0; /* the cursors in prev's rows */
 
 			n->read_at = in->now;
 			n->uptime_s = r->uptime_s;
@@ -263,7 +269,8 @@ struct vitals_snapshot *vitals_build(const struct vitals_build *in)
 				*t = r->temps[i];
 				t->events = 0;
 				temp_condition(t, old ? FIND_PREV(struct vitals_temp, ot, old->n_temps,
-								  sensor, t->sensor) : NULL, baseline);
+								  ct, TEMP_KEY, TEMP_KEY(t)) : NULL,
+					       baseline);
 			}
 			for (size_t i = 0; i < r->n_fans; i++) {
 				struct vitals_fan *f = &s->fans[s->n_fans++];
@@ -271,7 +278,8 @@ struct vitals_snapshot *vitals_build(const struct vitals_build *in)
 				*f = r->fans[i];
 				f->events = 0;
 				fan_condition(f, old ? FIND_PREV(struct vitals_fan, of, old->n_fans,
-								 tacho, f->tacho) : NULL, baseline);
+								 cf, FAN_KEY, FAN_KEY(f)) : NULL,
+					      baseline);
 			}
 			for (size_t i = 0; i < r->n_modules; i++) {
 				struct vitals_module *m = &s->modules[s->n_modules++];
@@ -279,25 +287,24 @@ struct vitals_snapshot *vitals_build(const struct vitals_build *in)
 				*m = r->modules[i];
 				m->events = 0;
 				module_condition(m, old ? FIND_PREV(struct vitals_module, om,
-								    old->n_modules, module,
-								    m->module) : NULL, baseline);
+								    old->n_modules, cm, MODULE_KEY,
+								    MODULE_KEY(m)) : NULL,
+						 baseline);
 			}
 			n->n_temps = (uint32_t)r->n_temps;
 			n->n_fans = (uint32_t)r->n_fans;
 			n->n_modules = (uint32_t)r->n_modules;
 			for (size_t i = 0; i < r->n_lanes; i++) {
 				struct vitals_lane *l = &s->lanes[s->n_lanes++];
-				const struct vitals_lane *o = NULL;
 				const struct vitals_module *m;
 
 				*l = r->lanes[i];
 				l->events = 0;
 				m = l->module < n->n_modules ? &s->modules[n->first_module + l->module]
 							      : NULL;
-				for (size_t j = 0; old && j < old->n_lanes; j++)
-					if (ol[j].port == l->port && ol[j].lane == l->lane)
-						o = &ol[j];
-				lane_condition(l, o, m, baseline);
+				lane_condition(l, old ? FIND_PREV(struct vitals_lane, ol, old->n_lanes,
+								  cl, LANE_KEY, LANE_KEY(l)) : NULL,
+					       m, baseline);
 			}
 			n->n_lanes = (uint32_t)r->n_lanes;
 		} else if (old) {

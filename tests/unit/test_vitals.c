@@ -429,6 +429,40 @@ static void conditions_follow_their_thresholds_and_are_told_once(void **state)
 	vitals_snapshot_free(s1);
 }
 
+/* A switch's lanes: each new lane finds its own previous reading among
+ * many (one walk of the old rows), also when a port's lanes come and go */
+static void lanes_are_matched_by_port_and_lane(void **state)
+{
+	struct world w;
+	struct vitals_lane lanes[8];
+	struct vitals_snapshot *s0, *s1, *s2;
+
+	(void)state;
+	world_init(&w);
+	for (unsigned i = 0; i < 8; i++)
+		lanes[i] = (struct vitals_lane){.guid = 0x42, .port = (uint16_t)(1 + i / 4),
+						.lane = (uint8_t)(1 + i % 4), .rx_uw = 700};
+	w.reading.lanes = lanes;
+	w.reading.n_lanes = 8;
+	s0 = build(&w, NULL, 100);
+	lanes[6].rx_uw = 50; /* port 2 lane 3 */
+	s1 = build(&w, s0, 160);
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_equal(s1->lanes[i].events, i == 6 ? VITALS_EV_RX_LOW : 0);
+	/* port 1 now reads two lanes only: port 2 lane 3 is still low, told once */
+	lanes[2] = lanes[4], lanes[3] = lanes[5], lanes[4] = lanes[6], lanes[5] = lanes[7];
+	w.reading.n_lanes = 6;
+	s2 = build(&w, s1, 220);
+	assert_int_equal(s2->n_lanes, 6);
+	for (unsigned i = 0; i < 6; i++) {
+		assert_int_equal(s2->lanes[i].events, 0);
+		assert_int_equal(s2->lanes[i].rx_low, i == 4);
+	}
+	vitals_snapshot_free(s0);
+	vitals_snapshot_free(s1);
+	vitals_snapshot_free(s2);
+}
+
 static void a_silent_node_keeps_its_rows_stale_and_a_restart_is_seen(void **state)
 {
 	struct world w;
@@ -505,6 +539,7 @@ int main(void)
 		cmocka_unit_test(cmis_and_sff_8636_eeproms),
 		cmocka_unit_test(units),
 		cmocka_unit_test(conditions_follow_their_thresholds_and_are_told_once),
+		cmocka_unit_test(lanes_are_matched_by_port_and_lane),
 		cmocka_unit_test(a_silent_node_keeps_its_rows_stale_and_a_restart_is_seen),
 		cmocka_unit_test(the_metrics_query_selects_and_refuses),
 	};
