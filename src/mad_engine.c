@@ -612,6 +612,11 @@ int mad_engine_attach(const struct mad_transport *wire)
 	return 0;
 }
 
+bool mad_engine_lid_silent(unsigned lid)
+{
+	return lid < MAD_UNICAST_LIDS && eng.by_lid && dest_silent(&eng.by_lid[lid]);
+}
+
 /* Requests not yet sent, dropped without callbacks. */
 static void drop_queued(void)
 {

@@ -129,6 +129,10 @@ struct mad_engine_stats {
 	unsigned queued;
 };
 void mad_engine_get_stats(struct mad_engine_stats *st);
+/* Whether requests to lid fail at once now, without a MAD: the engine
+ * takes it for dead (a sweep that wants one real try of a silent node
+ * waits until this says false). */
+bool mad_engine_lid_silent(unsigned lid);
 
 /* NVIDIA's (Mellanox's) vendor class: GMPs to QP1, LID-routed only; its
  * data from offset 24, the 8-octet VS_Key first (vitals.h). */

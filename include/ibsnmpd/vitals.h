@@ -248,6 +248,10 @@ struct vitals_area {
 	uint64_t *again;
 	size_t n_again, cap_again;
 	bool inventory_all;            /* the whole subnet at the next one */
+	/* nodes whose readings went unanswered, sorted: not asked again
+	 * until the next discovery (one try a node a discovery) */
+	uint64_t *silent;
+	size_t n_silent;
 	struct vitals_mib mib;
 };
 
@@ -257,7 +261,8 @@ extern const struct area_def vitals_area_def;
 /* The sweeps (vitals_sweep.c), started by the area. */
 void vitals_sweep_init(struct vitals_area *a, unsigned inventory_s, unsigned readings_s);
 void vitals_sweep_stop(struct vitals_area *a);
-/* A discovery was published: its new nodes are inventoried. */
+/* A discovery was published: its new nodes are inventoried, silent nodes
+ * read again. */
 void vitals_sweep_discovered(struct vitals_area *a);
 /* An observer of the readings: the notifications (vitals_notify.c). */
 void vitals_notify_published(struct cache_group *g, const void *before, const void *after,

@@ -5,9 +5,12 @@
  * The inventory reads a node once: when a discovery first shows it, when
  * its inventory is older than vitalsInventory's lifetime, when its uptime
  * went back (it restarted: new firmware perhaps). GeneralInfo first: a
- * node that does not answer it is not asked again until then ("no
- * answer"), nor is one of another vendor (NodeInfo's VendorID) asked at
- * all. The readings read every inventoried node every vitalsSensors.
+ * node that does not answer it ("no answer") is asked again at the next
+ * inventory, which every discovery starts; one of another vendor
+ * (NodeInfo's VendorID) is not asked at all. The readings read every inventoried node every vitalsSensors, but
+ * for one whose last readings went unanswered: it keeps its rows, stale,
+ * and is tried once more after the next discovery (a dead switch costs a
+ * try a discovery, not one a sweep).
  *
  * Registers go by AccessRegisterGMP where GeneralInfo says the node has it
  * (a Get to QP1: 220 octets of register), else by class 0x0A's
@@ -413,7 +416,7 @@ static void inventory_start(struct cache_group *g)
 
 		if (old && old->num_ports == t->num_ports && !a->inventory_all &&
 		    !asked_again(a, t->guid) && old->status != VITALS_PENDING &&
-		    old->status != VITALS_DISABLED &&
+		    old->status != VITALS_DISABLED && old->status != VITALS_NO_ANSWER &&
 		    sw->now - old->read_at < (time_t)g->lifetime_s) {
 			*n = *old; /* known: kept as read */
 			memcpy(inv->ports + ports, prev->ports + old->first_port,
@@ -772,6 +775,45 @@ static int rd_job_rows(struct rd_job *job)
 	return 0;
 }
 
+static int guid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool silent(const struct vitals_area *a, uint64_t guid)
+{
+	return a->n_silent && bsearch(&guid, a->silent, a->n_silent, sizeof(guid), guid_cmp);
+}
+
+/* The silent nodes after a sweep: those that were (left out of it), and
+ * those it read that did not answer (both lists in GUID order) */
+static void note_silent(struct vitals_area *a, const struct vitals_reading *r, size_t n)
+{
+	size_t unanswered = 0, i = 0, j = 0, k = 0;
+	uint64_t *merged;
+
+	for (size_t x = 0; x < n; x++)
+		unanswered += !r[x].answered;
+	if (!unanswered)
+		return;
+	if (!(merged = malloc((a->n_silent + unanswered) * sizeof(*merged))))
+		return; /* they are read again: a try more, no harm */
+	while (i < a->n_silent || j < n) {
+		if (j < n && r[j].answered) {
+			j++;
+		} else if (j == n || (i < a->n_silent && a->silent[i] < r[j].guid)) {
+			merged[k++] = a->silent[i++];
+		} else {
+			merged[k++] = r[j++].guid;
+		}
+	}
+	free(a->silent);
+	a->silent = merged;
+	a->n_silent = k;
+}
+
 static bool rd_feed(void *ctx)
 {
 	struct rd_sweep *sw = ctx;
@@ -780,7 +822,12 @@ static bool rd_feed(void *ctx)
 	struct rd_job *job;
 	uint8_t req[VITALS_REG_MAX] = {0};
 
-	while (sw->next < sw->inv->n && sw->inv->nodes[sw->next].status != VITALS_READ)
+	/* left out: nodes not inventoried, silent ones (one try a discovery),
+	 * and ones the engine still takes for dead, whose requests would
+	 * fail without a MAD: their try waits for a sweep that sends it */
+	while (sw->next < sw->inv->n && (sw->inv->nodes[sw->next].status != VITALS_READ ||
+					 silent(sw->a, sw->inv->nodes[sw->next].guid) ||
+					 mad_engine_lid_silent(sw->inv->nodes[sw->next].lid)))
 		sw->next++;
 	if (sw->next == sw->inv->n) {
 		rd_sweep_done_one(sw); /* the feeder's hold */
@@ -840,6 +887,7 @@ static void rd_sweep_done_one(struct rd_sweep *sw)
 
 	if (--sw->pending)
 		return;
+	note_silent(a, sw->readings, sw->n_readings);
 	s = vitals_build(&in);
 	/* nodes that restarted are inventoried again */
 	for (size_t k = 0; s && k < s->n_nodes; k++)
@@ -905,6 +953,7 @@ static void inventoried(struct cache_group *g, const void *before, const void *a
 
 void vitals_sweep_discovered(struct vitals_area *a)
 {
+	a->n_silent = 0; /* each tried once more */
 	cache_group_start(&a->inventory);
 }
 
@@ -926,4 +975,7 @@ void vitals_sweep_stop(struct vitals_area *a)
 	free(a->again);
 	a->again = NULL;
 	a->n_again = a->cap_again = 0;
+	free(a->silent);
+	a->silent = NULL;
+	a->n_silent = 0;
 }

@@ -29,7 +29,7 @@ static const char *const help =
 	"#                               LANE 0-3 of the port\n"
 	"# Vendor \"node\" nvidia|other|silent|unsupported|noregister REG[,REG...]\n"
 	"#                               how it answers NVIDIA's vendor MADs (a pattern: every\n"
-	"#                               node it matches)\n";
+	"#                               node it matches); without a mode, how many reached it\n";
 
 unsigned long fs_answered[4]; /* SMP, PMA, SA, undeliverable: server.c counts */
 
@@ -316,6 +316,13 @@ static void vendor(struct fabric *f, char *s, FILE *out)
 	if (end) {
 		*end = 0;
 		sscanf(end + 1, "%31s %159s", mode, regs);
+	}
+	if (end && !mode[0]) { /* the count of each node it matches */
+		for (uint32_t i = 0; i < f->nnodes; i++)
+			if (!fnmatch(p + 1, f->nodes[i].name, 0) || fs_find_node(f, p + 1) == (int)i)
+				fprintf(out, "%s: %u vendor MADs\n", f->nodes[i].name,
+					f->nodes[i].vendor_mads);
+		return;
 	}
 	for (int k = 0; k < 5; k++)
 		if (!strcasecmp(mode, modes[k]))

@@ -147,6 +147,7 @@ struct fs_node {
 	uint8_t nports;
 	uint8_t dead;         /* Dead: answers nothing at all */
 	uint8_t vendor;       /* enum fs_vendor_mode: how it answers NVIDIA's vendor MADs */
+	uint32_t vendor_mads; /* vendor MADs that reached it, answered or not */
 };
 
 /* ---- NVIDIA's vendor MADs and their registers (vendor.c) ---- */

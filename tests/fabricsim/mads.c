@@ -566,6 +566,8 @@ bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request
 	} else {
 		goto unreachable;
 	}
+	if (mgmt == FS_VENDOR_CLASS)
+		f->nodes[t.node].vendor_mads++; /* what a sweep costs a node, dead or not */
 	if (f->nodes[t.node].dead)
 		return false; /* silence, as from a node that hung */
 	{

@@ -442,7 +442,8 @@ def mixed_bed():
     """Nodes of other vendors, silent ones, ones without a register: set in the
     simulator before ibsnmpd starts (16 hosts on radix 8: leaves 1-4 with
     hosts on ports 1-4, spines 1-4 above them)."""
-    b = start_testbed(big={"hosts": 16, "radix": 8}, extra_conf=CONF, with_agent=False)
+    b = start_testbed(big={"hosts": 16, "radix": 8}, extra_conf=CONF + ["pmDiscoveryInterval 600"],
+                      with_agent=False)
     try:
         for command in ('Vendor "spine-1-1" other', 'Vendor "spine-1-2" silent',
                         'Vendor "spine-1-3" unsupported', 'Vendor "spine-1-4" noregister PDDR',
@@ -495,6 +496,37 @@ def test_other_vendors_silent_and_limited_nodes_say_why(mixed_bed):
     assert wait_for(lambda: cell(bed, NODE, 21, dead) == "1", seconds=60)
     assert cell(bed, NODE, 4, dead) == "31.2012.4036"
     assert cell(bed, NODE, 21, guid_index(g["leaf-1-1"])) == "2"
+    # a node that does not answer costs one try (a request and its
+    # madRetries: at most 3 MADs) a discovery, whatever the sweeps: the
+    # simulator counts the vendor MADs that reach each node
+    def vendor_mads(name):
+        """the count the console prints in fabricsim.out"""
+        out = os.path.join(bed.dir, "fabricsim.out")
+        seen = len(open(out, errors="replace").read())
+        bed.simfabric("sim", 'Vendor "%s"' % name)
+        pattern = re.compile(r"(?:^|sim> )%s: (\d+) vendor MADs$" % re.escape(name), re.M)
+        assert wait_for(lambda: pattern.search(open(out, errors="replace").read()[seen:]),
+                        seconds=10)
+        return int(pattern.search(open(out, errors="replace").read()[seen:]).group(1))
+
+    def discoveries():
+        return open(os.path.join(bed.dir, "ibsnmpd.log"), errors="replace").read().count(
+            "subnet discovered")
+    def flap_for_a_discovery():
+        """a host's link down and up: fabricsim's traps 128 start one"""
+        found = discoveries()
+        bed.simfabric("sim", 'Unlink "host-16"')
+        bed.simfabric("sim", 'ReLink "host-16"')
+        assert wait_for(lambda: discoveries() > found, seconds=60), \
+            open(os.path.join(bed.dir, "ibsnmpd.log"), errors="replace").read()[-3000:]
+        time.sleep(8)  # the inventory and a readings sweep after it
+    names = ("leaf-1-3", "spine-1-2")  # readings unanswered; GeneralInfo unanswered
+    before = {name: vendor_mads(name) for name in names}
+    found = discoveries()
+    time.sleep(20)  # six readings sweeps, no discovery (pmDiscoveryInterval 600)
+    assert discoveries() == found
+    assert {name: vendor_mads(name) - before[name] for name in names} == \
+        {name: 0 for name in names}
     # the MADs the sweeps cost stay bounded: the silent and dead nodes are
     # not asked again and again
     sent = lambda: int(bed.get(MIB + "1.1.1.0")[MIB + "1.1.1.0"][1])
@@ -506,5 +538,11 @@ def test_other_vendors_silent_and_limited_nodes_say_why(mixed_bed):
     third = sent()
     assert abs((third - second) - (second - first)) <= 0.2 * (second - first) + 50, \
         (first, second, third)
+    # back: read again after the next discovery (a discovery with a dead
+    # switch in the middle waits on its timeouts); the silent one tried once
     bed.simfabric("sim", 'Alive "leaf-1-3"')
+    silent_before = vendor_mads("spine-1-2")
+    flap_for_a_discovery()
+    # (the engine's own silence for the LID ends within a minute)
     assert wait_for(lambda: cell(bed, NODE, 21, dead) == "2", seconds=90)
+    assert 1 <= vendor_mads("spine-1-2") - silent_before <= 3  # a request, its retries
