@@ -393,10 +393,14 @@ static void a_transport_timeout_is_a_try(void **state)
 	mad_engine_received(wire.sent[0].mad, 256, ETIMEDOUT, &from);
 	mad_engine_pump();
 	assert_int_equal(wire.n, 2);
+	assert_false(mad_engine_lid_silent(5));
 	mad_engine_received(wire.sent[1].mad, 256, ETIMEDOUT, &from);
 	mad_engine_pump();
 	assert_int_equal(a.calls, 1);
 	assert_int_equal(a.result, MAD_TIMEOUT);
+	/* taken for dead now: what asks it fails at once (a sweep can tell) */
+	assert_true(mad_engine_lid_silent(5));
+	assert_false(mad_engine_lid_silent(6));
 }
 
 /* An answer that does not fit its request (another attribute) is dropped:
