@@ -243,21 +243,33 @@ void cache_refresh_kept(struct cache_group *g)
 	DEBUGMSGTL(("ibsnmpd:cache", "%s kept\n", g->name));
 }
 
+/* fresh replaces the snapshot; the observers are told, the old one retired. */
+static void publish(struct cache_group *g, void *fresh)
+{
+	void *old = g->snapshot;
+
+	g->snapshot = fresh;
+	g->filled_at = cache_clock_s();
+	/* an observer may stop observing (its owner goes) while called */
+	for (struct cache_observer *o = g->observers, *next; o; o = next) {
+		next = o->next;
+		o->fn(g, old, fresh, o->arg);
+	}
+	if (old)
+		retire(g, old);
+}
+
+void cache_publish(struct cache_group *g, void *fresh)
+{
+	publish(g, fresh);
+	DEBUGMSGTL(("ibsnmpd:cache", "%s republished\n", g->name));
+}
+
 void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure)
 {
 	refresh_ended(g);
 	if (fresh) {
-		void *old = g->snapshot;
-
-		g->snapshot = fresh;
-		g->filled_at = cache_clock_s();
-		/* an observer may stop observing (its owner goes) while called */
-		for (struct cache_observer *o = g->observers, *next; o; o = next) {
-			next = o->next;
-			o->fn(g, old, fresh, o->arg);
-		}
-		if (old)
-			retire(g, old);
+		publish(g, fresh);
 		/* for bench/scale.py: the heap in use (mallinfo2 walks the
 		 * arenas: only asked for) */
 		DEBUGIF("ibsnmpd:memory") {

@@ -71,6 +71,10 @@ void cache_group_follow(struct cache_group *derived, struct cache_group *source,
  * logged once (e.g. "the node does not support this attribute: served
  * empty"). */
 void cache_refresh_done(struct cache_group *g, void *fresh, const char *failure);
+/* Publishes fresh outside a refresh (the same data seen otherwise: the
+ * topology renamed after a new node-name map); observers are called as
+ * after a refresh. */
+void cache_publish(struct cache_group *g, void *fresh);
 /* Ends a refresh that brought nothing new (its owner said why, or nothing
  * changed): the snapshot stays, nothing is logged, no observer is called. */
 void cache_refresh_kept(struct cache_group *g);

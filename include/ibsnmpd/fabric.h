@@ -119,7 +119,7 @@ struct fabric_port {
 	unsigned port;
 	unsigned node_type;        /* 1 CA, 2 switch, 3 router */
 	unsigned lid;              /* where the port is read */
-	const char *node_desc;     /* "" unknown */
+	const char *node_desc;     /* its node's name (topo_node.name); "" unknown */
 	bool have_info;            /* pi has been read (now or before) */
 	bool stale;                /* the last read got no answer */
 	bool gone;                 /* the last discovery did not reach the node */
@@ -128,7 +128,7 @@ struct fabric_port {
 				      decodes it rather than asking again */
 	uint64_t remote_guid;      /* 0: never seen linked */
 	unsigned remote_port;
-	const char *remote_desc;   /* "" unknown */
+	const char *remote_desc;   /* the remote node's name; "" unknown */
 	/* derived */
 	bool up;
 	unsigned lanes;            /* active width in lanes, 0 when not up */

@@ -546,6 +546,7 @@
 #define COLUMN_IBSNMPD_NODE_REACHABLE 7 /* IBSNMPD-MIB::ibsnmpdNodeReachable */
 #define COLUMN_IBSNMPD_NODE_VENDOR_ID 8 /* IBSNMPD-MIB::ibsnmpdNodeVendorId */
 #define COLUMN_IBSNMPD_NODE_DEVICE_ID 9 /* IBSNMPD-MIB::ibsnmpdNodeDeviceId */
+#define COLUMN_IBSNMPD_NODE_NAME 10 /* IBSNMPD-MIB::ibsnmpdNodeName */
 #define OID_IBSNMPD_VITALS_NODE_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7, 1 /* IBSNMPD-MIB::ibsnmpdVitalsNodeTable */
 #define COLUMN_IBSNMPD_VITALS_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdVitalsNodeGuid */
 #define COLUMN_IBSNMPD_VITALS_NODE_DESCRIPTION 2 /* IBSNMPD-MIB::ibsnmpdVitalsNodeDescription */

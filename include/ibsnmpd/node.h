@@ -53,7 +53,7 @@ struct node_if {
 	time_t last_change;       /* wall clock; 0 unknown */
 	uint64_t remote_guid;     /* 0: never seen linked */
 	unsigned remote_port;
-	const char *remote_desc;  /* the remote node's, in the directory; "" unknown */
+	const char *remote_desc;  /* the remote node's name, in the directory; "" unknown */
 	bool have_counters;
 	struct node_if_counters c;
 };
@@ -121,7 +121,8 @@ struct node_dir;
 struct node_entry {
 	uint64_t guid;
 	unsigned type, lid, num_ports; /* type: 1 CA, 2 switch, 3 router */
-	char desc[65];
+	char desc[65];            /* NodeDescription */
+	char *name;               /* what it is called (topo_node.name); its own copy */
 	bool has_ident;
 	unsigned vendor_id, device_id, revision;
 	bool reachable;           /* the last discovery reached it */

@@ -97,7 +97,7 @@ enum prom_format {
 
 /* The longest line the text has (a port's info line with two escaped
  * descriptions is under 700 octets). */
-#define PROM_LINE_MAX 1024
+#define PROM_LINE_MAX 4096
 
 struct prom_port;
 struct prom_render {

@@ -27,7 +27,10 @@ struct topo_node {
 	unsigned type;        /* 1 CA, 2 switch, 3 router */
 	unsigned lid;         /* where its agents answer: a switch's port 0, a CA port's LID */
 	unsigned num_ports;
-	char desc[65];
+	char desc[65];        /* NodeDescription, as the node says it */
+	const char *name;     /* what ibsnmpd calls it (node_names.h): the node-name
+				 map's, else desc, unique in the subnet; in the
+				 topology's name pool */
 	/* the directed route the discovery reached it by (out ports from the
 	 * local node), for a node without a LID yet; hops 0: the local node */
 	bool has_route;
@@ -58,12 +61,21 @@ struct topology {
 	struct topo_node *nodes;   /* sorted by GUID */
 	struct topo_port *ports;   /* sorted by (node GUID, port) */
 	double seconds;            /* how long the discovery took */
+	char *name_pool;           /* the nodes' names */
 };
 
 void topology_free(struct topology *f);
 /* Parses ibsnmpd-discover's output; NULL (reason in err) if it is not whole
  * and well-formed. Pure; unit-tested, fuzzed. */
 struct topology *topology_parse(const char *text, size_t len, char *err, size_t errlen);
+/* Names the nodes (node_names_assign) after the map m (NULL: none); -1 out
+ * of memory (the names before stay). topology_parse names them without a
+ * map. */
+struct node_name_map;
+int topology_name_nodes(struct topology *f, const struct node_name_map *m);
+/* A copy of f with its nodes named after m: the same discovery as the
+ * followers see it after the map changed. NULL out of memory. */
+struct topology *topology_renamed(const struct topology *f, const struct node_name_map *m);
 const struct topology *topology_get(const struct topology *f);
 void topology_put(const struct topology *f);
 /* A node by GUID; NULL if none. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ibsnmpd/fabric.h"
+#include "ibsnmpd/node_names.h"
 
 #define HEADER "ibsnmpd-fabric-baseline 1"
 
@@ -139,7 +140,7 @@ char *fabric_baseline_format(const struct fabric_snapshot *s, size_t *len)
 struct node_entry {
 	uint64_t guid;
 	unsigned type;
-	char desc[65];
+	char desc[NODE_NAME_MAX]; /* its name when the file was written */
 	const char *kept; /* desc in the snapshot's names, once made */
 };
 
@@ -241,8 +242,8 @@ static const char *node_line(struct parse *ps, const char *s)
 
 	if (!(s = guid_field(s, &guid)) || !(s = number(s, 0, 3, &type)))
 		return "expected: node GUID TYPE DESCRIPTION";
-	if (strlen(s) > 64)
-		return "description longer than 64 characters";
+	if (strlen(s) >= NODE_NAME_MAX)
+		return "name longer than 287 characters";
 	for (const char *c = s; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			return "control character in a description";

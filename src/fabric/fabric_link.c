@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ibsnmpd/fabric.h"
+#include "ibsnmpd/node_names.h"
 #include "ibsnmpd/mad_engine.h"
 
 #define SPEED_OTHER 9 /* sma_speed_generation: not a known speed */
@@ -136,7 +137,7 @@ static const struct fabric_reading *find_reading(const struct fabric_build *in, 
 struct fabric_names {
 	struct fabric_names *next;
 	size_t n;
-	char name[NAMES_PER_BLOCK][65];
+	char name[NAMES_PER_BLOCK][NODE_NAME_MAX];
 };
 
 void fabric_names_free(struct fabric_names *n)
@@ -180,7 +181,7 @@ static const char *desc_of(struct fabric_snapshot *s, uint64_t guid, const char 
 	const struct topo_node *nd = s->fabric ? topology_node(s->fabric, guid) : NULL;
 
 	if (nd)
-		return nd->desc;
+		return nd->name;
 	if (memo->desc && memo->guid == guid)
 		return memo->desc;
 	memo->guid = guid;
@@ -221,7 +222,7 @@ static int discovered_row(struct fabric_snapshot *s, struct fabric_port *row,
 	row->guid = nd->guid;
 	row->port = port;
 	row->node_type = nd->type;
-	row->node_desc = nd->desc;
+	row->node_desc = nd->name;
 	row->gone = false;
 	row->events = 0;
 	row->read_now = false;

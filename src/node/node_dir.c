@@ -37,6 +37,8 @@ void node_dir_free(void *p)
 
 	if (!d || d == &empty_dir)
 		return;
+	for (size_t k = 0; k < d->n; k++)
+		free(d->nodes[k].name);
 	free(d->nodes);
 	free(d->ports);
 	free(d->kept_links);
@@ -351,6 +353,7 @@ static int add_entities(struct builder *b, const struct node_dir_build *in, stru
 	if (before && before->n_if && before->has_ident == e->has_ident &&
 	    before->vendor_id == e->vendor_id && before->device_id == e->device_id &&
 	    before->revision == e->revision && !strcmp(before->desc, e->desc) &&
+	    !strcmp(node_sys_name(before), node_sys_name(e)) &&
 	    same_entities(b->d, e, in->prev, before))
 		e->entity_changed = before->entity_changed;
 	else
@@ -558,6 +561,8 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 		e->lid = nd->lid;
 		e->num_ports = nd->num_ports;
 		snprintf(e->desc, sizeof(e->desc), "%s", nd->desc);
+		if (!(e->name = strdup(nd->name ? nd->name : nd->desc)))
+			goto fail;
 		e->has_ident = nd->has_ident;
 		e->vendor_id = nd->vendor_id;
 		e->device_id = nd->device_id;
@@ -576,6 +581,8 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 		if (!(e = add_node(&b)))
 			goto fail;
 		*e = *old;
+		if (!(e->name = strdup(old->name ? old->name : old->desc)))
+			goto fail;
 		if (f && old->reachable) {
 			e->reachable = false;
 			e->unreachable_since = in->now;
@@ -649,14 +656,14 @@ void node_sys_descr(const struct node_entry *e, char *out, size_t len)
 
 void node_if_descr(const struct node_entry *e, unsigned port, char *out, size_t len)
 {
-	snprintf(out, len, "%s port %u (InfiniBand %s 0x%016llx)", e->desc, port,
+	snprintf(out, len, "%s port %u (InfiniBand %s 0x%016llx)", node_sys_name(e), port,
 		 node_type_name(e->type), (unsigned long long)e->guid);
 }
 
 const char *node_sys_name(const struct node_entry *e)
 {
-	/* the description names the node for people; without one, its context */
-	return e->desc[0] ? e->desc : e->context;
+	/* its name (never empty but out of memory); else its context */
+	return e->name && e->name[0] ? e->name : e->context;
 }
 
 void node_if_name(const struct node_entry *e, unsigned port, char *out, size_t len)
@@ -677,7 +684,7 @@ void node_if_view(struct node_if *view, const struct node_entry *e, const struct
 	if (!e->reachable)
 		view->link_state = 1; /* down: nothing answers there */
 	remote = view->remote_guid ? node_dir_find(e->dir, view->remote_guid) : NULL;
-	view->remote_desc = remote ? remote->desc : "";
+	view->remote_desc = remote ? node_sys_name(remote) : "";
 }
 
 /* ---- IF-MIB mappings ---------------------------------------------------- */

@@ -89,6 +89,9 @@ static int node_value(const void *row, unsigned column, netsnmp_variable_list *v
 			return -1;
 		mib_set_unsigned(vb, ASN_UNSIGNED, e->device_id);
 		return 0;
+	case COLUMN_IBSNMPD_NODE_NAME:
+		mib_set_octets(vb, node_sys_name(e), strlen(node_sys_name(e)));
+		return 0;
 	default: return -1;
 	}
 }
@@ -105,7 +108,7 @@ static const struct mib_table node_table_template = {
 	.name = "ibsnmpdNodeTable", .table_oid = node_table_oid,
 	.table_oid_len = OID_LENGTH(node_table_oid),
 	.first_column = COLUMN_IBSNMPD_NODE_DESCRIPTION,
-	.last_column = COLUMN_IBSNMPD_NODE_DEVICE_ID, .rows = node_rows, .value = node_value,
+	.last_column = COLUMN_IBSNMPD_NODE_NAME, .rows = node_rows, .value = node_value,
 };
 
 int node_table_register(struct node_table_mib *m, struct cache_group *dir)

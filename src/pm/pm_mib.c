@@ -53,7 +53,7 @@ static int pm_port_value(const void *row, unsigned column, netsnmp_variable_list
 		return -1; /* never read: no counter values yet */
 	switch (column) {
 	case COLUMN_IBSNMPD_PM_NODE_DESCRIPTION:
-		mib_set_octets(vb, st->node->desc, strlen(st->node->desc));
+		mib_set_octets(vb, st->node->name, strlen(st->node->name));
 		return 0;
 	case COLUMN_IBSNMPD_PM_LID: mib_set_unsigned(vb, ASN_UNSIGNED, st->lid); return 0;
 	/* IB counts data in 4-octet words */

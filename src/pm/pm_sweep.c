@@ -323,7 +323,7 @@ static void note_silent_nodes(struct pm_area *pm, const struct pm_snapshot *s,
 		print += n->guid * 2 + 1;
 		if (silent <= 3 && len < sizeof(names))
 			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%.40s LID %u",
-						silent > 1 ? ", " : "", n->desc, n->lid);
+						silent > 1 ? ", " : "", n->name, n->lid);
 	}
 	if (print == pm->silent_print)
 		return;

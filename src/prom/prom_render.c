@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibsnmpd/node_names.h"
 #include "ibsnmpd/prom.h"
 
 /* ---- the families ---------------------------------------------------------------- */
@@ -475,7 +476,7 @@ static char *put_label_value(char *o, const char *value, size_t max_in)
 	return o;
 }
 
-#define DESC_MAX 64 /* NodeDescription */
+#define DESC_MAX NODE_NAME_MAX /* a node's name (node_names.h) */
 
 static char *put_label(char *o, const char *name, const char *value)
 {
@@ -530,7 +531,7 @@ static const char *port_desc(const struct prom_port *p)
 {
 	if (p->link && p->link->node_desc[0])
 		return p->link->node_desc;
-	return p->pm && p->pm->node ? p->pm->node->desc : "";
+	return p->pm && p->pm->node ? p->pm->node->name : "";
 }
 
 static int merge_ports(struct prom_render *r)
@@ -783,7 +784,7 @@ static bool node_sample(const struct topo_node *n, struct sample *s)
 	char *o = s->labels;
 
 	o = put_guid_label(put(o, ",", 1), "node_guid", n->guid);
-	o = put_label(put(o, ",", 1), "node", n->desc);
+	o = put_label(put(o, ",", 1), "node", n->name);
 	*o++ = ',';
 	o = put_label(o, "node_type", node_type_name(n->type));
 	*o++ = ',';

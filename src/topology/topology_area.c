@@ -7,7 +7,13 @@
  * that saw the local node alone (its link is down), keeps the previous
  * snapshot. Refreshes: every pmDiscoveryInterval, two seconds after the last
  * of a burst of traps 128, and when the master SM moves (a new SM may have
- * given new LIDs). */
+ * given new LIDs).
+ *
+ * The nodes are named after the node-name map (nodeNameMap, node_names.h)
+ * at each discovery; the map is read at start, on SIGHUP and when its file
+ * changes (looked at every NAME_MAP_CHECK_S), and a map that names nodes
+ * otherwise republishes the last discovery with the new names, so that
+ * every follower renames its rows the way it follows a discovery. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <errno.h>
@@ -15,21 +21,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ibsnmpd/area.h"
 #include "ibsnmpd/child.h"
+#include "ibsnmpd/file_io.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/node_names.h"
 #include "ibsnmpd/sma.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
 
 #define LINK_TRAP_QUIET_S 2 /* a burst of traps 128 is one rediscovery */
+#define NAME_MAP_CHECK_S 5  /* how soon an edited node-name map is read */
+#define NAME_MAP_MAX (16u << 20) /* octets: 100 times 40,000 nodes' lines */
+
+/* Where infiniband-diags (rdma-core) and opensm look for their map when
+ * told nothing, in that order: the first that exists is read. */
+static const char *const default_name_maps[] = {
+	"/etc/rdma/ib-node-name-map",
+	"/etc/opensm/ib-node-name-map",
+};
 
 static struct topology_config {
 	unsigned interval_s;             /* pmDiscoveryInterval */
 	char helper[4096];               /* pmDiscoveryHelper; "" = beside the daemon or in libexec */
+	char name_map[4096];             /* nodeNameMap; "" = the tools' default */
 } cfg;
 
 struct topology_area {
@@ -50,6 +69,14 @@ struct topology_area {
 	struct trap_observer trap_seen;
 	struct cache_group *local_ports; /* the local node's PortInfo */
 	struct cache_observer sm_watch;
+	/* the node-name map in force (NULL: none), the file it came from and
+	 * what was last seen there (to read it again only when it changed,
+	 * and to say a failure once) */
+	struct node_name_map *names;
+	char names_path[4096];
+	struct stat names_seen;
+	bool names_file_seen, names_failed;
+	unsigned names_alarm;
 };
 
 struct cache_group *topology_followed_by(const char *who)
@@ -210,6 +237,8 @@ static void discovery_finish(struct topology_area *a)
 		return;
 	}
 	a->alone_noted = false;
+	if (a->names && topology_name_nodes(f, a->names))
+		snmp_log(LOG_WARNING, "out of memory naming the nodes: served by their descriptions\n");
 	snmp_log(LOG_INFO, "subnet discovered: %zu nodes, %zu ports in %.3f s\n", f->n_nodes,
 		 f->n_ports, f->seconds);
 	cache_refresh_done(&a->group, (void *)topology_get(f), NULL);
@@ -245,6 +274,113 @@ static void find_helper(struct topology_area *a)
 		}
 	}
 	snprintf(a->helper, sizeof(a->helper), "%s/ibsnmpd-discover", IBSNMPD_LIBEXECDIR);
+}
+
+/* ---- the node-name map --------------------------------------------------------- */
+
+/* The file to read: nodeNameMap, else the first of the tools' defaults that
+ * exists ("" if none). */
+static void name_map_path(char *out, size_t len)
+{
+	snprintf(out, len, "%s", cfg.name_map);
+	for (size_t k = 0; !out[0] && k < sizeof(default_name_maps) / sizeof(*default_name_maps); k++)
+		if (access(default_name_maps[k], F_OK) == 0)
+			snprintf(out, len, "%s", default_name_maps[k]);
+}
+
+static bool same_file_state(const struct stat *x, const struct stat *y)
+{
+	return x->st_ino == y->st_ino && x->st_dev == y->st_dev && x->st_size == y->st_size &&
+	       x->st_mtim.tv_sec == y->st_mtim.tv_sec && x->st_mtim.tv_nsec == y->st_mtim.tv_nsec;
+}
+
+/* The last discovery again, its nodes named after the map now in force. */
+static void republish_names(struct topology_area *a)
+{
+	const struct topology *now = cache_snapshot(&a->group);
+	struct topology *renamed;
+
+	if (!now || a->group.refreshing)
+		return; /* the discovery under way names its nodes when it ends */
+	if (!(renamed = topology_renamed(now, a->names))) {
+		snmp_log(LOG_WARNING, "out of memory renaming the nodes: the names stay\n");
+		return;
+	}
+	cache_publish(&a->group, (void *)topology_get(renamed));
+}
+
+/* Reads the map if its file changed (force: in any case, as on SIGHUP);
+ * a map that cannot be read or has a bad line changes nothing (said once). */
+static void name_map_load(struct topology_area *a, bool force)
+{
+	char path[sizeof(cfg.name_map)], err[4200];
+	struct node_name_map *m;
+	struct stat st;
+	const char *why = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	name_map_path(path, sizeof(path));
+	if (!path[0]) {
+		/* none given, none of the defaults there: no map */
+		if (a->names) {
+			snmp_log(LOG_NOTICE, "node-name map %s is gone: nodes are named by their "
+				 "descriptions\n", a->names_path);
+			node_name_map_free(a->names);
+			a->names = NULL;
+			a->names_path[0] = '\0';
+			republish_names(a);
+		}
+		a->names_file_seen = false;
+		return;
+	}
+	if (!force && a->names_file_seen && !strcmp(path, a->names_path) &&
+	    stat(path, &st) == 0 && same_file_state(&st, &a->names_seen))
+		return;
+	memset(&st, 0, sizeof(st));
+	r = file_read_whole(path, NAME_MAP_MAX, &text, &len, &st, &why);
+	if (r != 0) {
+		bool again = a->names_failed && !strcmp(path, a->names_path) &&
+			     same_file_state(&st, &a->names_seen);
+
+		if (!again)
+			snmp_log(r > 0 && !cfg.name_map[0] ? LOG_INFO : LOG_WARNING,
+				 "node-name map %s: %s; %s\n", path,
+				 r > 0 ? "no such file" : why,
+				 a->names ? "the names read before stay" : "nodes are named by their descriptions");
+		snprintf(a->names_path, sizeof(a->names_path), "%s", path);
+		a->names_seen = st;
+		a->names_file_seen = true;
+		a->names_failed = true;
+		return;
+	}
+	m = node_name_map_parse(text, len, path, err, sizeof(err));
+	free(text);
+	snprintf(a->names_path, sizeof(a->names_path), "%s", path);
+	a->names_seen = st;
+	a->names_file_seen = true;
+	if (!m) {
+		snmp_log(LOG_WARNING, "%s; the map is not used, %s\n", err,
+			 a->names ? "the names read before stay" : "nodes are named by their descriptions");
+		a->names_failed = true;
+		return;
+	}
+	a->names_failed = false;
+	if (a->names && node_name_map_same(a->names, m)) {
+		node_name_map_free(m);
+		return;
+	}
+	snmp_log(LOG_INFO, "node-name map %s: %zu nodes named\n", path, node_name_map_count(m));
+	node_name_map_free(a->names);
+	a->names = m;
+	republish_names(a);
+}
+
+static void name_map_check(unsigned reg, void *arg)
+{
+	(void)reg;
+	name_map_load(arg, false);
 }
 
 /* ---- events ------------------------------------------------------------------ */
@@ -312,6 +448,8 @@ static void *start(const struct area_env *env)
 	a->group.free_snapshot = free_snapshot;
 	a->group.owner = a;
 	a->group.lifetime_s = cfg.interval_s;
+	name_map_load(a, true);
+	a->names_alarm = snmp_alarm_register(NAME_MAP_CHECK_S, SA_REPEAT, name_map_check, a);
 	a->traps = area_find(&trap_area_def);
 	if (a->traps)
 		trap_observe(a->traps, &a->trap_seen, trap_seen, a);
@@ -328,6 +466,7 @@ static void reload(void *self)
 	struct topology_area *a = self;
 
 	cache_group_set_lifetime(&a->group, cfg.interval_s);
+	name_map_load(a, true); /* SIGHUP: read again, changed or not */
 }
 
 static void stop(void *self)
@@ -336,6 +475,8 @@ static void stop(void *self)
 
 	if (a->link_trap_alarm)
 		snmp_alarm_unregister(a->link_trap_alarm);
+	if (a->names_alarm)
+		snmp_alarm_unregister(a->names_alarm);
 	if (a->traps)
 		trap_unobserve(a->traps, &a->trap_seen);
 	if (a->local_ports)
@@ -349,6 +490,7 @@ static void stop(void *self)
 		child_stop(a->pid);
 	}
 	free(a->out);
+	node_name_map_free(a->names);
 	free(a);
 }
 
@@ -362,6 +504,7 @@ static const struct config_token tokens[] = {
 	{"pmDiscoveryInterval", CONFIG_UINT, &cfg.interval_s, .min = 10, .max = 86400,
 	 .help = "SECONDS"},
 	{"pmDiscoveryHelper", CONFIG_PATH, cfg.helper, sizeof(cfg.helper), .help = "PATH"},
+	{"nodeNameMap", CONFIG_PATH, cfg.name_map, sizeof(cfg.name_map), .help = "PATH"},
 };
 
 const struct area_def topology_area_def = {

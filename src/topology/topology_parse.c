@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibsnmpd/node_names.h"
 #include "ibsnmpd/topology.h"
 
 /* A discovery is shared by the topology's cache group and by every snapshot
@@ -29,7 +30,52 @@ void topology_free(struct topology *f)
 		return;
 	free(f->nodes);
 	free(f->ports);
+	free(f->name_pool);
 	free(f);
+}
+
+int topology_name_nodes(struct topology *f, const struct node_name_map *m)
+{
+	struct node_naming *items = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*items));
+	char *pool;
+
+	if (!items)
+		return -1;
+	for (size_t k = 0; k < f->n_nodes; k++)
+		items[k] = (struct node_naming){f->nodes[k].guid, f->nodes[k].desc, NULL};
+	if (!(pool = node_names_assign(items, f->n_nodes, m))) {
+		free(items);
+		return -1;
+	}
+	for (size_t k = 0; k < f->n_nodes; k++)
+		f->nodes[k].name = items[k].name;
+	free(items);
+	free(f->name_pool);
+	f->name_pool = pool;
+	return 0;
+}
+
+struct topology *topology_renamed(const struct topology *f, const struct node_name_map *m)
+{
+	struct topology *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->n_nodes = f->n_nodes;
+	c->n_ports = f->n_ports;
+	c->seconds = f->seconds;
+	c->nodes = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof(*c->nodes));
+	c->ports = malloc((f->n_ports ? f->n_ports : 1) * sizeof(*c->ports));
+	if (!c->nodes || !c->ports)
+		goto fail;
+	memcpy(c->nodes, f->nodes, f->n_nodes * sizeof(*c->nodes));
+	memcpy(c->ports, f->ports, f->n_ports * sizeof(*c->ports));
+	if (topology_name_nodes(c, m))
+		goto fail;
+	return c;
+fail:
+	topology_free(c);
+	return NULL;
 }
 
 static int node_cmp(const void *a, const void *b)
@@ -292,6 +338,10 @@ struct topology *topology_parse(const char *text, size_t len, char *err, size_t 
 	}
 	if (assemble(&ps, err, errlen))
 		goto bad;
+	if (topology_name_nodes(ps.f, NULL)) {
+		snprintf(err, errlen, "out of memory");
+		goto bad;
+	}
 	free(ps.pl);
 	if (ps.f->n_nodes && ps.f->n_nodes < ps.cap_nodes) {
 		/* it is kept till the next discovery: not twice its size */

@@ -430,7 +430,7 @@ static void inventory_start(struct cache_group *g)
 		n->lid = t->lid;
 		n->type = t->type;
 		n->num_ports = t->num_ports;
-		n->desc = t->desc;
+		n->desc = t->name;
 		n->first_port = ports;
 		ports += t->num_ports;
 		if (!(a->types_mask >> t->type & 1)) {

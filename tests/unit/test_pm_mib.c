@@ -21,8 +21,8 @@
 static struct pm_area pm;
 static struct cache_group discovery; /* the topology's group, published */
 static struct topo_node nodes[2] = {
-	{.guid = SW_GUID, .type = 2, .lid = 1, .num_ports = 3, .desc = "sw1"},
-	{.guid = CA_GUID, .type = 1, .lid = 2, .num_ports = 2, .desc = "hca1"},
+	{.guid = SW_GUID, .type = 2, .lid = 1, .num_ports = 3, .desc = "sw1", .name = "sw1"},
+	{.guid = CA_GUID, .type = 1, .lid = 2, .num_ports = 2, .desc = "hca1", .name = "hca1"},
 };
 static struct topology fabric = {.refs = 1, .n_nodes = 2, .nodes = nodes};
 static struct pm_port_state ports[4];

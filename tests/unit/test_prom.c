@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <cmocka.h>
 
+#include "ibsnmpd/node_names.h"
 #include "ibsnmpd/prom.h"
 #include "ibsnmpd/topology.h"
 #include "prom/prom_internal.h"
@@ -194,18 +195,32 @@ static void the_text_is_the_same_whatever_the_block_size(void **state)
 	topology_put(f);
 }
 
-static void descriptions_become_valid_label_values(void **state)
+static void names_become_valid_label_values(void **state)
 {
 	struct topology *f = subnet(two_nodes);
 	struct prom_sources src = {.topology = f};
 	char *text = render(&src, PROM_TEXT, 4096);
+	/* a map's names are served as written, in whatever encoding */
+	static const char map_text[] = "0x10 \"caf\xc3\xa9 \xff\xfe host caf\xc3\"\n"
+				       "0x1 sw1 \\ 1\n";
+	char err[100];
+	struct node_name_map *m = node_name_map_parse(map_text, sizeof(map_text) - 1, "map", err,
+						      sizeof(err));
 
 	(void)state;
-	/* quotes and backslashes escaped */
+	/* quotes and backslashes escaped; a description's octets that are
+	 * not printable ASCII are spaces, as infiniband-diags prints them */
 	assert_non_null(strstr(text, "node=\"sw1 \\\"spine\\\" \\\\ 1\""));
-	/* é kept; the stray octets and the character cut at the end each U+FFFD */
-	assert_non_null(strstr(text, "node=\"caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd host caf\xef\xbf\xbd\""));
+	assert_non_null(strstr(text, "node=\"caf      host caf \""));
 	free(text);
+	/* é kept; the stray octets and the character cut at the end each U+FFFD */
+	assert_non_null(m);
+	assert_int_equal(topology_name_nodes(f, m), 0);
+	text = render(&src, PROM_TEXT, 4096);
+	assert_non_null(strstr(text, "node=\"caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd host caf\xef\xbf\xbd\""));
+	assert_non_null(strstr(text, "node=\"sw1 \\\\ 1\""));
+	free(text);
+	node_name_map_free(m);
 	topology_put(f);
 }
 
@@ -238,7 +253,7 @@ int main(void)
 		cmocka_unit_test(address_blocks_say_who_may_scrape),
 		cmocka_unit_test(scrapers_get_the_format_they_ask_for),
 		cmocka_unit_test(the_text_is_the_same_whatever_the_block_size),
-		cmocka_unit_test(descriptions_become_valid_label_values),
+		cmocka_unit_test(names_become_valid_label_values),
 		cmocka_unit_test(both_formats_frame_their_families),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
