@@ -136,7 +136,8 @@ struct fs_port {
 };
 
 struct fs_node {
-	char *name;           /* node description, also the console's name */
+	char *name;           /* the console's name, and its NodeDescription but for desc */
+	char *desc;           /* NodeDescription when it is not name (--real-names) */
 	uint64_t guid;
 	uint64_t sys_guid;
 	uint32_t first_port;  /* index of port 0 in fabric.ports */
@@ -253,6 +254,11 @@ int fs_speed_by_name(const char *name);
 int fs_width_by_name(const char *name);
 
 /* generate.c */
+/* NodeDescriptions as real fabrics have them (--real-names): a switch's
+ * factory description, the same for every switch of its model, the core
+ * switches' as an operator set them, a host adapter's as rdma-ndd sets it
+ * ("HOSTNAME mlx5_N"). The console's names stay. */
+void fs_real_names(struct fabric *f);
 enum fs_layout { FS_FATTREE3, FS_FATTREE2, FS_RAIL };
 int fs_generate(struct fabric *f, enum fs_layout layout, unsigned radix, unsigned hosts,
 		char *err, size_t errlen);

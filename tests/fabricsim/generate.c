@@ -5,6 +5,7 @@
  * on rail K), leaf-POD-I, spine-POD-K, core-C; in the rail layout a pod's
  * label is rRAIL.J (the J-th pod of that rail). LIDs from host 1, the SM's
  * node, on (model.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,4 +168,40 @@ int fs_generate(struct fabric *f, enum fs_layout layout, unsigned radix, unsigne
 	f->sm_node = 0;
 	fs_finish(f);
 	return 0;
+}
+
+/* A switch model's factory NodeDescription, by the fabric's speed (what
+ * unmanaged NVIDIA switches of each generation say; XDR's is a guess in
+ * the same style). */
+static const char *switch_model_desc(unsigned speed)
+{
+	switch (speed) {
+	case FS_XDR: return "Quantum-3 Mellanox Technologies";
+	case FS_NDR: return "Quantum-2 Mellanox Technologies";
+	case FS_HDR: return "Quantum Mellanox Technologies";
+	case FS_EDR: return "SwitchIB Mellanox Technologies";
+	default: return "SwitchX -  Mellanox Technologies";
+	}
+}
+
+void fs_real_names(struct fabric *f)
+{
+	char buf[128];
+
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct fs_node *n = &f->nodes[i];
+		unsigned a, b;
+
+		free(n->desc);
+		if (n->type == FS_SWITCH && !strncmp(n->name, "core-", 5))
+			/* a managed switch, its hostname set by an operator */
+			snprintf(buf, sizeof(buf), "MF0;%s:MQM9700/U1", n->name);
+		else if (n->type == FS_SWITCH)
+			snprintf(buf, sizeof(buf), "%s", switch_model_desc(f->default_speed));
+		else if (sscanf(n->name, "srv-%u-hca%u", &a, &b) == 2 && b >= 1)
+			snprintf(buf, sizeof(buf), "srv-%u mlx5_%u", a, b - 1);
+		else
+			snprintf(buf, sizeof(buf), "%s mlx5_0", n->name);
+		n->desc = strdup(buf);
+	}
 }

@@ -210,7 +210,7 @@ static int smp(struct fabric *f, const struct target *t, unsigned method, unsign
 	switch (attr) {
 	case IB_ATTR_NODE_DESC:
 		memset(d, 0, IB_SMP_DATA_SIZE);
-		strncpy((char *)d, n->name, IB_SMP_DATA_SIZE - 1);
+		strncpy((char *)d, n->desc ? n->desc : n->name, IB_SMP_DATA_SIZE - 1);
 		return 0;
 	case IB_ATTR_NODE_INFO:
 		fs_encode_nodeinfo(f, t->node, t->entry, d);

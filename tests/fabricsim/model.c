@@ -412,8 +412,8 @@ int fs_width_by_name(const char *name)
 }
 
 /* The generated fabric, for tests to compare with what tools discover:
- * "node TYPE GUID NPORTS LID NAME" and "link GUID PORT GUID PORT WIDTH SPEED"
- * (each cable once). */
+ * "node TYPE GUID NPORTS LID NAME", "desc GUID NODEDESCRIPTION" where it is not
+ * the name, and "link GUID PORT GUID PORT WIDTH SPEED" (each cable once). */
 void fs_write_links(const struct fabric *f, FILE *out)
 {
 	for (uint32_t i = 0; i < f->nnodes; i++) {
@@ -421,6 +421,8 @@ void fs_write_links(const struct fabric *f, FILE *out)
 
 		fprintf(out, "node %s 0x%016llx %u %u %s\n", n->type == FS_SWITCH ? "switch" : "ca",
 			(unsigned long long)n->guid, n->nports, n->lid, n->name);
+		if (n->desc)
+			fprintf(out, "desc 0x%016llx %s\n", (unsigned long long)n->guid, n->desc);
 	}
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct fs_node *n = &f->nodes[i];

@@ -344,10 +344,12 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: fabricsim [--layout fattree3|fattree2|rail] [--hosts N] [--radix R]\n"
 		"                 [--speed SDR..XDR] [--width 1X|2X|4X|8X|12X] [--links FILE]\n"
-		"                 [--sockname NAME] [--no-console]\n"
+		"                 [--sockname NAME] [--no-console] [--real-names]\n"
 		"Simulates an InfiniBand subnet for libumad2sim clients (LD_PRELOAD=libumad2sim.so),\n"
 		"in place of ibsim and opensm. The socket name is $IBSIM_SOCKNAME (or --sockname,\n"
 		"else \"sim\"). --hosts: servers in the rail layout (8 HCAs each, one per rail).\n"
+		"--real-names: NodeDescriptions as real fabrics have them (a model's switches\n"
+		"alike, hosts \"HOST mlx5_N\"); the console keeps its names.\n"
 		"Commands on stdin: help lists them.\n");
 }
 
@@ -359,11 +361,12 @@ int main(int argc, char **argv)
 		{"width", required_argument, NULL, 'w'},  {"links", required_argument, NULL, 'o'},
 		{"sockname", required_argument, NULL, 'S'},
 		{"no-console", no_argument, NULL, 'C'},   {"help", no_argument, NULL, 'h'},
+		{"real-names", no_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0}};
 	enum fs_layout layout = FS_FATTREE3;
 	unsigned hosts = 128, radix = 64;
 	const char *links = NULL;
-	bool console = true;
+	bool console = true, real_names = false;
 	char err[160], line[512];
 	size_t line_len = 0;
 	int ctl_fd, c, speed = FS_NDR, width = 2;
@@ -373,7 +376,7 @@ int main(int argc, char **argv)
 
 	if (getenv("IBSIM_SOCKNAME") && *getenv("IBSIM_SOCKNAME"))
 		sockname = getenv("IBSIM_SOCKNAME");
-	while ((c = getopt_long(argc, argv, "l:n:r:s:w:o:S:Ch", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:n:r:s:w:o:S:ChR", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			layout = !strcmp(optarg, "fattree2") ? FS_FATTREE2 :
@@ -404,6 +407,9 @@ int main(int argc, char **argv)
 		case 'C':
 			console = false;
 			break;
+		case 'R':
+			real_names = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -423,6 +429,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fabricsim: %s\n", err);
 		return 2;
 	}
+	if (real_names)
+		fs_real_names(&fabric);
 	if (links) {
 		FILE *out = fopen(links, "w");
 

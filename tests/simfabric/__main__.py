@@ -8,7 +8,8 @@ process is recorded there and stopped by PID.
                [--conf-extra LINE]... [--snmpd-extra LINE]... [--no-ibsnmpd] [--direct]
                [--ibsnmpd-preload LIB] [--ibsnmpd-debug TOKENS]
                [--no-traps] [--no-partitions] [--minimal]
-               [--big HOSTS [--radix R] [--layout fattree3|fattree2|rail] [--speed S]]
+               [--big HOSTS [--radix R] [--layout fattree3|fattree2|rail] [--speed S]
+                [--real-names]]
       starts the stack, waits until the subnet is up and ibsnmpd has
       registered, prints shell assignments (SIMFABRIC_DIR=, SNMP_TARGET=, ...)
       Every feature works in the bed as it comes: IB traps reach ibsnmpd
@@ -22,6 +23,9 @@ process is recorded there and stopped by PID.
       NDR 4X links; --layout rail: HOSTS servers of 8 HCAs, one per rail.
       fabricsim plays the SM (LIDs, SMInfo, trap 128 Reports); there is no
       partition policy (no opensm). ibsnmpd attaches to host-1 (srv-1-hca1).
+      --real-names: nodes described as on real fabrics (every switch of a
+      model alike, hosts "HOST mlx5_N"), and a node-name map naming the leaf
+      switches (SIMFABRIC_NODE_NAME_MAP) given to ibsnmpd (nodeNameMap).
   simfabric down [--dir DIR]          stops everything it started
   simfabric sim [--dir DIR] 'COMMAND' one command to ibsim's console
   simfabric stop|start SERVICE [--dir DIR] [--node NAME]
@@ -92,12 +96,16 @@ def cmd_up(args, directory):
         flags = {"--no-ibsnmpd": {"with_agent": False}, "--direct": {"direct": True},
                  "--no-traps": {"traps": False}, "--no-partitions": {"partitions": False},
                  "--minimal": {"traps": False, "partitions": False}}
+        if a == "--real-names":
+            opts.setdefault("big", {})["names"] = "real"
+            i += 1
+            continue
         if a not in flags:
             die("up: unknown option %s" % a)
         opts.update(flags[a])
         i += 1
     if "big" in opts and "hosts" not in opts["big"]:
-        die("up: --radix, --layout and --speed go with --big HOSTS")
+        die("up: --radix, --layout, --speed and --real-names go with --big HOSTS")
     bed = up(**opts)
     with open(bed.path("env")) as f:
         sys.stdout.write(f.read())

@@ -505,7 +505,11 @@ def up(topology=None, node=None, directory=None, ibsnmpd=None, conf_extra=(), sn
 
     big: a dict {"hosts": N, "radix": R, "layout": L, "speed": S} starts the
     project's simulator of big fabrics (fabricsim) in place of ibsim and
-    opensm: no partition policy there (no opensm to apply it)."""
+    opensm: no partition policy there (no opensm to apply it). With
+    "names": "real" its nodes are described as real fabrics' are (a
+    model's switches alike, hosts "HOST mlx5_N") and the bed writes a
+    node-name map naming the leaf switches (SIMFABRIC_NODE_NAME_MAP), which
+    ibsnmpd reads (nodeNameMap)."""
     import sys
     warn = warn or (lambda text: print(text, file=sys.stderr))
     topology = topology or os.path.join(TOPOLOGIES, "switch-3ca.net")
@@ -533,6 +537,8 @@ def up(topology=None, node=None, directory=None, ibsnmpd=None, conf_extra=(), sn
     try:
         if big:
             topology = _start_fabricsim(bed, ibsnmpd, big)
+            if big.get("names") == "real":
+                conf_extra = list(conf_extra) + ["nodeNameMap " + _write_name_map(bed, topology)]
         else:
             _start_ibsim_opensm(bed, topology, sm_node)
         _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_agent, direct,
@@ -541,6 +547,21 @@ def up(topology=None, node=None, directory=None, ibsnmpd=None, conf_extra=(), sn
         bed.down()
         raise
     return bed
+
+
+def _write_name_map(bed, links):
+    """An operator's node-name map (ib-node-name-map's format) naming every
+    leaf switch by the console's name, from the generated fabric's file;
+    the spines keep their factory description, the core switches the
+    one their operator set."""
+    path = bed.path("ib-node-name-map")
+    with open(links) as f, open(path, "w") as out:
+        out.write("# node GUID, \"name\" (written by simfabric for its leaf switches)\n")
+        for line in f:
+            parts = line.split()
+            if parts[0] == "node" and parts[1] == "switch" and parts[5].startswith("leaf-"):
+                out.write('%s "%s"\n' % (parts[2], " ".join(parts[5:])))
+    return path
 
 
 def _console_fifo(bed):
@@ -563,6 +584,8 @@ def _start_fabricsim(bed, ibsnmpd, big):
     for key in ("radix", "layout", "speed"):
         if big.get(key):
             argv += ["--" + key, str(big[key])]
+    if big.get("names") == "real":
+        argv.append("--real-names")
     bed.write_cmd("fabricsim", argv)
     with open(bed.path("fabricsim.cmd")) as f:
         text = f.read().rstrip("\n")
@@ -694,6 +717,8 @@ def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_age
         f.write("IBSIM_SOCKNAME=%s\n" % bed.ibsim_sockname)
         f.write("SIMFABRIC_NODE=%s\nSIMFABRIC_SM_NODE=%s\n" % (node, sm_node))
         f.write("SIMFABRIC_TOPOLOGY=%s\nUMAD2SIM=%s\n" % (topology, UMAD2SIM))
+        if os.path.exists(bed.path("ib-node-name-map")):
+            f.write("SIMFABRIC_NODE_NAME_MAP=%s\n" % bed.path("ib-node-name-map"))
     bed.env = bed._read_env()
     if with_agent:
         bed.start_service("ibsnmpd")
