@@ -7,9 +7,12 @@ writes, with every node answering, with one leaf switch dead, with a whole
 rail dead (its leaves and spines, and every server's HCA on it), and once
 they answer again. A dead node answers nothing (fabricsim's Dead); each
 request to it costs madTimeout x (madRetries + 1) (here 500 ms x 3) before
-the node is taken for silent and what waits for it fails at once; a node
-silent again stays so twice as long, up to a minute, then is probed with one
-request at a time (the sweeps where no probe is due take no tries of it).
+the node is taken for silent and what waits for it fails at once; when its
+silence is over the MAD engine probes it itself (the request that failed,
+once, in a sixteenth of the window, beside the sweeps), and a node that
+does not answer the probe stays silent twice as long, up to a minute. The
+sweeps never wait on it. The ratio of each condition's sweeps to the sweeps
+with every node answering is printed against the limit of 1.2 (issue 37).
 
 Usage: bench/dead_nodes.py [--servers 1000] [--sweeps 3]
 """
@@ -59,6 +62,7 @@ def main():
                   ("rail 2 dead (its switches, every HCA 2)",
                    ['Dead "*-r2.*"', 'Dead "srv-*-hca2"'],
                    ['Alive "*-r2.*"', 'Alive "srv-*-hca2"'])]
+        base = None
         for name, dead, alive in phases:
             before = open(log).read()
             for cmd in ([dead] if isinstance(dead, str) else dead or []):
@@ -80,6 +84,11 @@ def main():
                   "%d 'answers again'"
                   % (name, statistics.median(t), " ".join("%.2f" % x for x in t), back,
                      len(SILENT.findall(during)), after.count(AGAIN)))
+            if base is None:
+                base = statistics.median(t)
+            else:
+                print("%-42s median / every node answering: %.2f, slowest / that median: %.2f "
+                      "(limit 1.2)" % ("", statistics.median(t) / base, max(t) / base))
             sys.stdout.flush()
 
 

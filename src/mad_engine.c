@@ -33,7 +33,7 @@ struct mad_request {
 	uint32_t tid;
 	unsigned tries_left;
 	struct timespec deadline;
-	mad_done_fn done;
+	mad_done_fn done;         /* NULL: the engine's own probe */
 	void *ctx;
 };
 
@@ -51,13 +51,16 @@ struct mad_dest {
 	bool ready;
 	/* A request to it failed after every retry: the node (or the path to
 	 * it) is taken for dead, and what waits for it fails at once instead of
-	 * timing out port by port, until it answers or silent_until passes.
-	 * Then it is probed: one request at a time until one is answered. A
-	 * node silent again (strikes) stays silent twice as long, up to
-	 * SILENT_MAX_MS: a dead rail costs a round of tries now and then, not
-	 * at every sweep. */
-	bool silent, probing;
+	 * timing out port by port, until it answers. When silent_until passes
+	 * the engine probes it on its own: the request that failed (probe),
+	 * sent again once, without retries, beside the sweeps and in a small
+	 * share of the window (probes_max), so that no sweep waits on a dead
+	 * node. A probe answered ends the silence; one unanswered (a strike)
+	 * makes it twice as long, up to SILENT_MAX_MS. */
+	bool silent, probe_in_flight;
 	unsigned strikes;
+	size_t silent_at;              /* its place in eng.silent_dests */
+	struct mad_request *probe;     /* what to send it when its silence is over */
 	struct timespec silent_until;
 };
 
@@ -87,7 +90,18 @@ static struct {
 	void *unsolicited_ctx;
 	struct mad_feeder *feeders; /* their turn: the head */
 	bool feeding;               /* in a feeder's next(): a nested pump only sends */
+	struct mad_dest **silent_dests; /* taken for dead, probed when due */
+	size_t n_silent_dests, cap_silent_dests;
+	unsigned probes_in_flight;
 } eng;
+
+/* Probes in flight at once: a sixteenth of the window (at least one), so
+ * that a dead rail's thousand LIDs are probed beside the sweeps, not in
+ * their way. */
+static unsigned probes_max(void)
+{
+	return eng.max_outstanding / 16 ? eng.max_outstanding / 16 : 1;
+}
 
 void mad_portid_local(ib_portid_t *p)
 {
@@ -185,7 +199,7 @@ static void finish(struct mad_request *r, int result, const uint8_t *data, size_
 {
 	if (result == MAD_TIMEOUT)
 		eng.stats.timeouts++;
-	if (!eng.silent)
+	if (!eng.silent && r->done)
 		r->done(r->ctx, result, data, len);
 	free(r);
 }
@@ -197,47 +211,74 @@ static struct mad_dest *dest_of(const ib_portid_t *target)
 	return &eng.directed;
 }
 
-/* Whether d is still taken for dead (its silence ends when it is over). */
-static bool dest_silent(struct mad_dest *d)
+/* Whether d is taken for dead (until it answers a probe). */
+static bool dest_silent(const struct mad_dest *d)
 {
-	struct timespec now;
-
-	if (!d->silent)
-		return false;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (ts_passed(&d->silent_until, &now)) {
-		d->silent = false;
-		d->probing = true;
-	}
 	return d->silent;
 }
 
 /* A silent destination always has room: its requests fail without being
- * sent; one being probed has room for one. */
+ * sent. */
 static bool dest_has_room(struct mad_dest *d)
 {
 	if (d == &eng.directed || dest_silent(d))
 		return true;
-	return d->in_flight < (d->probing ? 1 : eng.max_per_dest);
+	return d->in_flight < eng.max_per_dest;
 }
 
-static void dest_make_silent(struct mad_dest *d)
+/* d failed: a request after its retries (failed, to keep as the probe), or
+ * its probe (failed NULL). It is silent, longer at each strike. */
+static void dest_make_silent(struct mad_dest *d, const struct mad_request *failed)
 {
 	unsigned ms = eng.timeout_ms * (eng.retries + 1) * 2;
 
 	if (d == &eng.directed)
 		return; /* directed routes lead to many nodes */
-	if (!d->silent)
+	if (!d->silent) {
+		if (eng.n_silent_dests == eng.cap_silent_dests) {
+			size_t cap = eng.cap_silent_dests ? 2 * eng.cap_silent_dests : 64;
+			struct mad_dest **p = realloc(eng.silent_dests, cap * sizeof(*p));
+
+			if (!p)
+				return; /* out of memory: not taken for dead, its requests time out */
+			eng.silent_dests = p;
+			eng.cap_silent_dests = cap;
+		}
+		d->silent_at = eng.n_silent_dests;
+		eng.silent_dests[eng.n_silent_dests++] = d;
 		DEBUGMSGTL(("ibsnmpd:mad", "LID %td does not answer: what waits for it fails at once\n",
 			    d - eng.by_lid));
+	}
+	if (failed && !d->probe && (d->probe = malloc(sizeof(*d->probe)))) {
+		*d->probe = *failed;
+		d->probe->done = NULL;
+		d->probe->ctx = NULL;
+		d->probe->next = NULL;
+	}
 	if (ms < SILENT_MIN_MS)
 		ms = SILENT_MIN_MS;
-	if (!d->silent && d->strikes < 16)
+	if ((!d->silent || !failed) && d->strikes < 16)
 		d->strikes++;
 	for (unsigned k = 1; k < d->strikes && ms < SILENT_MAX_MS; k++)
 		ms *= 2;
 	d->silent = true;
 	ts_add_ms(&d->silent_until, ms < SILENT_MAX_MS ? ms : SILENT_MAX_MS);
+}
+
+/* d answered: no longer silent. */
+static void dest_answers(struct mad_dest *d)
+{
+	if (d->silent) {
+		struct mad_dest *last = eng.silent_dests[--eng.n_silent_dests];
+
+		eng.silent_dests[d->silent_at] = last;
+		last->silent_at = d->silent_at;
+		DEBUGMSGTL(("ibsnmpd:mad", "LID %td answers again\n", d - eng.by_lid));
+	}
+	d->silent = false;
+	d->strikes = 0;
+	free(d->probe);
+	d->probe = NULL;
 }
 
 /* Puts d at the end of the ready ring if it has requests and room. */
@@ -308,6 +349,50 @@ static void unlink_in_flight(struct mad_request *r)
 			return;
 		}
 	}
+}
+
+static int send_one(struct mad_request *r);
+
+/* Silent destinations whose silence is over get their probe, as many as
+ * probes_max() allows in flight (the engine's own, beside the sweeps). */
+static void send_probes_due(const struct timespec *now)
+{
+	for (size_t k = 0; k < eng.n_silent_dests && eng.probes_in_flight < probes_max() &&
+			   eng.n_in_flight < eng.max_outstanding; k++) {
+		struct mad_dest *d = eng.silent_dests[k];
+		struct mad_request *r;
+
+		if (d->probe_in_flight || !d->probe || !ts_passed(&d->silent_until, now))
+			continue;
+		if (!(r = malloc(sizeof(*r))))
+			return;
+		*r = *d->probe;
+		r->tries_left = 0;
+		if (send_one(r) < 0) {
+			free(r);
+			dest_make_silent(d, NULL); /* a strike: tried again later */
+			continue;
+		}
+		put_in_flight(r);
+		d->probe_in_flight = true;
+		eng.probes_in_flight++;
+		eng.stats.probes++;
+	}
+}
+
+/* A probe's end: answered (the destination is alive) or not (a strike). */
+static void probe_ended(struct mad_request *r, bool answered)
+{
+	struct mad_dest *d = r->dest;
+
+	d->probe_in_flight = false;
+	eng.probes_in_flight--;
+	if (answered)
+		dest_answers(d);
+	else
+		dest_make_silent(d, NULL);
+	dest_make_ready(d);
+	free(r);
 }
 
 static void feeder_append(struct mad_feeder *f)
@@ -385,12 +470,16 @@ void mad_engine_pump(void)
 static void retry_or_fail(struct mad_request *r)
 {
 	unlink_in_flight(r);
+	if (!r->done) {
+		probe_ended(r, false);
+		return;
+	}
 	if (r->tries_left > 0 && !eng.silent) {
 		r->tries_left--;
 		queue_request(r, true); /* retries go first */
 		return;
 	}
-	dest_make_silent(r->dest);
+	dest_make_silent(r->dest, r);
 	dest_make_ready(r->dest); /* what waits for it: failed by the pump */
 	finish(r, MAD_TIMEOUT, NULL, 0);
 }
@@ -458,9 +547,14 @@ void mad_engine_received(const uint8_t *data, size_t len, int status,
 	}
 	unlink_in_flight(r);
 	/* it answers */
-	r->dest->silent = r->dest->probing = false;
-	r->dest->strikes = 0;
 	eng.stats.answered++;
+	if (!r->done) {
+		DEBUGMSGTL(("ibsnmpd:mad", "answer to probe tid 0x%08x\n", tid));
+		probe_ended(r, true);
+		mad_engine_pump();
+		return;
+	}
+	dest_answers(r->dest);
 	DEBUGMSGTL(("ibsnmpd:mad", "answer to tid 0x%08x\n", tid));
 	finish(r, st, data + mad_class_data_offset(r->mgmt_class),
 	       mad_class_data_size(r->mgmt_class));
@@ -479,6 +573,8 @@ void mad_engine_expire(const struct timespec *now)
 			}
 		}
 	}
+	if (!eng.silent)
+		send_probes_due(now);
 	mad_engine_pump();
 }
 
@@ -499,7 +595,8 @@ static void arm_timer(void)
 	struct timeval tv;
 	unsigned ms;
 
-	if (eng.timer || !eng.n_in_flight)
+	/* silent destinations wait for their probes: the timer sends them */
+	if (eng.timer || (!eng.n_in_flight && !eng.n_silent_dests) || !eng.open)
 		return;
 	ms = eng.timeout_ms / 4 + 1;
 	tv.tv_sec = ms / 1000;
@@ -699,6 +796,14 @@ void mad_engine_close(void)
 		}
 	}
 	drop_queued();
+	for (size_t k = 0; k < eng.n_silent_dests; k++) {
+		free(eng.silent_dests[k]->probe);
+		eng.silent_dests[k]->probe = NULL;
+	}
+	free(eng.silent_dests);
+	eng.silent_dests = NULL;
+	eng.n_silent_dests = eng.cap_silent_dests = 0;
+	eng.probes_in_flight = 0;
 	eng.directed = (struct mad_dest){0};
 	free(eng.by_lid);
 	eng.by_lid = NULL;

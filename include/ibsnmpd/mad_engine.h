@@ -125,13 +125,15 @@ struct mad_engine_stats {
 	unsigned long answered;
 	unsigned long timeouts;  /* requests that failed after every retry */
 	unsigned long dropped;   /* received MADs that matched nothing or were malformed */
+	unsigned long probes;    /* the engine's own probes of LIDs taken for dead */
 	unsigned in_flight;
 	unsigned queued;
 };
 void mad_engine_get_stats(struct mad_engine_stats *st);
 /* Whether requests to lid fail at once now, without a MAD: the engine
- * takes it for dead (a sweep that wants one real try of a silent node
- * waits until this says false). */
+ * takes it for dead, until it answers one of the engine's own probes (a
+ * sweep that wants one real try of a silent node waits until this says
+ * false). */
 bool mad_engine_lid_silent(unsigned lid);
 
 /* NVIDIA's (Mellanox's) vendor class: GMPs to QP1, LID-routed only; its

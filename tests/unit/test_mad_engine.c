@@ -139,6 +139,14 @@ static void far_future(struct timespec *t)
 	t->tv_sec += 3600;
 }
 
+/* Past every request's deadline (a timeout of 1 s), before any silent
+ * destination's probe is due (SILENT_MIN_MS, 5 s). */
+static void past_the_deadlines(struct timespec *t)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += 2;
+}
+
 /* The engine's counters run on across the tests: each looks at its own. */
 static struct mad_engine_stats stats_before;
 
@@ -320,7 +328,7 @@ static void timeouts_retry_first_then_fail(void **state)
 	perf_get(5, IB_GSI_PORT_COUNTERS, &a);
 	perf_get(5, IB_GSI_PORT_COUNTERS_EXT, &b);
 	assert_int_equal(wire.n, 1);
-	far_future(&later);
+	past_the_deadlines(&later);
 	mad_engine_expire(&later);
 	assert_int_equal(wire.n, 2);
 	assert_int_equal(wire.sent[1].attr_id, IB_GSI_PORT_COUNTERS); /* the retry, not b */
@@ -364,7 +372,7 @@ static void a_silent_destination_fails_at_once_until_it_answers(void **state)
 	perf_get(10, IB_GSI_PORT_COUNTERS, &other);
 	assert_int_equal(wire.n, 5); /* 4 to LID 9 (its limit), 1 to LID 10 */
 	answer(4, 0, 0);             /* LID 10 answers */
-	far_future(&later);
+	past_the_deadlines(&later);
 	mad_engine_expire(&later);   /* LID 9's four fail: the other eight with them */
 	for (int i = 0; i < 12; i++) {
 		assert_int_equal(port[i].calls, 1);
@@ -379,6 +387,66 @@ static void a_silent_destination_fails_at_once_until_it_answers(void **state)
 	/* other nodes are not affected */
 	perf_get(10, IB_GSI_PORT_COUNTERS, &after);
 	assert_int_equal(wire.n, 6);
+}
+
+/* Its silence over, the engine probes a dead node itself: the request that
+ * failed, once, no retries; requests meanwhile still fail at once (no sweep
+ * waits on it). Unanswered, the silence goes on, longer; answered, the node
+ * is asked again. Probes take a sixteenth of the window at most. */
+static void the_engine_probes_a_silent_node_itself(void **state)
+{
+	struct outcome a = {0}, during = {0}, after = {0}, dead[40] = {{0}};
+	struct timespec later;
+	struct mad_engine_stats st;
+	unsigned probes;
+
+	(void)state;
+	mad_engine_set_limits(1000, 0, 32, 4);
+	perf_get(9, IB_GSI_PORT_COUNTERS_EXT, &a);
+	past_the_deadlines(&later);
+	mad_engine_expire(&later);
+	assert_true(mad_engine_lid_silent(9));
+	assert_int_equal(wire.n, 1);
+	far_future(&later);
+	mad_engine_expire(&later);   /* due: one probe, the request that failed */
+	assert_int_equal(wire.n, 2);
+	assert_int_equal(wire.sent[1].attr_id, IB_GSI_PORT_COUNTERS_EXT);
+	perf_get(9, IB_GSI_PORT_COUNTERS, &during);
+	assert_int_equal(during.calls, 1);
+	assert_int_equal(during.result, MAD_TIMEOUT);
+	assert_int_equal(wire.n, 2);
+	past_the_deadlines(&later);
+	mad_engine_expire(&later);   /* the probe times out: still silent, no retry */
+	assert_true(mad_engine_lid_silent(9));
+	assert_int_equal(wire.n, 2);
+	far_future(&later);          /* the longer silence over: probed again */
+	mad_engine_expire(&later);
+	assert_int_equal(wire.n, 3);
+	answer(2, 0, 0);             /* it answers: alive, asked again */
+	assert_false(mad_engine_lid_silent(9));
+	assert_int_equal(a.calls, 1);    /* a probe calls nobody back */
+	perf_get(9, IB_GSI_PORT_COUNTERS, &after);
+	assert_int_equal(wire.n, 4);
+	answer(3, 0, 0);
+	assert_int_equal(after.result, MAD_OK);
+	/* forty dead LIDs due at once: two probes in flight (32 / 16) */
+	for (int i = 0; i < 40; i++)
+		perf_get(100 + i, IB_GSI_PORT_COUNTERS, &dead[i]);
+	for (int i = 0; i < 3; i++) {
+		past_the_deadlines(&later);
+		later.tv_sec += 2 * i;
+		mad_engine_expire(&later);
+	}
+	for (int i = 0; i < 40; i++)
+		assert_true(mad_engine_lid_silent(100 + i));
+	mad_engine_get_stats(&st);
+	probes = (unsigned)(st.probes - stats_before.probes);
+	far_future(&later);
+	later.tv_sec += 7200;
+	mad_engine_expire(&later);
+	mad_engine_get_stats(&st);
+	assert_int_equal(st.probes - stats_before.probes - probes, 2);
+	assert_int_equal(st.in_flight, 2);
 }
 
 /* The transport's own "no answer" (the kernel's timeout) is a try too. */
@@ -556,6 +624,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(timeouts_retry_first_then_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_transport_timeout_is_a_try, setup, teardown),
+		cmocka_unit_test_setup_teardown(the_engine_probes_a_silent_node_itself, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(a_silent_destination_fails_at_once_until_it_answers,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(malformed_answers_are_dropped, setup, teardown),
