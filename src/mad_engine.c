@@ -49,19 +49,30 @@ struct mad_dest {
 	struct mad_dest *next_ready;
 	unsigned in_flight;
 	bool ready;
-	/* A request to it failed after every retry: the node (or the path to
-	 * it) is taken for dead, and what waits for it fails at once instead of
-	 * timing out port by port, until it answers. When silent_until passes
-	 * the engine probes it on its own: the request that failed (probe),
-	 * sent again once, without retries, beside the sweeps and in a small
-	 * share of the window (probes_max), so that no sweep waits on a dead
-	 * node. A probe answered ends the silence; one unanswered (a strike)
-	 * makes it twice as long, up to SILENT_MAX_MS. */
-	bool silent, probe_in_flight;
+	struct silence *silences;      /* the classes it does not answer */
+};
+
+/* A request of one management class failed after every retry: the node's
+ * agent of that class (or the path to it) is taken for dead, and what
+ * waits for it fails at once instead of timing out port by port, until it
+ * answers. A class at a time: a switch that does not answer NVIDIA's vendor
+ * class still answers its SMA and PMA. When `until` passes, and something
+ * asked it since the last probe (a sweep that skips a silent node costs it
+ * nothing), the engine probes it on its own: the request that failed, sent
+ * again once, without retries, beside the sweeps and in a small share of
+ * the window (probes_max), so that no sweep waits on a dead node. A probe answered
+ * ends the silence; one unanswered (a strike) makes it twice as long, up to
+ * SILENT_MAX_MS. */
+struct silence {
+	struct mad_dest *dest;
+	unsigned mgmt_class;           /* silence_class() */
+	bool probe_in_flight;
+	bool wanted;                   /* a request failed at once since the last probe */
 	unsigned strikes;
-	size_t silent_at;              /* its place in eng.silent_dests */
-	struct mad_request *probe;     /* what to send it when its silence is over */
-	struct timespec silent_until;
+	size_t at;                     /* its place in eng.silences */
+	struct timespec until;
+	struct mad_request probe;      /* the request that failed, sent again when due */
+	struct silence *next;          /* the destination's other silent classes */
 };
 
 /* How long a destination that let a request fail stays silent: at least
@@ -90,8 +101,8 @@ static struct {
 	void *unsolicited_ctx;
 	struct mad_feeder *feeders; /* their turn: the head */
 	bool feeding;               /* in a feeder's next(): a nested pump only sends */
-	struct mad_dest **silent_dests; /* taken for dead, probed when due */
-	size_t n_silent_dests, cap_silent_dests;
+	struct silence **silences;  /* every silent (destination, class), probed when due */
+	size_t n_silences, cap_silences;
 	unsigned probes_in_flight;
 } eng;
 
@@ -211,74 +222,105 @@ static struct mad_dest *dest_of(const ib_portid_t *target)
 	return &eng.directed;
 }
 
-/* Whether d is taken for dead (until it answers a probe). */
-static bool dest_silent(const struct mad_dest *d)
+/* The class a silence is kept for: a directed-route SMP is an SMP. */
+static unsigned silence_class(unsigned mgmt_class)
 {
-	return d->silent;
+	return mgmt_class == IB_SMI_DIRECT_CLASS ? IB_SMI_CLASS : mgmt_class;
 }
 
-/* A silent destination always has room: its requests fail without being
- * sent. */
+static struct silence *find_silence(const struct mad_dest *d, unsigned mgmt_class)
+{
+	unsigned c = silence_class(mgmt_class);
+
+	for (struct silence *x = d->silences; x; x = x->next)
+		if (x->mgmt_class == c)
+			return x;
+	return NULL;
+}
+
+/* Whether r would fail at once: its class is taken for dead at its LID. */
+static bool request_silent(const struct mad_request *r)
+{
+	return r->dest->silences && find_silence(r->dest, r->mgmt_class);
+}
+
+/* r fails at once: its silence is wanted over (a probe when due). */
+static void want_probe(const struct mad_request *r)
+{
+	struct silence *x = find_silence(r->dest, r->mgmt_class);
+
+	if (x)
+		x->wanted = true;
+}
+
+/* A destination whose next request would fail at once always has room. */
 static bool dest_has_room(struct mad_dest *d)
 {
-	if (d == &eng.directed || dest_silent(d))
+	if (d == &eng.directed || (d->head && request_silent(d->head)))
 		return true;
 	return d->in_flight < eng.max_per_dest;
 }
 
-/* d failed: a request after its retries (failed, to keep as the probe), or
- * its probe (failed NULL). It is silent, longer at each strike. */
-static void dest_make_silent(struct mad_dest *d, const struct mad_request *failed)
+/* failed did not answer after its retries (or, probe, as a probe): its
+ * class is silent at its destination, longer at each strike. */
+static void make_silent(const struct mad_request *failed, bool probe)
 {
+	struct mad_dest *d = failed->dest;
+	struct silence *x = find_silence(d, failed->mgmt_class);
 	unsigned ms = eng.timeout_ms * (eng.retries + 1) * 2;
 
 	if (d == &eng.directed)
 		return; /* directed routes lead to many nodes */
-	if (!d->silent) {
-		if (eng.n_silent_dests == eng.cap_silent_dests) {
-			size_t cap = eng.cap_silent_dests ? 2 * eng.cap_silent_dests : 64;
-			struct mad_dest **p = realloc(eng.silent_dests, cap * sizeof(*p));
+	if (!x) {
+		if (eng.n_silences == eng.cap_silences) {
+			size_t cap = eng.cap_silences ? 2 * eng.cap_silences : 64;
+			struct silence **p = realloc(eng.silences, cap * sizeof(*p));
 
 			if (!p)
 				return; /* out of memory: not taken for dead, its requests time out */
-			eng.silent_dests = p;
-			eng.cap_silent_dests = cap;
+			eng.silences = p;
+			eng.cap_silences = cap;
 		}
-		d->silent_at = eng.n_silent_dests;
-		eng.silent_dests[eng.n_silent_dests++] = d;
-		DEBUGMSGTL(("ibsnmpd:mad", "LID %td does not answer: what waits for it fails at once\n",
-			    d - eng.by_lid));
-	}
-	if (failed && !d->probe && (d->probe = malloc(sizeof(*d->probe)))) {
-		*d->probe = *failed;
-		d->probe->done = NULL;
-		d->probe->ctx = NULL;
-		d->probe->next = NULL;
+		if (!(x = calloc(1, sizeof(*x))))
+			return;
+		x->dest = d;
+		x->mgmt_class = silence_class(failed->mgmt_class);
+		x->probe = *failed;
+		x->probe.done = NULL;
+		x->probe.ctx = NULL;
+		x->probe.next = NULL;
+		x->next = d->silences;
+		d->silences = x;
+		x->at = eng.n_silences;
+		eng.silences[eng.n_silences++] = x;
+		x->strikes = 1;
+		DEBUGMSGTL(("ibsnmpd:mad", "LID %td does not answer class 0x%02x: what waits for it "
+			    "fails at once\n", d - eng.by_lid, x->mgmt_class));
+	} else if (probe && x->strikes < 16) {
+		x->strikes++;
 	}
 	if (ms < SILENT_MIN_MS)
 		ms = SILENT_MIN_MS;
-	if ((!d->silent || !failed) && d->strikes < 16)
-		d->strikes++;
-	for (unsigned k = 1; k < d->strikes && ms < SILENT_MAX_MS; k++)
+	for (unsigned k = 1; k < x->strikes && ms < SILENT_MAX_MS; k++)
 		ms *= 2;
-	d->silent = true;
-	ts_add_ms(&d->silent_until, ms < SILENT_MAX_MS ? ms : SILENT_MAX_MS);
+	ts_add_ms(&x->until, ms < SILENT_MAX_MS ? ms : SILENT_MAX_MS);
 }
 
-/* d answered: no longer silent. */
-static void dest_answers(struct mad_dest *d)
+/* d answered a request of mgmt_class: that class is no longer silent. */
+static void class_answers(struct mad_dest *d, unsigned mgmt_class)
 {
-	if (d->silent) {
-		struct mad_dest *last = eng.silent_dests[--eng.n_silent_dests];
+	struct silence *x = d->silences ? find_silence(d, mgmt_class) : NULL, **pp;
 
-		eng.silent_dests[d->silent_at] = last;
-		last->silent_at = d->silent_at;
-		DEBUGMSGTL(("ibsnmpd:mad", "LID %td answers again\n", d - eng.by_lid));
-	}
-	d->silent = false;
-	d->strikes = 0;
-	free(d->probe);
-	d->probe = NULL;
+	if (!x)
+		return;
+	for (pp = &d->silences; *pp != x; pp = &(*pp)->next)
+		;
+	*pp = x->next;
+	eng.silences[x->at] = eng.silences[--eng.n_silences];
+	eng.silences[x->at]->at = x->at;
+	DEBUGMSGTL(("ibsnmpd:mad", "LID %td answers class 0x%02x again\n", d - eng.by_lid,
+		    x->mgmt_class));
+	free(x);
 }
 
 /* Puts d at the end of the ready ring if it has requests and room. */
@@ -353,45 +395,47 @@ static void unlink_in_flight(struct mad_request *r)
 
 static int send_one(struct mad_request *r);
 
-/* Silent destinations whose silence is over get their probe, as many as
+/* Silent classes whose silence is over get their probe, as many as
  * probes_max() allows in flight (the engine's own, beside the sweeps). */
 static void send_probes_due(const struct timespec *now)
 {
-	for (size_t k = 0; k < eng.n_silent_dests && eng.probes_in_flight < probes_max() &&
+	for (size_t k = 0; k < eng.n_silences && eng.probes_in_flight < probes_max() &&
 			   eng.n_in_flight < eng.max_outstanding; k++) {
-		struct mad_dest *d = eng.silent_dests[k];
+		struct silence *x = eng.silences[k];
 		struct mad_request *r;
 
-		if (d->probe_in_flight || !d->probe || !ts_passed(&d->silent_until, now))
+		if (x->probe_in_flight || !x->wanted || !ts_passed(&x->until, now))
 			continue;
 		if (!(r = malloc(sizeof(*r))))
 			return;
-		*r = *d->probe;
+		*r = x->probe;
 		r->tries_left = 0;
 		if (send_one(r) < 0) {
+			make_silent(r, true); /* a strike: tried again later */
 			free(r);
-			dest_make_silent(d, NULL); /* a strike: tried again later */
 			continue;
 		}
 		put_in_flight(r);
-		d->probe_in_flight = true;
+		x->probe_in_flight = true;
+		x->wanted = false;
 		eng.probes_in_flight++;
 		eng.stats.probes++;
 	}
 }
 
-/* A probe's end: answered (the destination is alive) or not (a strike). */
+/* A probe's end: answered (its class answers again) or not (a strike). */
 static void probe_ended(struct mad_request *r, bool answered)
 {
-	struct mad_dest *d = r->dest;
+	struct silence *x = find_silence(r->dest, r->mgmt_class);
 
-	d->probe_in_flight = false;
+	if (x)
+		x->probe_in_flight = false;
 	eng.probes_in_flight--;
 	if (answered)
-		dest_answers(d);
+		class_answers(r->dest, r->mgmt_class);
 	else
-		dest_make_silent(d, NULL);
-	dest_make_ready(d);
+		make_silent(r, true);
+	dest_make_ready(r->dest);
 	free(r);
 }
 
@@ -449,7 +493,8 @@ void mad_engine_pump(void)
 		if (!d->head)
 			d->tail = NULL;
 		eng.n_queued--;
-		if (dest_silent(d)) {
+		if (request_silent(r)) {
+			want_probe(r);
 			dest_make_ready(d);
 			finish(r, MAD_TIMEOUT, NULL, 0);
 			continue;
@@ -479,7 +524,7 @@ static void retry_or_fail(struct mad_request *r)
 		queue_request(r, true); /* retries go first */
 		return;
 	}
-	dest_make_silent(r->dest, r);
+	make_silent(r, false);
 	dest_make_ready(r->dest); /* what waits for it: failed by the pump */
 	finish(r, MAD_TIMEOUT, NULL, 0);
 }
@@ -554,7 +599,7 @@ void mad_engine_received(const uint8_t *data, size_t len, int status,
 		mad_engine_pump();
 		return;
 	}
-	dest_answers(r->dest);
+	class_answers(r->dest, r->mgmt_class);
 	DEBUGMSGTL(("ibsnmpd:mad", "answer to tid 0x%08x\n", tid));
 	finish(r, st, data + mad_class_data_offset(r->mgmt_class),
 	       mad_class_data_size(r->mgmt_class));
@@ -596,7 +641,7 @@ static void arm_timer(void)
 	unsigned ms;
 
 	/* silent destinations wait for their probes: the timer sends them */
-	if (eng.timer || (!eng.n_in_flight && !eng.n_silent_dests) || !eng.open)
+	if (eng.timer || (!eng.n_in_flight && !eng.n_silences) || !eng.open)
 		return;
 	ms = eng.timeout_ms / 4 + 1;
 	tv.tv_sec = ms / 1000;
@@ -709,9 +754,14 @@ int mad_engine_attach(const struct mad_transport *wire)
 	return 0;
 }
 
-bool mad_engine_lid_silent(unsigned lid)
+bool mad_engine_lid_silent(unsigned lid, unsigned mgmt_class)
 {
-	return lid < MAD_UNICAST_LIDS && eng.by_lid && dest_silent(&eng.by_lid[lid]);
+	struct silence *x = lid < MAD_UNICAST_LIDS && eng.by_lid && eng.by_lid[lid].silences
+			    ? find_silence(&eng.by_lid[lid], mgmt_class) : NULL;
+
+	if (x)
+		x->wanted = true; /* asked: probed when due, as a request failed at once */
+	return x != NULL;
 }
 
 /* Requests not yet sent, dropped without callbacks. */
@@ -796,13 +846,11 @@ void mad_engine_close(void)
 		}
 	}
 	drop_queued();
-	for (size_t k = 0; k < eng.n_silent_dests; k++) {
-		free(eng.silent_dests[k]->probe);
-		eng.silent_dests[k]->probe = NULL;
-	}
-	free(eng.silent_dests);
-	eng.silent_dests = NULL;
-	eng.n_silent_dests = eng.cap_silent_dests = 0;
+	for (size_t k = 0; k < eng.n_silences; k++)
+		free(eng.silences[k]); /* by_lid, their destinations, goes below */
+	free(eng.silences);
+	eng.silences = NULL;
+	eng.n_silences = eng.cap_silences = 0;
 	eng.probes_in_flight = 0;
 	eng.directed = (struct mad_dest){0};
 	free(eng.by_lid);

@@ -130,11 +130,13 @@ struct mad_engine_stats {
 	unsigned queued;
 };
 void mad_engine_get_stats(struct mad_engine_stats *st);
-/* Whether requests to lid fail at once now, without a MAD: the engine
- * takes it for dead, until it answers one of the engine's own probes (a
- * sweep that wants one real try of a silent node waits until this says
- * false). */
-bool mad_engine_lid_silent(unsigned lid);
+/* Whether requests of mgmt_class to lid fail at once now, without a MAD:
+ * the engine takes that agent of the node for dead, until it answers one
+ * of the engine's own probes. A sweep that wants one real try of a silent
+ * node asks this and waits until it says false; asking is wanting the node
+ * probed, as a request that fails at once is (the engine probes only what
+ * someone asks for). */
+bool mad_engine_lid_silent(unsigned lid, unsigned mgmt_class);
 
 /* NVIDIA's (Mellanox's) vendor class: GMPs to QP1, LID-routed only; its
  * data from offset 24, the 8-octet VS_Key first (vitals.h). */

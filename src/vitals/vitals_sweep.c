@@ -827,7 +827,8 @@ static bool rd_feed(void *ctx)
 	 * fail without a MAD: their try waits for a sweep that sends it */
 	while (sw->next < sw->inv->n && (sw->inv->nodes[sw->next].status != VITALS_READ ||
 					 silent(sw->a, sw->inv->nodes[sw->next].guid) ||
-					 mad_engine_lid_silent(sw->inv->nodes[sw->next].lid)))
+					 mad_engine_lid_silent(sw->inv->nodes[sw->next].lid,
+							       MAD_VENDOR_NVIDIA_CLASS)))
 		sw->next++;
 	if (sw->next == sw->inv->n) {
 		rd_sweep_done_one(sw); /* the feeder's hold */

@@ -389,47 +389,55 @@ static void a_silent_destination_fails_at_once_until_it_answers(void **state)
 	assert_int_equal(wire.n, 6);
 }
 
-/* Its silence over, the engine probes a dead node itself: the request that
- * failed, once, no retries; requests meanwhile still fail at once (no sweep
- * waits on it). Unanswered, the silence goes on, longer; answered, the node
- * is asked again. Probes take a sixteenth of the window at most. */
+/* Its silence over, the engine probes a dead node itself, when something
+ * asked it meanwhile: the request that failed, once, no retries; requests
+ * still fail at once (no sweep waits on it). Unanswered, the silence goes
+ * on, longer; answered, the node is asked again. Silence is per class (a
+ * node silent to one agent answers another's requests). Probes take a
+ * sixteenth of the window at most. */
 static void the_engine_probes_a_silent_node_itself(void **state)
 {
-	struct outcome a = {0}, during = {0}, after = {0}, dead[40] = {{0}};
+	struct outcome a = {0}, during = {0}, again = {0}, after = {0}, dead[40] = {{0}};
 	struct timespec later;
 	struct mad_engine_stats st;
-	unsigned probes;
+	unsigned long probes;
 
 	(void)state;
 	mad_engine_set_limits(1000, 0, 32, 4);
 	perf_get(9, IB_GSI_PORT_COUNTERS_EXT, &a);
 	past_the_deadlines(&later);
 	mad_engine_expire(&later);
-	assert_true(mad_engine_lid_silent(9));
 	assert_int_equal(wire.n, 1);
 	far_future(&later);
-	mad_engine_expire(&later);   /* due: one probe, the request that failed */
-	assert_int_equal(wire.n, 2);
-	assert_int_equal(wire.sent[1].attr_id, IB_GSI_PORT_COUNTERS_EXT);
-	perf_get(9, IB_GSI_PORT_COUNTERS, &during);
+	mad_engine_expire(&later);   /* due, but nobody asked: no probe */
+	assert_int_equal(wire.n, 1);
+	/* asking is wanting it probed, as a request that fails at once */
+	assert_true(mad_engine_lid_silent(9, IB_PERFORMANCE_CLASS));
+	assert_false(mad_engine_lid_silent(9, IB_SMI_CLASS));
+	perf_get(9, IB_GSI_PORT_COUNTERS, &during); /* fails at once, unsent */
 	assert_int_equal(during.calls, 1);
 	assert_int_equal(during.result, MAD_TIMEOUT);
+	assert_int_equal(wire.n, 1);
+	mad_engine_expire(&later);   /* asked and due: one probe, the request that failed */
 	assert_int_equal(wire.n, 2);
+	assert_int_equal(wire.sent[1].attr_id, IB_GSI_PORT_COUNTERS_EXT);
 	past_the_deadlines(&later);
 	mad_engine_expire(&later);   /* the probe times out: still silent, no retry */
-	assert_true(mad_engine_lid_silent(9));
+	assert_true(mad_engine_lid_silent(9, IB_PERFORMANCE_CLASS));
 	assert_int_equal(wire.n, 2);
+	perf_get(9, IB_GSI_PORT_COUNTERS, &again);
+	assert_int_equal(again.result, MAD_TIMEOUT);
 	far_future(&later);          /* the longer silence over: probed again */
 	mad_engine_expire(&later);
 	assert_int_equal(wire.n, 3);
 	answer(2, 0, 0);             /* it answers: alive, asked again */
-	assert_false(mad_engine_lid_silent(9));
+	assert_false(mad_engine_lid_silent(9, IB_PERFORMANCE_CLASS));
 	assert_int_equal(a.calls, 1);    /* a probe calls nobody back */
 	perf_get(9, IB_GSI_PORT_COUNTERS, &after);
 	assert_int_equal(wire.n, 4);
 	answer(3, 0, 0);
 	assert_int_equal(after.result, MAD_OK);
-	/* forty dead LIDs due at once: two probes in flight (32 / 16) */
+	/* forty dead LIDs due at once, each asked: two probes in flight (32 / 16) */
 	for (int i = 0; i < 40; i++)
 		perf_get(100 + i, IB_GSI_PORT_COUNTERS, &dead[i]);
 	for (int i = 0; i < 3; i++) {
@@ -437,15 +445,19 @@ static void the_engine_probes_a_silent_node_itself(void **state)
 		later.tv_sec += 2 * i;
 		mad_engine_expire(&later);
 	}
-	for (int i = 0; i < 40; i++)
-		assert_true(mad_engine_lid_silent(100 + i));
+	for (int i = 0; i < 40; i++) {
+		struct outcome o = {0};
+
+		assert_true(mad_engine_lid_silent(100 + i, IB_PERFORMANCE_CLASS));
+		perf_get(100 + i, IB_GSI_PORT_COUNTERS, &o);
+		assert_int_equal(o.result, MAD_TIMEOUT);
+	}
 	mad_engine_get_stats(&st);
-	probes = (unsigned)(st.probes - stats_before.probes);
+	probes = st.probes;
 	far_future(&later);
-	later.tv_sec += 7200;
 	mad_engine_expire(&later);
 	mad_engine_get_stats(&st);
-	assert_int_equal(st.probes - stats_before.probes - probes, 2);
+	assert_int_equal(st.probes - probes, 2);
 	assert_int_equal(st.in_flight, 2);
 }
 
@@ -461,14 +473,14 @@ static void a_transport_timeout_is_a_try(void **state)
 	mad_engine_received(wire.sent[0].mad, 256, ETIMEDOUT, &from);
 	mad_engine_pump();
 	assert_int_equal(wire.n, 2);
-	assert_false(mad_engine_lid_silent(5));
+	assert_false(mad_engine_lid_silent(5, IB_PERFORMANCE_CLASS));
 	mad_engine_received(wire.sent[1].mad, 256, ETIMEDOUT, &from);
 	mad_engine_pump();
 	assert_int_equal(a.calls, 1);
 	assert_int_equal(a.result, MAD_TIMEOUT);
 	/* taken for dead now: what asks it fails at once (a sweep can tell) */
-	assert_true(mad_engine_lid_silent(5));
-	assert_false(mad_engine_lid_silent(6));
+	assert_true(mad_engine_lid_silent(5, IB_PERFORMANCE_CLASS));
+	assert_false(mad_engine_lid_silent(6, IB_PERFORMANCE_CLASS));
 }
 
 /* An answer that does not fit its request (another attribute) is dropped:
