@@ -87,8 +87,8 @@ def main():
             if base is None:
                 base = statistics.median(t)
             else:
-                print("%-42s median / every node answering: %.2f, slowest / that median: %.2f "
-                      "(limit 1.2)" % ("", statistics.median(t) / base, max(t) / base))
+                print("%-42s median / every node answering's: %.2f (limit 1.2); slowest / that "
+                      "median: %.2f" % ("", statistics.median(t) / base, max(t) / base))
             sys.stdout.flush()
 
 
