@@ -8,12 +8,14 @@
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
+#include "ibsnmpd/notify.h"
 
 #include <net-snmp/agent/agent_sysORTable.h>
 
 static oid ibsnmpd_mib_oid[] = {OID_IBSNMPD_MIB};
 static const oid stats_oid[] = {OID_IBSNMPD_STATS};
 static const oid cache_table_oid[] = {OID_IBSNMPD_CACHE_TABLE};
+static const oid queue_oid[] = {OID_IBSNMPD_NOTIFICATION_QUEUE};
 struct cache_entry {
 	const struct cache_decl *decl;
 	const struct cache_group *group;
@@ -86,6 +88,32 @@ static struct mib_scalars stats_scalars = {
 	.ctx = &stats, .one_by_one = true, /* ibsnmpdCacheTable is inside the group */
 };
 
+/* ibsnmpdNotificationQueue: the notification path's queue (notify.c). */
+static int queue_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
+{
+	struct notify_queue_stats st;
+
+	(void)snap;
+	notify_get_queue_stats(&st);
+	switch (column) {
+	case SCALAR_IBSNMPD_NOTIFICATIONS_QUEUED: mib_set_unsigned(vb, ASN_GAUGE, st.queued); return 0;
+	case SCALAR_IBSNMPD_NOTIFICATIONS_DROPPED:
+		mib_set_unsigned(vb, ASN_COUNTER, st.dropped);
+		return 0;
+	case SCALAR_IBSNMPD_NOTIFICATIONS_SENT_LATE:
+		mib_set_unsigned(vb, ASN_COUNTER, st.sent_late);
+		return 0;
+	default: return -1; /* ibsnmpdNotificationTime: in notifications only */
+	}
+}
+
+static struct mib_scalars queue_scalars = {
+	.name = "ibsnmpdNotificationQueue", .group_oid = queue_oid,
+	.group_oid_len = OID_LENGTH(queue_oid), .first = SCALAR_IBSNMPD_NOTIFICATIONS_QUEUED,
+	.last = SCALAR_IBSNMPD_NOTIFICATIONS_SENT_LATE, .snapshot = stats_snapshot,
+	.value = queue_value, .ctx = &stats,
+};
+
 static struct mib_table cache_table = {
 	.name = "ibsnmpdCacheTable", .table_oid = cache_table_oid,
 	.table_oid_len = OID_LENGTH(cache_table_oid), .first_column = COLUMN_IBSNMPD_CACHE_NAME,
@@ -112,7 +140,8 @@ int agent_mib_register(void)
 	areas_for_each_cache(add_row, NULL);
 	stats.rows.rows = stats.row;
 	stats.rows.count = stats.count;
-	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table))
+	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table) ||
+	    mib_scalars_register(&queue_scalars))
 		return -1;
 	register_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid),
 			    "IBSNMPD-MIB: ibsnmpd statistics and InfiniBand MIB extensions");
@@ -122,6 +151,7 @@ int agent_mib_register(void)
 void agent_mib_unregister(void)
 {
 	mib_scalars_unregister(&stats_scalars);
+	mib_scalars_unregister(&queue_scalars);
 	mib_table_unregister(&cache_table);
 	unregister_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid));
 }

@@ -209,6 +209,8 @@ static const struct config_token core_tokens[] = {
 	{"exposeKeys", CONFIG_BOOL, &ibsnmpd_cfg.expose_keys, .help = "yes|no"},
 	{"notificationLimit", CONFIG_CUSTOM, .parse = parse_notification_limit,
 	 .help = "COUNT SECONDS"},
+	{"notificationQueue", CONFIG_UINT, &ibsnmpd_cfg.notify_queue, .min = 0, .max = 1000000,
+	 .help = "COUNT"},
 	{"nodeContextTypes", CONFIG_CUSTOM, .parse = parse_node_context_types,
 	 .help = "switch|ca|router ...|none"},
 };

@@ -273,6 +273,7 @@ static void start_agent(bool direct)
 		agent_direct_init_modules();
 	config_register_tokens();
 	areas_configure(ibsnmpd_areas);
+	notify_init(!direct); /* before the session opens */
 	init_snmp(APP_NAME); /* reads ibsnmpd.conf, connects to the master */
 	/* A first failed connection has been logged (by net-snmp); the retries
 	 * every agentxPingInterval are not: an outage of snmpd is one line when

@@ -36,6 +36,7 @@ struct ibsnmpd_config {
 	bool expose_keys;                  /* M_Key and SM_Key values are served */
 	unsigned notify_limit_count;       /* per notification kind and source; 0 = no limit */
 	unsigned notify_limit_window_s;
+	unsigned notify_queue;             /* kept while the master agent is away; 0: none */
 	/* which nodes are served in a context of their own (ib-<GUID>): read by
 	 * the node area and named in the link notifications */
 	unsigned node_context_types;       /* 1 << NodeType (1 CA, 2 switch, 3 router); 0: none */

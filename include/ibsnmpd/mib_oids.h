@@ -386,6 +386,7 @@
 #define OID_IBSNMPD_FABRIC 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 5 /* IBSNMPD-MIB::ibsnmpdFabric */
 #define OID_IBSNMPD_NODES 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 6 /* IBSNMPD-MIB::ibsnmpdNodes */
 #define OID_IBSNMPD_VITALS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7 /* IBSNMPD-MIB::ibsnmpdVitals */
+#define OID_IBSNMPD_NOTIFICATION_QUEUE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8 /* IBSNMPD-MIB::ibsnmpdNotificationQueue */
 #define OID_IBSNMPD_NOTIFICATIONS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0 /* IBSNMPD-MIB::ibsnmpdNotifications */
 #define OID_IBSNMPD_MADS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 1, 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
 #define SCALAR_IBSNMPD_MADS_SENT 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
@@ -465,6 +466,14 @@
 #define COLUMN_IBSNMPD_PM_FEC_CORRECTABLE_BLOCKS 6 /* IBSNMPD-MIB::ibsnmpdPmFecCorrectableBlocks */
 #define COLUMN_IBSNMPD_PM_FEC_UNCORRECTABLE_BLOCKS 7 /* IBSNMPD-MIB::ibsnmpdPmFecUncorrectableBlocks */
 #define COLUMN_IBSNMPD_PM_FEC_STALE 8 /* IBSNMPD-MIB::ibsnmpdPmFecStale */
+#define OID_IBSNMPD_NOTIFICATIONS_QUEUED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8, 1 /* IBSNMPD-MIB::ibsnmpdNotificationsQueued */
+#define SCALAR_IBSNMPD_NOTIFICATIONS_QUEUED 1 /* IBSNMPD-MIB::ibsnmpdNotificationsQueued */
+#define OID_IBSNMPD_NOTIFICATIONS_DROPPED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8, 2 /* IBSNMPD-MIB::ibsnmpdNotificationsDropped */
+#define SCALAR_IBSNMPD_NOTIFICATIONS_DROPPED 2 /* IBSNMPD-MIB::ibsnmpdNotificationsDropped */
+#define OID_IBSNMPD_NOTIFICATIONS_SENT_LATE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8, 3 /* IBSNMPD-MIB::ibsnmpdNotificationsSentLate */
+#define SCALAR_IBSNMPD_NOTIFICATIONS_SENT_LATE 3 /* IBSNMPD-MIB::ibsnmpdNotificationsSentLate */
+#define OID_IBSNMPD_NOTIFICATION_TIME 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8, 4 /* IBSNMPD-MIB::ibsnmpdNotificationTime */
+#define SCALAR_IBSNMPD_NOTIFICATION_TIME 4 /* IBSNMPD-MIB::ibsnmpdNotificationTime */
 #define OID_IBSNMPD_TRAPS_RECEIVED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4, 1 /* IBSNMPD-MIB::ibsnmpdTrapsReceived */
 #define SCALAR_IBSNMPD_TRAPS_RECEIVED 1 /* IBSNMPD-MIB::ibsnmpdTrapsReceived */
 #define OID_IBSNMPD_NOTIFICATIONS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4, 2 /* IBSNMPD-MIB::ibsnmpdNotificationsSent */
