@@ -382,9 +382,13 @@ def test_prometheus_scrapes_the_hardware_in_shards_and_its_alert_fires(bed, fabr
     p = Prometheus(job, free_port())
     try:
         assert p.wait_scraped(targets=2), p.log_text()
-        by_shard = p.query("count by (shard) (infiniband_module_rx_power_dbm)")
+        # a target is reported up before its scrape's samples are committed:
+        # wait for them (a big scrape on a loaded machine takes a while)
+        count = "count by (shard) (infiniband_module_rx_power_dbm)"
+        assert wait_for(lambda: sum(p.query(count).values()) == lanes, seconds=60), \
+            p.query(count)
+        by_shard = p.query(count)
         assert len(by_shard) == 2 and all(v > 0 for v in by_shard.values()), by_shard
-        assert sum(by_shard.values()) == lanes
         assert not p.query("count({__name__=~\"infiniband_port_.*\"})")  # not collected
         assert p.one('infiniband_node_vitals_info{node_guid="%s",status="read"}' % g) == 1
         bed.simfabric("sim", 'Temperature "leaf-1-1" 0 107')
