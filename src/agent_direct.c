@@ -7,6 +7,7 @@
  * agentaddress line first. */
 #include "ibsnmpd/netsnmp.h"
 
+#include <net-snmp/agent/agent_callbacks.h>
 #include <net-snmp/library/vacm.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,21 @@ void init_snmpEngine(void);
 void init_snmpMPDStats(void);
 void init_system_mib(void);
 void init_sysORTable(void);
+/* NOTIFICATION-LOG-MIB (RFC 3014), net-snmp's notification_log.c */
+void init_notification_log(void);
+void log_notification(netsnmp_pdu *pdu, netsnmp_transport *transport);
+
+/* Every notification the agent sends (net-snmp calls this after its sinks)
+ * goes to nlmLogTable, as snmpd logs what it sends and forwards. */
+static int log_sent(int major, int minor, void *pdu, void *arg)
+{
+	(void)major;
+	(void)minor;
+	(void)arg;
+	if (pdu)
+		log_notification(pdu, NULL);
+	return SNMP_ERR_NOERROR;
+}
 
 static bool file_has_address(const char *path)
 {
@@ -100,6 +116,10 @@ void agent_direct_init_modules(void)
 	init_snmpMPDStats();
 	init_system_mib();
 	init_sysORTable();
+	/* what it sends, logged in NOTIFICATION-LOG-MIB's nlmLogTable (default
+	 * context; net-snmp's limits: the last 1000, for 24 hours) */
+	init_notification_log();
+	snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_SEND_TRAP2, log_sent, NULL);
 }
 
 const char *agent_direct_listen(int *code)

@@ -13,6 +13,7 @@ NODE_TYPE = ".1.3.6.1.3.117.3.1.1.4.0"
 NODE_GUID = ".1.3.6.1.3.117.3.1.1.7.0"
 PM_XMIT_OCTETS = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1.5."
 LINK_DOWN = ".1.3.6.1.4.1.8072.9999.9999.117.0.1"
+NLM_NOTIFICATION_ID = ".1.3.6.1.2.1.92.1.3.1.1.9"  # NOTIFICATION-LOG-MIB::nlmLogNotificationID
 SYS_NAME = ".1.3.6.1.2.1.1.5.0"
 IF_NUMBER = ".1.3.6.1.2.1.2.1.0"
 
@@ -87,6 +88,16 @@ def test_a_bulk_walk_equals_the_walk_through_getnext(bed):
 
 def test_notifications_go_to_its_own_trap_sink(bed):
     assert notified_on_unlink(bed, '"sw1"[3]', LINK_DOWN)
+
+
+def test_it_logs_its_notifications_as_snmpd_does(bed):
+    """NOTIFICATION-LOG-MIB's nlmLogTable, served as snmpd serves it: what
+    the agent sent (the link notifications of the test above, at least)."""
+    assert notified_on_unlink(bed, '"sw1"[2]', LINK_DOWN)
+    out = direct(bed, "snmpbulkwalk", NLM_NOTIFICATION_ID)
+    assert out.returncode == 0, out.stderr
+    logged = [line.split(" = OID: ")[-1] for line in out.stdout.splitlines()]
+    assert LINK_DOWN in logged, out.stdout
 
 
 def run_alone(tmp_path, conf, *args):
