@@ -84,8 +84,11 @@ def neighbours(bed, context):
     port = column(walked, oid("LLDP-MIB::lldpRemPortId"))
     subtype = column(walked, oid("LLDP-MIB::lldpRemChassisIdSubtype"))
     assert set(subtype.values()) <= {"7"}  # local(7)
-    # index: lldpRemTimeMark, lldpRemLocalPortNum, lldpRemIndex
-    return {idx[1]: (chassis[idx].strip('"'), port[idx].strip('"')) for idx in chassis}
+    # index: lldpRemTimeMark, lldpRemLocalPortNum, lldpRemIndex; a walk goes
+    # column by column, so a row that came or went meanwhile is in one
+    # column only: what both columns hold
+    return {idx[1]: (chassis[idx].strip('"'), port[idx].strip('"')) for idx in chassis
+            if idx in port}
 
 
 def stat(bed, context, name):
