@@ -2,10 +2,10 @@
  *
  * Writes the discovery output of a fabric of HOSTS adapters ("srv-N mlx5_K",
  * eight a server) and one switch for every 12 of them, all with one
- * factory description, parses it (topology_parse, which names the nodes
- * without a map) and names them again after a node-name map of MAPPED
- * switches (topology_name_nodes): the medians of five, and naming's share of
- * the parse it follows.
+ * factory description, parses it naming the nodes after a node-name map of
+ * MAPPED switches (topology_parse, what a discovery's end does), then names
+ * them again alone (topology_name_nodes): the medians of five, and naming's
+ * share of the whole.
  *
  *   bench-node-names [HOSTS [MAPPED]]     (default 40000 2000) */
 #include <stdio.h>
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 	}
 	for (int r = 0; r < 5; r++) {
 		double t0 = now(), t1, t2;
-		struct topology *f = topology_parse(text, len, err, sizeof(err));
+		struct topology *f = topology_parse(text, len, m, err, sizeof(err));
 
 		t1 = now();
 		if (!f || topology_name_nodes(f, m)) {
@@ -78,11 +78,11 @@ int main(int argc, char **argv)
 	qsort(name, 5, sizeof(double), cmp);
 	printf("%u nodes (%u switches of one description, %u of them mapped)\n", hosts + switches,
 	       switches, mapped < switches ? mapped : switches);
-	printf("discovery output parsed and named without a map: %.1f ms (median of 5)\n",
+	printf("discovery output parsed, nodes named after the map: %.1f ms (median of 5)\n",
 	       parse[2] * 1e3);
-	printf("named again after the map:                       %.1f ms (median of 5)\n",
+	printf("the naming alone:                                  %.1f ms (median of 5)\n",
 	       name[2] * 1e3);
-	printf("naming / parsing: %.2f\n", name[2] / parse[2]);
+	printf("naming / the whole: %.2f\n", name[2] / parse[2]);
 	node_name_map_free(m);
 	free(text);
 	free(map);

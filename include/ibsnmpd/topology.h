@@ -65,13 +65,14 @@ struct topology {
 };
 
 void topology_free(struct topology *f);
-/* Parses ibsnmpd-discover's output; NULL (reason in err) if it is not whole
- * and well-formed. Pure; unit-tested, fuzzed. */
-struct topology *topology_parse(const char *text, size_t len, char *err, size_t errlen);
-/* Names the nodes (node_names_assign) after the map m (NULL: none); -1 out
- * of memory (the names before stay). topology_parse names them without a
- * map. */
+/* Parses ibsnmpd-discover's output, its nodes named after the node-name map
+ * names (NULL: none); NULL (reason in err) if it is not whole and
+ * well-formed. Pure; unit-tested, fuzzed. */
 struct node_name_map;
+struct topology *topology_parse(const char *text, size_t len, const struct node_name_map *names,
+				char *err, size_t errlen);
+/* Names the nodes (node_names_assign) after the map m (NULL: none); -1 out
+ * of memory (the names before stay). */
 int topology_name_nodes(struct topology *f, const struct node_name_map *m);
 /* A copy of f with its nodes named after m: the same discovery as the
  * followers see it after the map changed. NULL out of memory. */

@@ -539,13 +539,16 @@ static int merge_ports(struct prom_render *r)
 	const struct pm_snapshot *pm = r->src->pm;
 	const struct fabric_snapshot *fs = r->src->fabric;
 	size_t n_pm = pm ? pm->n : 0, n_fs = fs ? fs->n : 0, i = 0, j = 0, used = 0;
-	/* the longest label set: a GUID, an escaped description, a port */
-	size_t per_port = sizeof("node_guid=\"0x0123456789abcdef\",node=\"\",port=\"255\"") +
-			  3 * DESC_MAX;
+	/* the longest label set: a GUID, an escaped name, a port */
+	size_t most = sizeof("node_guid=\"0x0123456789abcdef\",node=\"\",port=\"255\"") +
+		      3 * DESC_MAX;
+	/* sized for names of a NodeDescription's length, grown if a map's are
+	 * longer: the longest possible a port would be 0.5 GB at 40,000 hosts */
+	size_t cap = (n_pm + n_fs + 1) * (most - 3 * DESC_MAX + 64) + most;
 	char *o;
 
 	r->ports = calloc(n_pm + n_fs + 1, sizeof(*r->ports));
-	r->labels = malloc((n_pm + n_fs + 1) * per_port);
+	r->labels = malloc(cap);
 	if (!r->ports || !r->labels)
 		return -1;
 	o = r->labels;
@@ -555,7 +558,19 @@ static int merge_ports(struct prom_render *r)
 		const struct fabric_port *b = j < n_fs ? &fs->ports[j] : NULL;
 		int order = !a ? 1 : !b ? -1 : a->guid != b->guid ? (a->guid < b->guid ? -1 : 1)
 				 : a->port != b->port ? (a->port < b->port ? -1 : 1) : 0;
-		char *start = o;
+		char *start;
+
+		if (cap - (size_t)(o - r->labels) < most) {
+			size_t at = (size_t)(o - r->labels);
+			char *grown = realloc(r->labels, cap * 2);
+
+			if (!grown)
+				return -1;
+			r->labels = grown;
+			cap *= 2;
+			o = r->labels + at;
+		}
+		start = o;
 
 		if (order <= 0) {
 			p->pm = a;

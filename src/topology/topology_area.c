@@ -210,7 +210,7 @@ static void discovery_finish(struct topology_area *a)
 	char err[160];
 
 	a->pid = 0;
-	f = topology_parse(a->out, a->len, err, sizeof(err));
+	f = topology_parse(a->out, a->len, a->names, err, sizeof(err));
 	/* the text is parsed: its buffer (about 100 octets a port) goes until
 	 * the next discovery */
 	free(a->out);
@@ -237,8 +237,6 @@ static void discovery_finish(struct topology_area *a)
 		return;
 	}
 	a->alone_noted = false;
-	if (a->names && topology_name_nodes(f, a->names))
-		snmp_log(LOG_WARNING, "out of memory naming the nodes: served by their descriptions\n");
 	snmp_log(LOG_INFO, "subnet discovered: %zu nodes, %zu ports in %.3f s\n", f->n_nodes,
 		 f->n_ports, f->seconds);
 	cache_refresh_done(&a->group, (void *)topology_get(f), NULL);

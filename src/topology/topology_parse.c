@@ -294,7 +294,8 @@ static int assemble(struct parse *ps, char *err, size_t errlen)
 	return 0;
 }
 
-struct topology *topology_parse(const char *text, size_t len, char *err, size_t errlen)
+struct topology *topology_parse(const char *text, size_t len, const struct node_name_map *names,
+				char *err, size_t errlen)
 {
 	struct parse ps = {.f = calloc(1, sizeof(struct topology))};
 	const char *p = text, *end = text + len;
@@ -338,7 +339,7 @@ struct topology *topology_parse(const char *text, size_t len, char *err, size_t 
 	}
 	if (assemble(&ps, err, errlen))
 		goto bad;
-	if (topology_name_nodes(ps.f, NULL)) {
+	if (topology_name_nodes(ps.f, names)) {
 		snprintf(err, errlen, "out of memory");
 		goto bad;
 	}

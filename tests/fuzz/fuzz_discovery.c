@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[160];
-	struct topology *f = topology_parse((const char *)data, size, err, sizeof(err));
+	struct topology *f = topology_parse((const char *)data, size, NULL, err, sizeof(err));
 
 	if (!f)
 		return 0;

@@ -120,7 +120,7 @@ static void discovery_parser_survives_mangled_output(void **state)
 			if (round % 2 && next_byte() < 8)
 				buf[i] = (char)next_byte(); /* a few mangled octets */
 		}
-		f = topology_parse(buf, len, err, sizeof(err));
+		f = topology_parse(buf, len, NULL, err, sizeof(err));
 		if (f) {
 			for (size_t i = 0; i < f->n_ports; i++)
 				assert_true(f->ports[i].node < f->n_nodes);

@@ -51,7 +51,7 @@ static const char without_ca[] =
 static struct topology *fabric(void)
 {
 	char err[200];
-	struct topology *f = topology_parse(discovery, strlen(discovery), err, sizeof(err));
+	struct topology *f = topology_parse(discovery, strlen(discovery), NULL, err, sizeof(err));
 
 	assert_non_null(f);
 	return (struct topology *)topology_get(f); /* the snapshots hold it too */
@@ -228,7 +228,7 @@ static void a_node_no_longer_reached_keeps_its_links(void **state)
 	b = build(f, a, r, readings(r, false, true, 2, 3), 200);
 	assert_int_equal(events(b, &rows), FABRIC_EV_DOWN);
 	assert_int_equal(rows, 1);
-	g = topology_parse(without_ca, strlen(without_ca), err, sizeof(err));
+	g = topology_parse(without_ca, strlen(without_ca), NULL, err, sizeof(err));
 	assert_non_null(g);
 	topology_get(g);
 	c = build(g, b, r, readings(r, false, true, 2, 3) - 1, 300);
@@ -620,7 +620,7 @@ static void an_unreachable_node_is_held_then_dropped(void **state)
 	struct node_if view;
 
 	(void)state;
-	g = topology_parse(without_ca, strlen(without_ca), err, sizeof(err));
+	g = topology_parse(without_ca, strlen(without_ca), NULL, err, sizeof(err));
 	assert_non_null(g);
 	topology_get(g);
 	/* gone from the discovery and from the PM sweep: kept, down, counters as

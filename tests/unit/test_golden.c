@@ -453,7 +453,7 @@ static const char discovery[] =
 static struct topology *subnet(void)
 {
 	char err[200];
-	struct topology *f = topology_parse(discovery, strlen(discovery), err, sizeof(err));
+	struct topology *f = topology_parse(discovery, strlen(discovery), NULL, err, sizeof(err));
 
 	assert_non_null(f);
 	return (struct topology *)topology_get(f);

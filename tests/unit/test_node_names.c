@@ -199,7 +199,7 @@ static void a_topology_is_renamed_after_a_map(void **state)
 				  "node 0000000000000002 2 8 2 Quantum-2 Mellanox Technologies\n"
 				  "done 0.1\n";
 	char err[100];
-	struct topology *f = topology_parse(out, sizeof(out) - 1, err, sizeof(err));
+	struct topology *f = topology_parse(out, sizeof(out) - 1, NULL, err, sizeof(err));
 	struct node_name_map *m = parse("0x2 \"leaf02\"\n");
 	struct topology *r;
 

@@ -148,7 +148,7 @@ static void parses_discovery_output(void **state)
 		"route 0000000000300000 3 2 17 254\n"
 		"done 0.012\n";
 	char err[160];
-	struct topology *f = topology_parse(out, sizeof(out) - 1, err, sizeof(err));
+	struct topology *f = topology_parse(out, sizeof(out) - 1, NULL, err, sizeof(err));
 
 	(void)state;
 	assert_non_null(f);
@@ -207,7 +207,7 @@ static void refuses_bad_discovery_output(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		assert_null(topology_parse(bad[i], strlen(bad[i]), err, sizeof(err)));
+		assert_null(topology_parse(bad[i], strlen(bad[i]), NULL, err, sizeof(err)));
 		assert_true(err[0] != '\0');
 	}
 }

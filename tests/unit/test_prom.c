@@ -134,7 +134,7 @@ static void scrapers_get_the_format_they_ask_for(void **state)
 static struct topology *subnet(const char *text)
 {
 	char err[200];
-	struct topology *f = topology_parse(text, strlen(text), err, sizeof(err));
+	struct topology *f = topology_parse(text, strlen(text), NULL, err, sizeof(err));
 
 	if (!f)
 		fail_msg("%s", err);
