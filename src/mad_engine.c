@@ -764,6 +764,16 @@ bool mad_engine_lid_silent(unsigned lid, unsigned mgmt_class)
 	return x != NULL;
 }
 
+void mad_engine_lid_wake(unsigned lid)
+{
+	if (lid >= MAD_UNICAST_LIDS || !eng.by_lid)
+		return;
+	for (struct silence *x = eng.by_lid[lid].silences; x; x = x->next) {
+		x->wanted = true;
+		ts_add_ms(&x->until, 0);
+	}
+}
+
 /* Requests not yet sent, dropped without callbacks. */
 static void drop_queued(void)
 {

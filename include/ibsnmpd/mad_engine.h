@@ -137,6 +137,9 @@ void mad_engine_get_stats(struct mad_engine_stats *st);
  * probed, as a request that fails at once is (the engine probes only what
  * someone asks for). */
 bool mad_engine_lid_silent(unsigned lid, unsigned mgmt_class);
+/* lid's node may answer again (a link to it came up): its silent classes
+ * are probed at the engine's next turn, not at the end of their back-off. */
+void mad_engine_lid_wake(unsigned lid);
 
 /* NVIDIA's (Mellanox's) vendor class: GMPs to QP1, LID-routed only; its
  * data from offset 24, the 8-octet VS_Key first (vitals.h). */
