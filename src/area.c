@@ -155,6 +155,14 @@ void *area_find(const struct area_def *def)
 	return NULL;
 }
 
+void areas_for_each_running(void (*fn)(const struct area_def *def, void *self, void *arg),
+			    void *arg)
+{
+	for (size_t i = 0; i < n_areas; i++)
+		if (areas[i].self)
+			fn(areas[i].def, areas[i].self, arg);
+}
+
 void areas_for_each_cache(void (*fn)(const struct cache_decl *decl, struct cache_group *g,
 				     void *arg),
 			  void *arg)

@@ -2,6 +2,7 @@
  * (area_find). Adding an area: its folder, and a line here. */
 #include <stddef.h>
 
+#include "ibsnmpd/alarm.h"
 #include "ibsnmpd/area.h"
 #include "ibsnmpd/dcbx.h"
 #include "ibsnmpd/fabric.h"
@@ -24,6 +25,7 @@ const struct area_def *const ibsnmpd_areas[] = {
 	&node_area_def,     /* after the sweeps it serves */
 	&pkey_area_def,
 	&dcbx_area_def,
+	&alarm_area_def,    /* follows what the areas before it find wrong */
 	&prom_area_def,     /* last: it reads the snapshots of those before */
 	NULL,
 };

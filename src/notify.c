@@ -25,6 +25,7 @@ static const struct {
 	[NOTIFY_LINK] = {"link notification", "for LID"},
 	[NOTIFY_VITALS] = {"vitals notification", "for LID"},
 	[NOTIFY_ENTITY] = {"entity notification", "for LID"},
+	[NOTIFY_ALARM] = {"alarm notification", "for alarm"},
 };
 
 static struct notify_limiter limiter;

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ibsnmpd/alarm.h"
 #include "ibsnmpd/cache.h"
 #include "ibsnmpd/config.h"
 
@@ -58,6 +59,10 @@ struct area_def {
 	void (*reload)(void *self);
 	void (*unregister_mib)(void *self);
 	void (*stop)(void *self);
+	/* what it finds wrong, for the active alarm table (alarm.h): the group
+	 * whose snapshots hold it and their collector (NULL: nothing) */
+	struct cache_group *(*alarm_group)(void *self);
+	alarm_collect_fn alarm_collect;
 };
 
 /* An area_def's configuration and cache groups from its arrays and its
@@ -87,6 +92,10 @@ void areas_stop(void);
 
 /* The running instance of def, or NULL (not wanted, or not started yet). */
 void *area_find(const struct area_def *def);
+/* fn(def, instance, arg) for every area running (started so far), in
+ * start order. */
+void areas_for_each_running(void (*fn)(const struct area_def *def, void *self, void *arg),
+			    void *arg);
 /* fn(decl, group, arg) for every cache group of every running area, by
  * ibsnmpdCacheIndex. */
 void areas_for_each_cache(void (*fn)(const struct cache_decl *decl, struct cache_group *g,

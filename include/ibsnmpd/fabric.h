@@ -13,6 +13,7 @@
  *   fabric_baseline.c  pure: the state file's text, both ways
  *   fabric_mib.c       IBSNMPD-MIB::ibsnmpdFabric
  *   fabric_notify.c    an observer of the group: the link notifications
+ *   fabric_alarms.c    pure: what is wrong, for the active alarm table
  */
 #ifndef IBSNMPD_FABRIC_H
 #define IBSNMPD_FABRIC_H
@@ -27,6 +28,7 @@
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/pm_attr.h"
 #include "ibsnmpd/sma_attr.h"
+#include "ibsnmpd/state_file.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
 
@@ -60,6 +62,7 @@ struct fabric_health_config {
 #define FABRIC_FLAP_DOWNS_DEFAULT 3
 #define FABRIC_FLAP_MINUTES_DEFAULT 10
 #define FABRIC_FLAP_KEPT 8 /* downs remembered: flapThreshold N is at most 7 */
+#define FABRIC_SILENT_AFTER_S 10 /* a node unanswered this long while linked: silent */
 
 /* A link's health, from the counters of the PM sweeps (fabric_health.c).
  * Times are Unix seconds in 32 bits (until 2106): a row is kept for every
@@ -138,6 +141,12 @@ struct fabric_port {
 	enum fabric_link_cond cond, reported;
 	unsigned events;           /* FABRIC_EV_*: sent after publication */
 	bool read_now;             /* this build read it (or found its node gone) */
+	/* its node answers nothing while a neighbour that answers sees a link
+	 * to it up: since when (Unix seconds; 0: it answers), and whether for
+	 * long enough to be told (a node whose link just came back is asked
+	 * again first: fabric_sweep.c wakes it) */
+	uint32_t node_silent_since;
+	bool node_silent;
 	time_t last_change;
 	/* the baseline */
 	bool base_linked;
@@ -192,6 +201,9 @@ struct fabric_snapshot {
 void fabric_snapshot_free(void *p);
 /* Order of the rows: (GUID, port); a qsort/bsearch comparator. */
 int fabric_port_cmp(const void *a, const void *b);
+/* The other end of p's link, if its row names p as its other end; else NULL. */
+const struct fabric_port *fabric_peer(const struct fabric_snapshot *s,
+				      const struct fabric_port *p);
 /* The row of (guid, port), or NULL. */
 const struct fabric_port *fabric_find(const struct fabric_snapshot *s, uint64_t guid,
 				      unsigned port);
@@ -285,8 +297,7 @@ struct fabric_area {
 	unsigned *trap_lids;
 	size_t n_trap_lids, cap_trap_lids;
 	unsigned trap_alarm;
-	char state_file[4096];
-	bool state_failed;            /* a write failed: said once */
+	struct state_file state;      /* the baseline's */
 	struct fabric_mib mib;
 };
 
@@ -308,6 +319,9 @@ void fabric_link_trap(struct fabric_area *a, unsigned lid);
 void fabric_reset_baseline(struct fabric_area *a);
 /* An observer of the group: the notifications the rows of a published
  * snapshot ask for (fabric_notify.c). */
+/* The active alarms of a snapshot (struct fabric_snapshot): alarm.h. */
+struct alarm_list;
+void fabric_alarms(const void *snapshot, struct alarm_list *out);
 void fabric_notify_published(struct cache_group *g, const void *before, const void *after,
 			     void *arg);
 

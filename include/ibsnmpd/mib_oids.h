@@ -387,6 +387,7 @@
 #define OID_IBSNMPD_NODES 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 6 /* IBSNMPD-MIB::ibsnmpdNodes */
 #define OID_IBSNMPD_VITALS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7 /* IBSNMPD-MIB::ibsnmpdVitals */
 #define OID_IBSNMPD_NOTIFICATION_QUEUE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8 /* IBSNMPD-MIB::ibsnmpdNotificationQueue */
+#define OID_IBSNMPD_ALARMS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 9 /* IBSNMPD-MIB::ibsnmpdAlarms */
 #define OID_IBSNMPD_NOTIFICATIONS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0 /* IBSNMPD-MIB::ibsnmpdNotifications */
 #define OID_IBSNMPD_MADS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 1, 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
 #define SCALAR_IBSNMPD_MADS_SENT 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
@@ -474,6 +475,23 @@
 #define SCALAR_IBSNMPD_NOTIFICATIONS_SENT_LATE 3 /* IBSNMPD-MIB::ibsnmpdNotificationsSentLate */
 #define OID_IBSNMPD_NOTIFICATION_TIME 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8, 4 /* IBSNMPD-MIB::ibsnmpdNotificationTime */
 #define SCALAR_IBSNMPD_NOTIFICATION_TIME 4 /* IBSNMPD-MIB::ibsnmpdNotificationTime */
+#define OID_IBSNMPD_ALARMS_ACTIVE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 9, 1 /* IBSNMPD-MIB::ibsnmpdAlarmsActive */
+#define SCALAR_IBSNMPD_ALARMS_ACTIVE 1 /* IBSNMPD-MIB::ibsnmpdAlarmsActive */
+#define OID_IBSNMPD_ALARMS_LAST_CHANGE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 9, 2 /* IBSNMPD-MIB::ibsnmpdAlarmsLastChange */
+#define SCALAR_IBSNMPD_ALARMS_LAST_CHANGE 2 /* IBSNMPD-MIB::ibsnmpdAlarmsLastChange */
+#define OID_IBSNMPD_ALARM_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 9, 3 /* IBSNMPD-MIB::ibsnmpdAlarmTable */
+#define COLUMN_IBSNMPD_ALARM_INDEX 1 /* IBSNMPD-MIB::ibsnmpdAlarmIndex */
+#define COLUMN_IBSNMPD_ALARM_NOTIFICATION 2 /* IBSNMPD-MIB::ibsnmpdAlarmNotification */
+#define COLUMN_IBSNMPD_ALARM_SEVERITY 3 /* IBSNMPD-MIB::ibsnmpdAlarmSeverity */
+#define COLUMN_IBSNMPD_ALARM_TYPE 4 /* IBSNMPD-MIB::ibsnmpdAlarmType */
+#define COLUMN_IBSNMPD_ALARM_RESOURCE 5 /* IBSNMPD-MIB::ibsnmpdAlarmResource */
+#define COLUMN_IBSNMPD_ALARM_NODE_GUID 6 /* IBSNMPD-MIB::ibsnmpdAlarmNodeGuid */
+#define COLUMN_IBSNMPD_ALARM_PORT 7 /* IBSNMPD-MIB::ibsnmpdAlarmPort */
+#define COLUMN_IBSNMPD_ALARM_SUB_INDEX 8 /* IBSNMPD-MIB::ibsnmpdAlarmSubIndex */
+#define COLUMN_IBSNMPD_ALARM_DESCRIPTION 9 /* IBSNMPD-MIB::ibsnmpdAlarmDescription */
+#define COLUMN_IBSNMPD_ALARM_BEGAN 10 /* IBSNMPD-MIB::ibsnmpdAlarmBegan */
+#define COLUMN_IBSNMPD_ALARM_BEGAN_UPTIME 11 /* IBSNMPD-MIB::ibsnmpdAlarmBeganUptime */
+#define COLUMN_IBSNMPD_ALARM_NODE_CONTEXT 12 /* IBSNMPD-MIB::ibsnmpdAlarmNodeContext */
 #define OID_IBSNMPD_TRAPS_RECEIVED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4, 1 /* IBSNMPD-MIB::ibsnmpdTrapsReceived */
 #define SCALAR_IBSNMPD_TRAPS_RECEIVED 1 /* IBSNMPD-MIB::ibsnmpdTrapsReceived */
 #define OID_IBSNMPD_NOTIFICATIONS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 4, 2 /* IBSNMPD-MIB::ibsnmpdNotificationsSent */
@@ -545,6 +563,8 @@
 #define OID_IBSNMPD_MODULE_FAULTED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 14 /* IBSNMPD-MIB::ibsnmpdModuleFaulted */
 #define OID_IBSNMPD_MODULE_RX_POWER_LOW 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 15 /* IBSNMPD-MIB::ibsnmpdModuleRxPowerLow */
 #define OID_IBSNMPD_MODULE_RX_POWER_NORMAL 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 16 /* IBSNMPD-MIB::ibsnmpdModuleRxPowerNormal */
+#define OID_IBSNMPD_NODE_UNREACHABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 17 /* IBSNMPD-MIB::ibsnmpdNodeUnreachable */
+#define OID_IBSNMPD_ALARM_CLEARED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 18 /* IBSNMPD-MIB::ibsnmpdAlarmCleared */
 #define OID_IBSNMPD_NODE_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 6, 1 /* IBSNMPD-MIB::ibsnmpdNodeTable */
 #define COLUMN_IBSNMPD_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdNodeGuid */
 #define COLUMN_IBSNMPD_NODE_DESCRIPTION 2 /* IBSNMPD-MIB::ibsnmpdNodeDescription */

@@ -22,6 +22,7 @@ enum notify_family {
 	NOTIFY_LINK,      /* number: ibsnmpdNotifications.N; source: the port's LID */
 	NOTIFY_VITALS,    /* number: ibsnmpdNotifications.N; source: the node's LID */
 	NOTIFY_ENTITY,    /* number: entityMIBTraps.0.N; source: the node's LID */
+	NOTIFY_ALARM,     /* number: ibsnmpdNotifications.N; source: ibsnmpdAlarmIndex */
 	NOTIFY_FAMILIES
 };
 

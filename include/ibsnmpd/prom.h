@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ibsnmpd/alarm.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/fabric.h"
 #include "ibsnmpd/mad_engine.h"
@@ -44,6 +45,7 @@ enum prom_collector {
 	PROM_C_LINKS,    /* the ports' links: state, speed, health, the other end */
 	PROM_C_VITALS,   /* temperatures, fans, firmware and inventory, uptime */
 	PROM_C_MODULES,  /* the modules and their lanes' optics */
+	PROM_C_ALARMS,   /* the active alarms */
 	PROM_COLLECTORS
 };
 
@@ -80,6 +82,7 @@ struct prom_sources {
 	const struct pm_snapshot *pm;
 	const struct fabric_snapshot *fabric;
 	const struct vitals_snapshot *vitals;
+	const struct alarm_snapshot *alarms;
 	struct prom_filter filter;
 	time_t now;               /* wall clock of the scrape's start */
 	struct mad_engine_stats mads;

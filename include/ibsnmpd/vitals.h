@@ -265,6 +265,9 @@ void vitals_sweep_stop(struct vitals_area *a);
  * read again. */
 void vitals_sweep_discovered(struct vitals_area *a);
 /* An observer of the readings: the notifications (vitals_notify.c). */
+/* The active alarms of a readings snapshot: alarm.h. */
+struct alarm_list;
+void vitals_alarms(const void *snapshot, struct alarm_list *out);
 void vitals_notify_published(struct cache_group *g, const void *before, const void *after,
 			     void *arg);
 

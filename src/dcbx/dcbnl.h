@@ -135,6 +135,10 @@ enum dcbx_notification {
 	DCBX_NOTIFY_CONFIG_MISMATCH = 10 /* lldpXdcbxPeerConfigMismatch */
 };
 
+/* A feature in error (its flags say so); any feature the peer disagrees on. */
+bool dcbx_feature_error(const struct dcbx_port *p, enum dcbx_feature f);
+bool dcbx_any_mismatch(const struct dcbx_port *p);
+
 struct dcbx_event {
 	enum dcbx_notification what;
 	unsigned ifindex;

@@ -101,6 +101,11 @@ static const struct config_token tokens[] = {
 	{"dcbxSocket", CONFIG_PATH, dcbx_cfg.socket, sizeof(dcbx_cfg.socket), .help = "PATH"},
 };
 
+static struct cache_group *alarm_group(void *self)
+{
+	return &((struct dcbx_area *)self)->backend.group;
+}
+
 const struct area_def dcbx_area_def = {
 	.name = "DCBX",
 	AREA_CONFIG(tokens, dcbx_cfg, defaults),
@@ -112,4 +117,6 @@ const struct area_def dcbx_area_def = {
 	.reload = reload,
 	.unregister_mib = unregister_handlers,
 	.stop = stop,
+	.alarm_group = alarm_group,
+	.alarm_collect = dcbx_alarms,
 };

@@ -128,6 +128,9 @@ void dcbx_mib_unregister(struct dcbx_mib *m);
 
 /* An observer of the backend's group: the notifications the rules find
  * between two snapshots (dcbx_notify.c). */
+/* The active alarms of a snapshot (struct dcbx_snapshot): alarm.h. */
+struct alarm_list;
+void dcbx_alarms(const void *snapshot, struct alarm_list *out);
 void dcbx_notify_published(struct cache_group *g, const void *before, const void *after,
 			   void *arg);
 

@@ -71,7 +71,7 @@ bool dcbx_peer_mismatch(const struct dcbx_port *p, enum dcbx_feature f)
 	return false;
 }
 
-static bool feature_error(const struct dcbx_port *p, enum dcbx_feature f)
+bool dcbx_feature_error(const struct dcbx_port *p, enum dcbx_feature f)
 {
 	return p && p->have_feat_of[f - DCBX_FEAT_FIRST] &&
 	       (dcbx_feat_flags(p, f) & DCBX_FLAG_ERROR);
@@ -83,7 +83,7 @@ static bool peer_lacks(const struct dcbx_port *p, enum dcbx_feature f)
 	       (dcbx_feat_flags(p, f) & DCBX_FLAG_ADVERTISE) && !dcbx_peer_has(p, f);
 }
 
-static bool any_mismatch(const struct dcbx_port *p)
+bool dcbx_any_mismatch(const struct dcbx_port *p)
 {
 	if (!p)
 		return false;
@@ -131,14 +131,14 @@ size_t dcbx_events(const struct dcbx_port *before, size_t n_before,
 		for (int f = DCBX_FEAT_FIRST; f <= DCBX_FEAT_LAST; f++) {
 			enum dcbx_feature feat = (enum dcbx_feature)f;
 
-			if (feature_error(p, feat) && !feature_error(o, feat))
+			if (dcbx_feature_error(p, feat) && !dcbx_feature_error(o, feat))
 				EMIT(DCBX_NOTIFY_FEATURE_ERROR, p, feat);
 			if (peer_lacks(p, feat) && !peer_lacks(o, feat))
 				EMIT(DCBX_NOTIFY_PEER_NO_FEAT, p, feat);
 		}
 		if (o && peer_present(o) && !peer_present(p))
 			EMIT(DCBX_NOTIFY_PEER_NO_RESP, p, 0);
-		if (any_mismatch(p) && !any_mismatch(o))
+		if (dcbx_any_mismatch(p) && !dcbx_any_mismatch(o))
 			EMIT(DCBX_NOTIFY_CONFIG_MISMATCH, p, 0);
 	}
 #undef EMIT

@@ -151,6 +151,11 @@ static const struct config_token tokens[] = {
 	{"flapThreshold", CONFIG_CUSTOM, .parse = parse_flap_threshold, .help = "N MINUTES"},
 };
 
+static struct cache_group *alarm_group(void *self)
+{
+	return &((struct fabric_area *)self)->group;
+}
+
 const struct area_def fabric_area_def = {
 	.name = "the link sweeps",
 	AREA_CONFIG(tokens, cfg, defaults),
@@ -162,4 +167,6 @@ const struct area_def fabric_area_def = {
 	.reload = reload,
 	.unregister_mib = unregister_handlers,
 	.stop = stop,
+	.alarm_group = alarm_group,
+	.alarm_collect = fabric_alarms,
 };

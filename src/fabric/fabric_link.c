@@ -105,6 +105,21 @@ static struct fabric_port *find_port(struct fabric_port *ports, size_t n, uint64
 	return n ? bsearch(&key, ports, n, sizeof(key), fabric_port_cmp) : NULL;
 }
 
+/* The other end of p's link, if its row says p is its other end. */
+static const struct fabric_port *peer_of(struct fabric_port *ports, size_t n,
+					 const struct fabric_port *p)
+{
+	const struct fabric_port *q = p->remote_guid ? find_port(ports, n, p->remote_guid,
+								p->remote_port) : NULL;
+
+	return q && q->remote_guid == p->guid && q->remote_port == p->port ? q : NULL;
+}
+
+const struct fabric_port *fabric_peer(const struct fabric_snapshot *s, const struct fabric_port *p)
+{
+	return peer_of(s->ports, s->n, p);
+}
+
 const struct fabric_port *fabric_find(const struct fabric_snapshot *s, uint64_t guid,
 				      unsigned port)
 {
@@ -372,6 +387,43 @@ static void health_events(struct fabric_port *ports, size_t n, time_t now)
 	}
 }
 
+/* Nodes the discovery reaches that answer nothing: every row unanswered
+ * while a neighbour that answers sees its link up (a node cut off shows as
+ * its links down instead); silent once it was so in the build before and
+ * for FABRIC_SILENT_AFTER_S. */
+static void node_silence(struct fabric_port *ports, size_t n, const struct fabric_snapshot *prev,
+			 time_t now)
+{
+	size_t first = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool all = true, reached = false, read = false;
+		uint32_t since = 0;
+
+		if (i + 1 < n && ports[i + 1].guid == ports[i].guid)
+			continue;
+		for (size_t k = first; k <= i; k++) {
+			const struct fabric_port *q = peer_of(ports, n, &ports[k]),
+						 *was = fabric_find(prev, ports[k].guid, ports[k].port);
+
+			all &= !ports[k].gone && ports[k].stale;
+			read |= ports[k].have_info;
+			reached |= q && !q->stale && !q->gone && q->up;
+			if (was && was->node_silent_since)
+				since = was->node_silent_since;
+		}
+		if (!(all && read && reached))
+			since = 0;
+		else if (!since)
+			since = (uint32_t)now;
+		for (size_t k = first; k <= i; k++) {
+			ports[k].node_silent_since = since;
+			ports[k].node_silent = since && now - (time_t)since >= FABRIC_SILENT_AFTER_S;
+		}
+		first = i + 1;
+	}
+}
+
 /* A link of the baseline whose node the discovery no longer reaches: its
  * row stays. */
 static bool kept_link(const struct fabric_build *in, const struct fabric_port *old)
@@ -477,6 +529,7 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 			peer->reported = p->cond;
 	}
 	health_events(s->ports, n, in->now);
+	node_silence(s->ports, n, in->prev, in->now);
 	for (size_t i = 0; i < n; i++) {
 		const struct fabric_port *p = &s->ports[i];
 

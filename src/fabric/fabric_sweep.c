@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "ibsnmpd/fabric.h"
-#include "ibsnmpd/file_io.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
 #include "ibsnmpd/pm.h"
@@ -173,63 +172,36 @@ static void sweep_start(struct cache_group *g)
 
 /* ---- the state file --------------------------------------------------------- */
 
-static void state_path(const char *configured, char *out, size_t len)
-{
-	if (configured[0])
-		snprintf(out, len, "%s", configured);
-	else
-		snprintf(out, len, "%s/ibsnmpd-fabric-baseline", get_persistent_directory());
-}
-
 static void load_state(struct fabric_area *a)
 {
-	struct stat st;
 	char *text = NULL, err[200];
-	const char *why = "";
 	size_t len = 0;
-	int r = file_read_whole(a->state_file, STATE_FILE_MAX, &text, &len, &st, &why);
 
-	if (r > 0) {
-		snmp_log(LOG_INFO, "fabric baseline: no state file %s yet: recording the links as "
-			 "the first sweep finds them\n", a->state_file);
+	if (state_file_read(&a->state, STATE_FILE_MAX, &text, &len))
 		return;
-	}
-	if (r < 0) {
-		snmp_log(LOG_WARNING, "fabric baseline: cannot read %s (%s); recording a new "
-			 "baseline, the file will be replaced\n", a->state_file, why);
-		return;
-	}
 	a->loaded = fabric_baseline_parse(text, len, err, sizeof(err));
 	free(text);
 	if (!a->loaded)
-		snmp_log(LOG_WARNING, "fabric baseline: %s:%s; recording a new baseline, the file "
-			 "will be replaced\n", a->state_file, err);
+		state_file_refused(&a->state, err);
 	else
 		snmp_log(LOG_INFO, "fabric baseline: %zu links from %s\n", a->loaded->n,
-			 a->state_file);
+			 a->state.path);
 }
 
 static void save_state(struct fabric_area *a, const struct fabric_snapshot *s)
 {
 	size_t len;
 	char *text = fabric_baseline_format(s, &len);
-	const char *why = "out of memory";
 
-	if (text && !file_replace(a->state_file, text, len, &why)) {
-		if (a->state_failed)
-			snmp_log(LOG_INFO, "fabric baseline: %s written again\n", a->state_file);
-		a->state_failed = false;
-	} else if (!a->state_failed) {
-		snmp_log(LOG_ERR, "fabric baseline: cannot write %s: %s (the baseline is kept in "
-			 "memory)\n", a->state_file, why);
-		a->state_failed = true;
-	}
+	state_file_write(&a->state, text, len);
 	free(text);
 }
 
 /* ---- events ------------------------------------------------------------------ */
 
-/* After a publication: the baseline's state file, if it changed. */
+/* After a publication: the baseline's state file, if it changed; the
+ * nodes at both ends of a link that came up are asked again at once (the
+ * MAD engine took a node cut off for dead and would wait out its back-off). */
 static void state_published(struct cache_group *g, const void *before, const void *after,
 			    void *arg)
 {
@@ -238,8 +210,17 @@ static void state_published(struct cache_group *g, const void *before, const voi
 
 	(void)g;
 	(void)before;
-	if (s && (s->baseline_changed || a->state_failed))
+	if (s && (s->baseline_changed || a->state.failed))
 		save_state(a, s);
+	for (size_t i = 0; s && i < s->n; i++) {
+		const struct fabric_port *p = &s->ports[i], *q;
+
+		if (!(p->events & FABRIC_EV_UP))
+			continue;
+		mad_engine_lid_wake(p->lid);
+		if ((q = fabric_peer(s, p)))
+			mad_engine_lid_wake(q->lid);
+	}
 }
 
 void fabric_sweep_discovered(struct fabric_area *a)
@@ -309,7 +290,7 @@ void fabric_sweep_apply_config(struct fabric_area *a, unsigned lifetime_s,
 			       const char *state_file, bool reset)
 {
 	cache_group_set_lifetime(&a->group, lifetime_s);
-	state_path(state_file, a->state_file, sizeof(a->state_file));
+	state_file_init(&a->state, state_file, "ibsnmpd-fabric-baseline");
 	if (reset && !a->reset_pending)
 		fabric_reset_baseline(a);
 }
@@ -322,10 +303,15 @@ void fabric_sweep_init(struct fabric_area *a, unsigned lifetime_s, const char *s
 	a->group.free_snapshot = fabric_snapshot_free;
 	a->group.owner = a;
 	a->group.lifetime_s = lifetime_s;
-	state_path(state_file, a->state_file, sizeof(a->state_file));
+	a->state = (struct state_file){
+		.what = "fabric baseline",
+		.fresh = "recording the links as the first sweep finds them",
+		.unsaved = "the baseline is kept in memory",
+	};
+	state_file_init(&a->state, state_file, "ibsnmpd-fabric-baseline");
 	if (reset)
 		snmp_log(LOG_NOTICE, "fabric baseline: fabricBaselineReset: not reading %s\n",
-			 a->state_file);
+			 a->state.path);
 	else
 		load_state(a);
 	cache_group_observe(&a->group, &a->state_saved, state_published, a);

@@ -104,6 +104,11 @@ static const struct config_token tokens[] = {
 	 .help = "SECONDS"},
 };
 
+static struct cache_group *alarm_group(void *self)
+{
+	return &((struct pkey_policy *)self)->status;
+}
+
 const struct area_def pkey_area_def = {
 	.name = "the partition policy",
 	AREA_CONFIG(tokens, pkey_cfg, defaults),
@@ -113,4 +118,6 @@ const struct area_def pkey_area_def = {
 	.reload = reload,
 	.unregister_mib = unregister_handlers,
 	.stop = stop,
+	.alarm_group = alarm_group,
+	.alarm_collect = pkey_alarms,
 };

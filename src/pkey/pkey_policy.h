@@ -44,6 +44,10 @@ enum partition_apply_result {
 	APPLY_RELOAD_FAILED = 4, APPLY_WRITE_FAILED = 5,
 };
 
+/* The active alarms of a snapshot (struct pkey_status_snapshot): alarm.h. */
+struct alarm_list;
+void pkey_alarms(const void *snapshot, struct alarm_list *out);
+
 struct pkey_status_snapshot {
 	unsigned generation;   /* of the policy it verified */
 	size_t n;

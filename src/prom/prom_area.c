@@ -14,6 +14,7 @@
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
 #include "ibsnmpd/vitals.h"
+#include "ibsnmpd/alarm.h"
 
 #include "prom_internal.h"
 
@@ -24,7 +25,7 @@
 static struct prom_config cfg;
 
 struct prom_area {
-	struct cache_group *topology, *counters, *links, *vitals; /* NULL: the area does not run */
+	struct cache_group *topology, *counters, *links, *vitals, *alarms; /* NULL: not running */
 	struct trap_area *traps;
 	struct prom_http *http;
 	char listen_text[sizeof(cfg.listen_text)];   /* as started */
@@ -63,6 +64,7 @@ static int scrape_begin(void *arg, struct prom_sources *src)
 	src->pm = hold(a->counters);
 	src->fabric = hold(a->links);
 	src->vitals = hold(a->vitals);
+	src->alarms = hold(a->alarms);
 	src->now = time(NULL);
 	mad_engine_get_stats(&src->mads);
 	if (a->traps) {
@@ -87,6 +89,8 @@ static void scrape_end(void *arg, struct prom_sources *src)
 		cache_snapshot_release(a->links, src->fabric);
 	if (a->vitals)
 		cache_snapshot_release(a->vitals, src->vitals);
+	if (a->alarms)
+		cache_snapshot_release(a->alarms, src->alarms);
 }
 
 /* ---- life cycle --------------------------------------------------------------------- */
@@ -97,6 +101,8 @@ static void *start(const struct area_env *env)
 	struct pm_area *pm = area_find(&pm_area_def);
 	struct fabric_area *fabric = area_find(&fabric_area_def);
 	struct vitals_area *vitals = area_find(&vitals_area_def);
+	void *alarm_area = area_find(&alarm_area_def);
+	struct cache_group *alarms = alarm_area ? alarm_area_group(alarm_area) : NULL;
 	struct prom_feed feed = {scrape_begin, scrape_end, NULL};
 
 	(void)env;
@@ -106,6 +112,7 @@ static void *start(const struct area_env *env)
 	a->counters = pm ? &pm->sweep : NULL;
 	a->links = fabric ? &fabric->group : NULL;
 	a->vitals = vitals ? &vitals->readings : NULL;
+	a->alarms = alarms;
 	a->traps = area_find(&trap_area_def);
 	feed.arg = a;
 	snprintf(a->listen_text, sizeof(a->listen_text), "%s", cfg.listen_text);

@@ -38,6 +38,7 @@ enum family_rows {
 	ROWS_FANS,   /* fan */
 	ROWS_MODULES, /* module */
 	ROWS_LANES,  /* port, lane, module */
+	ROWS_ALARMS, /* the active alarms: index, notification, severity, ... */
 };
 
 enum metric {
@@ -115,6 +116,8 @@ enum metric {
 	M_LANE_TX_POWER,
 	M_LANE_TX_BIAS,
 	M_LANE_RX_POWER_LOW,
+	/* the active alarms (ibsnmpdAlarmTable) */
+	M_ALARM_ACTIVE,
 };
 
 struct family {
@@ -139,6 +142,8 @@ static enum prom_collector collector_of(enum metric id)
 		return PROM_C_COUNTERS;
 	if (id < M_VITALS_INFO)
 		return PROM_C_LINKS;
+	if (id == M_ALARM_ACTIVE)
+		return PROM_C_ALARMS;
 	return id < M_MODULE_INFO ? PROM_C_VITALS : PROM_C_MODULES;
 }
 
@@ -173,6 +178,7 @@ static const char *const notify_families[NOTIFY_FAMILIES] = {
 	[NOTIFY_LINK] = "link",
 	[NOTIFY_VITALS] = "vitals",
 	[NOTIFY_ENTITY] = "entity",
+	[NOTIFY_ALARM] = "alarm",
 };
 
 #define VARIANTS(a) .variants = (a), .n_variants = sizeof(a) / sizeof((a)[0])
@@ -331,6 +337,10 @@ static const struct family families[] = {
 	 "Laser bias current of a lane of the port."),
 	F(M_LANE_RX_POWER_LOW, "infiniband_module_rx_power_low", GAUGE, ROWS_LANES,
 	 "1 from a reading under the module's low alarm threshold until one 1 dB over it."),
+	F(M_ALARM_ACTIVE, "infiniband_alarm_active_since_seconds", GAUGE, ROWS_ALARMS,
+	 "Every active alarm (ibsnmpdAlarmTable): when it began, Unix time. Labels: index, "
+	 "alarm (the notification that raised it), severity, type, node_guid, port, sub, "
+	 "description."),
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
 
@@ -1071,6 +1081,32 @@ unsigned prom_shard_of(uint64_t guid, unsigned shards)
 	return shards ? (unsigned)(guid % shards) : 0;
 }
 
+static const char *const severity_names[] = {
+	[SEV_CRITICAL] = "critical", [SEV_MAJOR] = "major", [SEV_MINOR] = "minor",
+	[SEV_WARNING] = "warning",
+};
+static const char *const alarm_type_names[] = {
+	[TYPE_COMMUNICATIONS] = "communications", [TYPE_QUALITY_OF_SERVICE] = "quality_of_service",
+	[TYPE_PROCESSING_ERROR] = "processing_error", [TYPE_EQUIPMENT] = "equipment",
+	[TYPE_ENVIRONMENTAL] = "environmental",
+};
+
+/* An alarm: the columns of its row as labels, when it began as the value */
+static void alarm_sample(const struct alarm *a, struct sample *s)
+{
+	const struct alarm_kind_info *k = alarm_kind_info(a->key.kind);
+
+	s->labels = put_uint_label(s->labels, ",index", a->index);
+	s->labels = put_label(s->labels, ",alarm", k ? k->name : "");
+	s->labels = put_label(s->labels, ",severity", k ? severity_names[k->severity] : "");
+	s->labels = put_label(s->labels, ",type", k ? alarm_type_names[k->type] : "");
+	s->labels = put_guid_label(s->labels, ",node_guid", a->key.guid);
+	s->labels = put_uint_label(s->labels, ",port", a->key.port);
+	s->labels = put_uint_label(s->labels, ",sub", a->key.sub);
+	s->labels = put_label(s->labels, ",description", a->desc);
+	s->value_end = put_i64(s->value, (int64_t)a->began);
+}
+
 static bool node_wanted(const struct prom_filter *f, uint64_t guid, unsigned type)
 {
 	if (f->node_types && !(f->node_types >> type & 1))
@@ -1081,6 +1117,7 @@ static bool node_wanted(const struct prom_filter *f, uint64_t guid, unsigned typ
 static const char *const collector_names[PROM_COLLECTORS] = {
 	[PROM_C_AGENT] = "agent",     [PROM_C_NODES] = "nodes",   [PROM_C_COUNTERS] = "counters",
 	[PROM_C_LINKS] = "links",     [PROM_C_VITALS] = "vitals", [PROM_C_MODULES] = "modules",
+	[PROM_C_ALARMS] = "alarms",
 };
 
 static int parse_small(const char *v, unsigned max, unsigned *out)
@@ -1112,7 +1149,7 @@ int prom_filter_arg(struct prom_filter *f, const char *key, const char *value, c
 				f->collectors |= 1u << c;
 				return 0;
 			}
-		*why = "collect[]: give agent, nodes, counters, links, vitals or modules";
+		*why = "collect[]: give agent, nodes, counters, links, vitals, modules or alarms";
 		return -1;
 	}
 	if (!strcmp(key, "node_type")) {
@@ -1167,6 +1204,7 @@ static size_t family_rows(const struct prom_render *r, const struct family *f)
 	case ROWS_FANS: return r->src->vitals ? r->src->vitals->n_fans : 0;
 	case ROWS_MODULES: return r->src->vitals ? r->src->vitals->n_modules : 0;
 	case ROWS_LANES: return r->src->vitals ? r->src->vitals->n_lanes : 0;
+	case ROWS_ALARMS: return r->src->alarms ? r->src->alarms->n : 0;
 	default: return r->n_ports;
 	}
 }
@@ -1226,7 +1264,13 @@ static char *put_sample(struct prom_render *r, const struct family *f, unsigned 
 	const struct prom_filter *q = &r->src->filter;
 	bool found = true;
 
-	if (f->rows >= ROWS_VITALS_NODES) {
+	if (f->rows == ROWS_ALARMS) {
+		const struct alarm *a = &r->src->alarms->rows[row];
+
+		if (a->key.guid && !node_wanted(q, a->key.guid, a->node_type))
+			return o;
+		alarm_sample(a, &s);
+	} else if (f->rows >= ROWS_VITALS_NODES) {
 		const struct vitals_node *n = vitals_row_node(r, f, row);
 		const struct vitals_snapshot *v = r->src->vitals;
 

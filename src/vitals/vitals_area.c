@@ -116,6 +116,11 @@ static const struct config_token tokens[] = {
 	{"vitalsNodes", CONFIG_CUSTOM, .parse = parse_nodes, .help = "switches|all"},
 };
 
+static struct cache_group *alarm_group(void *self)
+{
+	return &((struct vitals_area *)self)->readings;
+}
+
 const struct area_def vitals_area_def = {
 	.name = "the vitals sweeps",
 	AREA_CONFIG(tokens, cfg, defaults),
@@ -127,4 +132,6 @@ const struct area_def vitals_area_def = {
 	.reload = reload,
 	.unregister_mib = unregister_handlers,
 	.stop = stop,
+	.alarm_group = alarm_group,
+	.alarm_collect = vitals_alarms,
 };
