@@ -100,6 +100,26 @@ def test_it_logs_its_notifications_as_snmpd_does(bed):
     assert LINK_DOWN in logged, out.stdout
 
 
+def test_the_active_alarm_table_as_through_snmpd(bed):
+    """ibsnmpdAlarmTable in direct mode: a link down has its row, named by
+    both ends, until it is back."""
+    active = ".1.3.6.1.4.1.8072.9999.9999.117.1.9.1.0"
+    desc = ".1.3.6.1.4.1.8072.9999.9999.117.1.9.3.1.9"
+
+    def count():
+        v = parse_varbinds(direct(bed, "snmpget", active).stdout).get(active, ("", ""))[1]
+        return int(v) if v.isdigit() else -1
+    assert wait_for(lambda: count() == 0, seconds=30)
+    bed.simfabric("sim", 'Unlink "sw1"[3]')
+    try:
+        assert wait_for(lambda: count() == 1, seconds=60)
+        rows = parse_varbinds(direct(bed, "snmpbulkwalk", desc).stdout)
+        assert [v.strip('"') for _, v in rows.values()] == ["sw1 port 3 <-> hca3 port 1"], rows
+    finally:
+        bed.simfabric("sim", 'ReLink "sw1"[3]')
+    assert wait_for(lambda: count() == 0, seconds=60)
+
+
 def run_alone(tmp_path, conf, *args):
     path = tmp_path / "ibsnmpd.conf"
     path.write_text(conf)

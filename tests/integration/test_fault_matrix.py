@@ -6,7 +6,8 @@ longer run). What must hold for each fault:
 
 - it is over: ibsnmpd answers again, a trap sent after the fault arrives, and
   what the fault touched is right again (faults.py says what);
-- no trap sent after the recovery is lost;
+- no trap sent after the recovery is lost; and with snmpd stopped (SIGTERM, as
+  a package upgrade does), none sent while it was away either;
 - ibsnmpd answers every GET throughout, unless the fault is in snmpd itself
   (killed, stopped): no request waits on the fabric;
 - the log says what happened in a few lines, not one per MAD or per retry
@@ -16,7 +17,7 @@ import pytest
 
 from simfabric import faults  # on the path conftest.py sets
 
-MASTER_FAULTS = ("snmpd-sigkill", "snmpd-sigstop")
+MASTER_FAULTS = ("snmpd-sigkill", "snmpd-sigstop", "snmpd-outage")
 
 # Three groups, each on a bed of its own, so that pytest-xdist (test-all runs
 # this file with -n 3) holds them side by side: the fabric and the files; the
@@ -24,7 +25,8 @@ MASTER_FAULTS = ("snmpd-sigkill", "snmpd-sigstop")
 GROUPS = {
     "fabric-and-files": ("mad-loss-30%-own-port", "mad-loss-100%-far-leaf", "own-link-down",
                          "partition-file-fifo", "partition-file-replaced"),
-    "master-and-sm": ("snmpd-sigkill", "snmpd-sigstop", "sm-failover", "sighup-x50-in-sweeps"),
+    "master-and-sm": ("snmpd-sigkill", "snmpd-sigstop", "snmpd-outage", "sm-failover",
+                      "sighup-x50-in-sweeps"),
     "discovery-helper": ("discovery-helper-hangs", "discovery-helper-dies"),
 }
 
@@ -41,6 +43,8 @@ def test_every_fault_ends_and_loses_no_trap_after_it(group):
         assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, r
         if name not in MASTER_FAULTS:
             assert r["gets_answered"] == r["gets_sent"], r
+        if name == "snmpd-outage":  # kept while snmpd was away, sent when it was back
+            assert r["traps_sent_during"] > 0 and r["traps_lost_during"] == 0, r
         if name == "sighup-x50-in-sweeps":  # per signal: ours, and net-snmp's re-open warning
             assert len(r["log_kinds"]) <= 4 and r["log_lines"] <= 2 * 50 + 5, r
         else:
@@ -50,4 +54,4 @@ def test_every_fault_ends_and_loses_no_trap_after_it(group):
 def test_the_groups_cover_every_fault():
     names = [f[0] for f in faults.faults(6, 10)]
     grouped = [n for g in GROUPS.values() for n in g]
-    assert len(names) == 11 and sorted(names) == sorted(grouped)
+    assert len(names) == 12 and sorted(names) == sorted(grouped)

@@ -213,6 +213,9 @@ def faults(hold, stop_hold):
          lambda b: b.sim('Error "%s"[0] 100' % FAR_LEAF),
          lambda b: b.sim('Error "%s"[0] 0' % FAR_LEAF), no_stale_port),
         ("snmpd-sigkill", hold, kill_snmpd, lambda b: b.start("snmpd"), None),
+        # stopped as a package upgrade or systemctl stops it: what ibsnmpd
+        # would have sent meanwhile is kept and sent when it is back
+        ("snmpd-outage", stop_hold, lambda b: b.stop("snmpd"), lambda b: b.start("snmpd"), None),
         ("snmpd-sigstop", stop_hold, stop_snmpd,
          lambda b: os.kill(sigstop["pid"], signal.SIGCONT), None),
         ("sm-failover", hold, lambda b: b.stop("opensm"), new_sm, None),

@@ -13,6 +13,7 @@
 
 #include <infiniband/mad.h>
 
+#include "ibsnmpd/alarm.h"
 #include "ibsnmpd/fabric.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/node.h"
@@ -167,6 +168,49 @@ static void a_link_down_is_one_event_and_stays_a_row(void **state)
 	a = build(f, c, r, readings(r, true, true, 2, 3), 400);
 	assert_int_equal(events(a, &rows), FABRIC_EV_UP);
 	assert_int_equal(rows, 1);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	fabric_snapshot_free(c);
+	topology_put(f);
+}
+
+/* What the snapshots say is wrong (fabric_alarms.c): a link down once, by
+ * its lower end between two switches, named by both; a node that answers
+ * nothing while its switch sees it linked, from the second build on. */
+static void alarms_name_a_link_once_and_a_silent_node(void **state)
+{
+	struct topology *f = fabric();
+	struct fabric_reading r[9];
+	size_t n;
+	struct fabric_snapshot *a = build(f, NULL, r, readings(r, true, true, 2, 3), 100), *b, *c;
+	struct alarm_list l = {0};
+
+	(void)state;
+	n = readings(r, true, false, 0, 3);
+	r[n - 1].result = MAD_TIMEOUT; /* the CA answers nothing; sw1 sees it up */
+	b = build(f, a, r, n, 200);
+	fabric_alarms(b, &l);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.v[0].key.kind, ALARM_LINK_DOWN);
+	assert_int_equal(l.v[0].key.guid, SW1);
+	assert_int_equal(l.v[0].key.port, 3);
+	assert_string_equal(l.v[0].desc, "sw1 port 3 <-> sw2 port 3");
+	alarm_list_free(&l);
+	assert_int_equal(fabric_find(b, CA1, 1)->node_silent_since, 200);
+	c = build(f, b, r, n, 205); /* not long enough */
+	fabric_alarms(c, &l);
+	assert_int_equal(l.n, 1);
+	alarm_list_free(&l);
+	fabric_snapshot_free(b);
+	b = c;
+	c = build(f, b, r, n, 210); /* still so, 10 s on: now it is told */
+	fabric_alarms(c, &l);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.v[1].key.kind, ALARM_NODE_UNREACHABLE);
+	assert_int_equal(l.v[1].key.guid, CA1);
+	assert_int_equal(l.v[1].key.port, 1);
+	assert_string_equal(l.v[1].desc, "ca1");
+	alarm_list_free(&l);
 	fabric_snapshot_free(a);
 	fabric_snapshot_free(b);
 	fabric_snapshot_free(c);
@@ -738,6 +782,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(first_sweep_records_the_baseline_quietly),
 		cmocka_unit_test(a_link_down_is_one_event_and_stays_a_row),
+		cmocka_unit_test(alarms_name_a_link_once_and_a_silent_node),
 		cmocka_unit_test(narrower_than_the_baseline_is_degraded),
 		cmocka_unit_test(narrower_than_both_ends_can_is_degraded),
 		cmocka_unit_test(a_node_no_longer_reached_keeps_its_links),

@@ -778,8 +778,15 @@ static void prometheus_text_of_the_subnet(void **state)
 	struct prom_render r;
 	char block[PROM_LINE_MAX * 4];
 	size_t n;
+	struct alarm_list conds = {0};
+	struct alarm_build alarms_in = {.conds = &conds, .now = 1790000000, .now_ticks = 500};
 
 	(void)state;
+	/* the active alarms: the link down, as the fabric area says it */
+	fabric_alarms(ports, &conds);
+	src.alarms = alarm_build(&alarms_in);
+	alarm_list_free(&conds);
+	assert_non_null(src.alarms);
 	assert_non_null(ca);
 	assert_int_equal(ca_pm->guid, CA1);
 	ca->health.ber_valid = true;
@@ -802,6 +809,7 @@ static void prometheus_text_of_the_subnet(void **state)
 		prom_render_end(&r);
 		compare(&w, format == PROM_TEXT ? "prometheus" : "openmetrics");
 	}
+	alarm_snapshot_free((void *)src.alarms);
 	pm_snapshot_free(pm);
 	fabric_snapshot_free(ports);
 	topology_put(f);
