@@ -180,7 +180,8 @@ struct alarm_snapshot *alarm_build(const struct alarm_build *in)
 	free(file);
 	s->n = n;
 	/* after 4 billion alarms the index wraps: one still there keeps its own */
-	qsort(s->rows, n, sizeof(*s->rows), row_index_cmp);
+	if (n)
+		qsort(s->rows, n, sizeof(*s->rows), row_index_cmp);
 	s->changed = !before || kept != before->n || kept != n;
 	if (s->changed || !in->prev) {
 		s->last_change = in->now;

@@ -78,6 +78,19 @@ static void rows_keep_their_index_while_they_last(void **state)
 	alarm_snapshot_free(c);
 }
 
+static void nothing_wrong_is_an_empty_table(void **state)
+{
+	struct alarm_list l = {0};
+	struct alarm_snapshot *a = build(&l, NULL, NULL, 1000), *b = build(&l, a, NULL, 1010);
+
+	(void)state;
+	assert_int_equal(a->n, 0);
+	assert_int_equal(a->next_index, 1);
+	assert_false(b->changed);
+	alarm_snapshot_free(a);
+	alarm_snapshot_free(b);
+}
+
 static void a_restart_takes_back_what_still_holds(void **state)
 {
 	struct alarm_list l = {0};
@@ -155,6 +168,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rows_keep_their_index_while_they_last),
+		cmocka_unit_test(nothing_wrong_is_an_empty_table),
 		cmocka_unit_test(a_restart_takes_back_what_still_holds),
 		cmocka_unit_test(a_bad_state_file_is_refused_with_its_line),
 		cmocka_unit_test(every_kind_has_a_name_and_a_severity),
