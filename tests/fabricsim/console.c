@@ -28,6 +28,8 @@ static const char *const help =
 	"# Module \"node\"[port] RxPower LANE DBM|auto, Module \"node\"[port] Temperature CELSIUS|auto\n"
 	"#                               LANE 0-3 of the port\n"
 	"# Vendor \"node\" nvidia|other|silent|unsupported|noregister REG[,REG...]\n"
+	"# MKey \"node\"|* KEY [PROTECT [LEASE]]  its M_Key (0: none), protect bits 0-3, lease\n"
+	"#                               seconds; MKey \"node\" alone: its violations\n"
 	"#                               how it answers NVIDIA's vendor MADs (a pattern: every\n"
 	"#                               node it matches); without a mode, how many reached it\n";
 
@@ -355,6 +357,40 @@ static void vendor(struct fabric *f, char *s, FILE *out)
 	fprintf(out, "# %u nodes %s\n", n, modes[m]);
 }
 
+/* MKey "node"|* KEY [PROTECT [LEASE]], or MKey "node": its violations */
+static void mkey(struct fabric *f, char *s, FILE *out)
+{
+	char *end;
+	int node = -1, port;
+	unsigned long long key;
+	long protect = -1, lease = -1;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == '*')
+		s++;
+	else if (parse_target(f, &s, &node, &port, out))
+		return;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s && node >= 0) {
+		const struct fs_node *n = &f->nodes[node];
+		const struct fs_port *k = &f->ports[n->first_port + (n->type == FS_SWITCH ? 0 : 1)];
+
+		fprintf(out, "# %s: protect bits %u, lease %u s, violations %u\n", n->name,
+			k->mkey_protect, k->mkey_lease, k->mkey_violations);
+		return;
+	}
+	key = strtoull(s, &end, 0);
+	if (end == s || sscanf(end, "%ld %ld", &protect, &lease) < 0)
+		protect = lease = -1; /* no key, or nothing after it */
+	if (end == s || protect > 3 || lease > 65535 || protect < -1 || lease < -1) {
+		fprintf(out, "# MKey \"node\"|* KEY [PROTECT(0-3) [LEASE(0-65535)]]\n");
+		return;
+	}
+	fs_set_mkey(f, node, key, (int)protect, (int)lease);
+}
+
 /* Dead/Alive "PATTERN": every node whose name matches (fnmatch) */
 static void dead_matching(struct fabric *f, char *s, bool dead, FILE *out)
 {
@@ -400,6 +436,10 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 	}
 	if (!strcasecmp(cmd, "Vendor")) {
 		vendor(f, s, out);
+		return;
+	}
+	if (!strcasecmp(cmd, "MKey")) {
+		mkey(f, s, out);
 		return;
 	}
 	if ((!strcasecmp(cmd, "Dead") || !strcasecmp(cmd, "Alive")) && strpbrk(s, "*?")) {

@@ -129,10 +129,16 @@ struct fs_port {
 	uint8_t width;      /* LinkWidthActive, IBA encoding (1 1X, 2 4X, 4 8X, 8 12X, 16 2X) */
 	uint8_t speed;      /* enum fs_speed */
 	uint8_t err_rate;   /* Error: per cent of answers turned into status 110 */
-	uint8_t pad;
+	uint8_t mkey_protect; /* PortInfo MKeyProtectBits 0-3 (a switch: its port 0's) */
 	uint64_t data_offset[FS_DATAS]; /* value subtracted: clears and sets */
 	double up_seconds;  /* time up before up_since */
 	double up_since;    /* when it came up (if up) */
+	/* M_Key, as IBA 14.2.4 and Linux's software SMAs enforce it: of a CA's
+	 * port, or of a switch's port 0 for the whole switch */
+	uint64_t mkey;
+	uint16_t mkey_lease;      /* MKeyLeasePeriod, seconds; 0: no lease */
+	uint16_t mkey_violations; /* MKeyViolations (stops at 0xffff) */
+	double mkey_lease_end;    /* a violation's countdown: then protect bits 0; 0 none */
 };
 
 struct fs_node {
@@ -275,6 +281,9 @@ void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t en
 /* a Report(Notice 128) from a switch, for subscribers: filled in r but for
  * its destination */
 void fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r);
+/* M_Key: every port's (key, protect bits, lease): at start (--mkey) and from
+ * the console (MKey) */
+void fs_set_mkey(struct fabric *f, int node, uint64_t key, int protect, int lease);
 
 /* vendor.c: class 0x0A (LID-routed GMP: ClassPortInfo, GeneralInfo,
  * ConfigSpaceAccess of the hardware ID, AccessRegister by TLVs and by GMP)

@@ -32,6 +32,7 @@ struct target {
 	uint32_t node;
 	uint8_t entry;   /* the port the MAD came in by (0: a switch's own) */
 	bool routed;
+	bool keyed;      /* an SMP with the node's M_Key (or none is set) */
 };
 
 static uint32_t origin_node(const struct fabric *f, const struct fs_origin *from)
@@ -157,7 +158,14 @@ void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t en
 	if (node == f->sm_node)
 		cap |= CAP_IS_SM;
 	mad_set_field(d, 0, IB_PORT_CAPMASK_F, cap);
-	mad_set_field(d, 0, IB_PORT_MKEY_LEASE_F, 15);
+	{
+		/* the M_Key fields: a switch's are its port 0's */
+		struct fs_port *k = &f->ports[n->first_port + (n->type == FS_SWITCH ? 0 : num)];
+
+		mad_set_field(d, 0, IB_PORT_MKEY_LEASE_F, k->mkey_lease);
+		mad_set_field(d, 0, IB_PORT_MKEY_PROT_BITS_F, k->mkey_protect);
+		mad_set_field(d, 0, IB_PORT_MKEY_VIOL_F, k->mkey_violations);
+	}
 	mad_set_field(d, 0, IB_PORT_LOCAL_PORT_F, entry_port);
 	mad_set_field(d, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 1 | 2 | 16);
 	mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 1 | 2 | 16);
@@ -199,6 +207,62 @@ void fs_encode_nodeinfo(struct fabric *f, uint32_t node, uint8_t entry_port, uin
 	mad_set_field(d, 0, IB_NODE_VENDORID_F, fs_vendor_id(f, node));
 }
 
+/* The port whose M_Key guards an SMP to t: a switch's port 0, a CA's port
+ * the SMP came in by. */
+static struct fs_port *key_port(struct fabric *f, const struct target *t)
+{
+	const struct fs_node *n = &f->nodes[t->node];
+
+	return &f->ports[n->first_port + (n->type == FS_SWITCH ? 0 : t->entry)];
+}
+
+/* Whether an SMP with key gets an answer (IBA 14.2.4.1-3): without the
+ * node's key a Set never does, a Get not at protect bits 2 and 3; either
+ * is a violation then, counted, and starts the lease's countdown, at whose
+ * end the protect bits fall to 0. The right key stops the countdown. */
+static bool mkey_check(struct fabric *f, struct target *t, unsigned method, uint64_t key)
+{
+	struct fs_port *k = key_port(f, t);
+	double now = fs_now();
+
+	if (k->mkey_lease_end && now >= k->mkey_lease_end) {
+		k->mkey_protect = 0;
+		k->mkey_lease_end = 0;
+	}
+	t->keyed = !k->mkey || key == k->mkey;
+	if (t->keyed) {
+		if (k->mkey && key == k->mkey)
+			k->mkey_lease_end = 0;
+		return true;
+	}
+	if (method == IB_MAD_METHOD_GET && k->mkey_protect < 2)
+		return true;
+	if (k->mkey_violations < 0xffff)
+		k->mkey_violations++;
+	if (k->mkey_lease && !k->mkey_lease_end)
+		k->mkey_lease_end = now + k->mkey_lease;
+	return false;
+}
+
+void fs_set_mkey(struct fabric *f, int node, uint64_t key, int protect, int lease)
+{
+	for (uint32_t i = node < 0 ? 0 : (uint32_t)node;
+	     i < (node < 0 ? f->nnodes : (uint32_t)node + 1); i++) {
+		const struct fs_node *n = &f->nodes[i];
+
+		for (unsigned p = 0; p <= n->nports; p++) {
+			struct fs_port *k = &f->ports[n->first_port + p];
+
+			k->mkey = key;
+			if (protect >= 0)
+				k->mkey_protect = (uint8_t)protect;
+			if (lease >= 0)
+				k->mkey_lease = (uint16_t)lease;
+			k->mkey_lease_end = 0;
+		}
+	}
+}
+
 static int smp(struct fabric *f, const struct target *t, unsigned method, unsigned attr,
 	       uint32_t mod, uint8_t *d)
 {
@@ -223,6 +287,13 @@ static int smp(struct fabric *f, const struct target *t, unsigned method, unsign
 		if (num > n->nports || (n->type != FS_SWITCH && num == 0))
 			return STATUS_BAD_FIELD;
 		fs_encode_portinfo(f, t->node, (uint8_t)num, t->entry, d);
+		{
+			/* M_Key: read as 0 at protect bits 1 without the key */
+			struct fs_port *k = key_port(f, t);
+
+			if (t->keyed || k->mkey_protect == 0)
+				mad_set_field64(d, 0, IB_PORT_MKEY_F, k->mkey);
+		}
 		return 0;
 	}
 	case IB_ATTR_PORT_INFO_EXT: {
@@ -570,6 +641,9 @@ bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request
 		f->nodes[t.node].vendor_mads++; /* what a sweep costs a node, dead or not */
 	if (f->nodes[t.node].dead)
 		return false; /* silence, as from a node that hung */
+	if ((mgmt == IB_SMI_CLASS || mgmt == IB_SMI_DIRECT_CLASS) &&
+	    !mkey_check(f, &t, method, mad_get_field64(mad, 0, IB_MAD_MKEY_F)))
+		return false; /* no answer: the requester times out, as from a real SMA */
 	{
 		struct fs_node *n = &f->nodes[t.node];
 		uint8_t sp = subject_port(mgmt, attr, mod, d, &t);

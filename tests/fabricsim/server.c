@@ -345,11 +345,14 @@ static void usage(FILE *out)
 		"usage: fabricsim [--layout fattree3|fattree2|rail] [--hosts N] [--radix R]\n"
 		"                 [--speed SDR..XDR] [--width 1X|2X|4X|8X|12X] [--links FILE]\n"
 		"                 [--sockname NAME] [--no-console] [--real-names]\n"
+		"                 [--mkey KEY [--mkey-protect 0-3] [--mkey-lease SECONDS]]\n"
 		"Simulates an InfiniBand subnet for libumad2sim clients (LD_PRELOAD=libumad2sim.so),\n"
 		"in place of ibsim and opensm. The socket name is $IBSIM_SOCKNAME (or --sockname,\n"
 		"else \"sim\"). --hosts: servers in the rail layout (8 HCAs each, one per rail).\n"
 		"--real-names: NodeDescriptions as real fabrics have them (a model's switches\n"
 		"alike, hosts \"HOST mlx5_N\"); the console keeps its names.\n"
+		"--mkey: every port's M_Key (one for the subnet, as opensm's m_key), enforced as\n"
+		"IBA says at its protect bits (default 3); the console's MKey sets one node's.\n"
 		"Commands on stdin: help lists them.\n");
 }
 
@@ -362,7 +365,11 @@ int main(int argc, char **argv)
 		{"sockname", required_argument, NULL, 'S'},
 		{"no-console", no_argument, NULL, 'C'},   {"help", no_argument, NULL, 'h'},
 		{"real-names", no_argument, NULL, 'R'},
+		{"mkey", required_argument, NULL, 'K'}, {"mkey-protect", required_argument, NULL, 'P'},
+		{"mkey-lease", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0}};
+	unsigned long long mkey = 0;
+	int mkey_protect = 3, mkey_lease = 0;
 	enum fs_layout layout = FS_FATTREE3;
 	unsigned hosts = 128, radix = 64;
 	const char *links = NULL;
@@ -376,7 +383,7 @@ int main(int argc, char **argv)
 
 	if (getenv("IBSIM_SOCKNAME") && *getenv("IBSIM_SOCKNAME"))
 		sockname = getenv("IBSIM_SOCKNAME");
-	while ((c = getopt_long(argc, argv, "l:n:r:s:w:o:S:ChR", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:n:r:s:w:o:S:ChRK:P:L:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			layout = !strcmp(optarg, "fattree2") ? FS_FATTREE2 :
@@ -410,6 +417,15 @@ int main(int argc, char **argv)
 		case 'R':
 			real_names = true;
 			break;
+		case 'K':
+			mkey = strtoull(optarg, NULL, 0);
+			break;
+		case 'P':
+			mkey_protect = atoi(optarg);
+			break;
+		case 'L':
+			mkey_lease = atoi(optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -431,6 +447,12 @@ int main(int argc, char **argv)
 	}
 	if (real_names)
 		fs_real_names(&fabric);
+	if (mkey_protect < 0 || mkey_protect > 3 || mkey_lease < 0 || mkey_lease > 65535) {
+		fprintf(stderr, "fabricsim: --mkey-protect 0-3, --mkey-lease 0-65535\n");
+		return 2;
+	}
+	if (mkey)
+		fs_set_mkey(&fabric, -1, mkey, mkey_protect, mkey_lease);
 	if (links) {
 		FILE *out = fopen(links, "w");
 

@@ -9,7 +9,7 @@ process is recorded there and stopped by PID.
                [--ibsnmpd-preload LIB] [--ibsnmpd-debug TOKENS]
                [--no-traps] [--no-partitions] [--minimal]
                [--big HOSTS [--radix R] [--layout fattree3|fattree2|rail] [--speed S]
-                [--real-names]]
+                [--real-names] [--mkey KEY [--mkey-protect LEVEL]]]
       starts the stack, waits until the subnet is up and ibsnmpd has
       registered, prints shell assignments (SIMFABRIC_DIR=, SNMP_TARGET=, ...)
       Every feature works in the bed as it comes: IB traps reach ibsnmpd
@@ -26,6 +26,9 @@ process is recorded there and stopped by PID.
       --real-names: nodes described as on real fabrics (every switch of a
       model alike, hosts "HOST mlx5_N"), and a node-name map naming the leaf
       switches (SIMFABRIC_NODE_NAME_MAP) given to ibsnmpd (nodeNameMap).
+      --mkey KEY: every port protected by that M_Key (opensm's m_key), at
+      --mkey-protect LEVEL (0-3, default 3); ibsnmpd is given no key (add
+      --conf-extra 'mKey KEY'); infiniband-diags take it as -y KEY.
   simfabric down [--dir DIR]          stops everything it started
   simfabric sim [--dir DIR] 'COMMAND' one command to ibsim's console
   simfabric stop|start SERVICE [--dir DIR] [--node NAME]
@@ -77,7 +80,8 @@ def cmd_up(args, directory):
     with_value = {"--topology": "topology", "--node": "node", "--dir": "directory",
                   "--ibsnmpd": "ibsnmpd", "--ibsnmpd-preload": "preload",
                   "--ibsnmpd-debug": "debug"}
-    big_value = {"--big": "hosts", "--radix": "radix", "--layout": "layout", "--speed": "speed"}
+    big_value = {"--big": "hosts", "--radix": "radix", "--layout": "layout", "--speed": "speed",
+                 "--mkey": "mkey", "--mkey-protect": "mkey_protect"}
     i = 0
     while i < len(args):
         a = args[i]
@@ -105,7 +109,7 @@ def cmd_up(args, directory):
         opts.update(flags[a])
         i += 1
     if "big" in opts and "hosts" not in opts["big"]:
-        die("up: --radix, --layout, --speed and --real-names go with --big HOSTS")
+        die("up: --radix, --layout, --speed, --real-names and --mkey go with --big HOSTS")
     bed = up(**opts)
     with open(bed.path("env")) as f:
         sys.stdout.write(f.read())

@@ -581,9 +581,9 @@ def _start_fabricsim(bed, ibsnmpd, big):
     fifo = _console_fifo(bed)
     links = bed.path("fabric.links")
     argv = [find_fabricsim(ibsnmpd), "--hosts", str(big["hosts"]), "--links", links]
-    for key in ("radix", "layout", "speed"):
-        if big.get(key):
-            argv += ["--" + key, str(big[key])]
+    for key in ("radix", "layout", "speed", "mkey", "mkey_protect"):
+        if big.get(key) is not None and big.get(key) != "":
+            argv += ["--" + key.replace("_", "-"), str(big[key])]
     if big.get("names") == "real":
         argv.append("--real-names")
     bed.write_cmd("fabricsim", argv)

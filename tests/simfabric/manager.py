@@ -100,11 +100,11 @@ def generated(bed):
     return nodes, links_
 
 
-def links(bed):
+def links(bed, *options):
     """{(node description, port): (peer description, peer port)} of every
-    link ibnetdiscover shows."""
+    link ibnetdiscover shows (options: e.g. -y KEY)."""
     res, node = {}, None
-    for line in bed.run_on_node("ibnetdiscover").splitlines():
+    for line in bed.run_on_node("ibnetdiscover", *options).splitlines():
         m = re.match(r'^(?:Switch|Ca)\s+\d+\s+"[HS]-[0-9a-f]+"\s+# "([^"]+)"', line)
         if m:
             node = m.group(1)
