@@ -40,8 +40,8 @@ static time_t now_s(void)
 
 static void reap(unsigned reg, void *arg);
 
-pid_t child_spawn(const char *what, char *const argv[], int stdout_fd, unsigned deadline_s,
-		  child_exit_fn done, void *arg)
+pid_t child_spawn(const char *what, char *const argv[], int stdin_fd, int stdout_fd,
+		  unsigned deadline_s, child_exit_fn done, void *arg)
 {
 	posix_spawn_file_actions_t fa;
 	struct child *c = calloc(1, sizeof(*c));
@@ -51,6 +51,8 @@ pid_t child_spawn(const char *what, char *const argv[], int stdout_fd, unsigned 
 	if (!c)
 		return -1;
 	posix_spawn_file_actions_init(&fa);
+	if (stdin_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, stdin_fd, STDIN_FILENO);
 	if (stdout_fd >= 0)
 		posix_spawn_file_actions_adddup2(&fa, stdout_fd, STDOUT_FILENO);
 	/* nothing of ours beyond the three standard descriptors */

@@ -190,6 +190,15 @@ static void parse_node_context_types(const char *token, char *line)
 		ibsnmpd_cfg.node_context_types = mask;
 }
 
+/* mKey KEY: as a GUID, up to 16 hex digits; never echoed */
+static void parse_mkey(const char *token, char *line)
+{
+	const char *why;
+
+	if (config_parse_guid(line, &ibsnmpd_cfg.mkey, &why))
+		config_report(token, "(hidden)", "expected a key of up to 16 hexadecimal digits");
+}
+
 static void core_defaults(void)
 {
 	config_set_defaults(&ibsnmpd_cfg);
@@ -207,6 +216,7 @@ static const struct config_token core_tokens[] = {
 	 .max = 1024, .help = "COUNT"},
 	{"cacheLifetime", CONFIG_CUSTOM, .parse = parse_cache_lifetime, .help = "GROUP SECONDS"},
 	{"exposeKeys", CONFIG_BOOL, &ibsnmpd_cfg.expose_keys, .help = "yes|no"},
+	{"mKey", CONFIG_CUSTOM, .parse = parse_mkey, .help = "KEY"},
 	{"notificationLimit", CONFIG_CUSTOM, .parse = parse_notification_limit,
 	 .help = "COUNT SECONDS"},
 	{"notificationQueue", CONFIG_UINT, &ibsnmpd_cfg.notify_queue, .min = 0, .max = 1000000,

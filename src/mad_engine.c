@@ -104,6 +104,7 @@ static struct {
 	struct silence **silences;  /* every silent (destination, class), probed when due */
 	size_t n_silences, cap_silences;
 	unsigned probes_in_flight;
+	uint64_t mkey;             /* in every SMP (mKey) */
 } eng;
 
 /* Probes in flight at once: a sixteenth of the window (at least one), so
@@ -143,6 +144,11 @@ void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_o
 	eng.retries = retries;
 	eng.max_outstanding = max_outstanding ? max_outstanding : 1;
 	eng.max_per_dest = max_per_destination ? max_per_destination : 1;
+}
+
+void mad_engine_set_mkey(uint64_t mkey)
+{
+	eng.mkey = mkey;
 }
 
 void mad_engine_get_stats(struct mad_engine_stats *st)
@@ -186,6 +192,8 @@ static int send_one(struct mad_request *r)
 	rpc.datasz = (int)mad_class_data_size(r->mgmt_class);
 	rpc.dataoffs = (int)mad_class_data_offset(r->mgmt_class);
 	rpc.mask = r->sa_comp_mask;
+	if (r->mgmt_class == IB_SMI_CLASS || r->mgmt_class == IB_SMI_DIRECT_CLASS)
+		rpc.mkey = eng.mkey; /* mad_encode writes it in the SMP's M_Key */
 	r->tid = ++eng.next_tid ? eng.next_tid : ++eng.next_tid;
 	rpc.trid = r->tid;
 	if (mad_build_pkt(umad, &rpc, &r->target, NULL, r->data_len ? r->data : NULL) < 0)

@@ -188,6 +188,7 @@ static void reload_config(void)
 		snmp_log(LOG_WARNING, "a change of 'ca' or 'port' takes effect at the next start\n");
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
+	mad_engine_set_mkey(ibsnmpd_cfg.mkey);
 	notify_apply_config();
 	areas_reload();
 }
@@ -355,6 +356,7 @@ int main(int argc, char **argv)
 
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
+	mad_engine_set_mkey(ibsnmpd_cfg.mkey);
 	if (mad_device_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &local, &wire, err,
 			    sizeof(err), &exit_code) < 0)
 		fatal(exit_code, err);

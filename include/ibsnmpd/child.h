@@ -12,11 +12,12 @@
 /* status as waitpid() gives it; killed: ibsnmpd killed it at its deadline */
 typedef void (*child_exit_fn)(pid_t pid, int status, bool killed, void *arg);
 
-/* Starts argv[0] (a path) with argv; its stdout is stdout_fd (-1: ours).
- * what names it in the logs; deadline_s 0: none. done (may be NULL) is
- * called on the main loop when it has exited. -1 on failure (logged). */
-pid_t child_spawn(const char *what, char *const argv[], int stdout_fd, unsigned deadline_s,
-		  child_exit_fn done, void *arg);
+/* Starts argv[0] (a path) with argv; its stdin is stdin_fd and its stdout
+ * stdout_fd (-1: ours). what names it in the logs; deadline_s 0: none.
+ * done (may be NULL) is called on the main loop when it has exited. -1 on
+ * failure (logged). */
+pid_t child_spawn(const char *what, char *const argv[], int stdin_fd, int stdout_fd,
+		  unsigned deadline_s, child_exit_fn done, void *arg);
 /* Collects the exits there are now (as the main loop does every second),
  * e.g. when a child's output has ended: it has most likely exited. */
 void child_reap_now(void);

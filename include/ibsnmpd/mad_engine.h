@@ -130,6 +130,8 @@ struct mad_engine_stats {
 	unsigned queued;
 };
 void mad_engine_get_stats(struct mad_engine_stats *st);
+/* The M_Key every SMP carries (mKey; 0: none), LID- and directed-routed. */
+void mad_engine_set_mkey(uint64_t mkey);
 /* Whether requests of mgmt_class to lid fail at once now, without a MAD:
  * the engine takes that agent of the node for dead, until it answers one
  * of the engine's own probes. A sweep that wants one real try of a silent

@@ -203,7 +203,7 @@ static int tell_opensm(char *err, size_t errlen)
 		char *argv[] = {"/bin/sh", "-c", pkey_cfg.opensm_reload_command, NULL};
 
 		/* not waited for; one that hangs is killed after RELOAD_DEADLINE_S */
-		if (child_spawn("opensmReloadCommand", argv, -1, RELOAD_DEADLINE_S, NULL, NULL) < 0) {
+		if (child_spawn("opensmReloadCommand", argv, -1, -1, RELOAD_DEADLINE_S, NULL, NULL) < 0) {
 			snprintf(err, errlen, "cannot run '%.200s'", pkey_cfg.opensm_reload_command);
 			return -1;
 		}

@@ -6,7 +6,9 @@
  * engine (which libumad2sim, used by the tests, cannot do), and a crash here
  * costs one discovery, not the daemon.
  *
- * Usage: ibsnmpd-discover CA PORT TIMEOUT_MS RETRIES
+ * Usage: ibsnmpd-discover CA PORT TIMEOUT_MS RETRIES < M_KEY
+ * (stdin: the M_Key for every SMP, "0x" and hex digits; a terminal or
+ * nothing: none)
  * Output (stdout), read by topology_parse():
  *   node GUID TYPE NUMPORTS LID DESCRIPTION...
  *   route GUID HOPS PORT...     (the directed route to the node above)
@@ -15,10 +17,12 @@
  *                               sma_speed_generation(); 0 when not up)
  *   done SECONDS
  */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <infiniband/ibnetdisc.h>
 
@@ -83,6 +87,20 @@ static void print_node(ibnd_node_t *n, void *user)
 	}
 }
 
+/* The M_Key the daemon hands over on stdin ("0x" and 16 hex digits), not on
+ * the command line: written before the helper starts, so it is there at
+ * once; a stdin with nothing to read now (a terminal, someone else's pipe)
+ * means none. */
+static uint64_t read_mkey(void)
+{
+	struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+	char line[40] = "";
+
+	if (poll(&p, 1, 0) != 1 || !(p.revents & POLLIN) || !fgets(line, sizeof(line), stdin))
+		return 0;
+	return strtoull(line, NULL, 16);
+}
+
 int main(int argc, char **argv)
 {
 	ibnd_config_t cfg;
@@ -94,6 +112,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memset(&cfg, 0, sizeof(cfg));
+	cfg.mkey = read_mkey();
 	cfg.max_smps = 16;
 	cfg.timeout_ms = (unsigned)atoi(argv[3]);
 	cfg.retries = (unsigned)atoi(argv[4]);

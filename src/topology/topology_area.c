@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,8 @@ static void start_discovery(struct cache_group *g)
 	struct topology_area *a = g->owner;
 	char port[16], timeout[16], retries[16];
 	char *argv[] = {a->helper, a->ca_name, port, timeout, retries, NULL};
-	int fds[2];
+	int fds[2], keys[2];
+	char key[32];
 	pid_t pid;
 
 	snprintf(port, sizeof(port), "%d", a->port_num);
@@ -125,9 +127,23 @@ static void start_discovery(struct cache_group *g)
 		cache_refresh_kept(g);
 		return;
 	}
+	/* the M_Key on its stdin, not on its command line (ps shows that) */
+	if (pipe2(keys, O_CLOEXEC) < 0) {
+		snmp_log(LOG_ERR, "discovery: pipe: %s\n", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		cache_refresh_kept(g);
+		return;
+	}
+	snprintf(key, sizeof(key), "0x%016" PRIx64 "\n", ibsnmpd_cfg.mkey);
+	if (write(keys[1], key, strlen(key)) != (ssize_t)strlen(key))
+		snmp_log(LOG_ERR, "discovery: cannot hand the helper its M_Key\n");
+	close(keys[1]);
+	memset(key, 0, sizeof(key));
 	/* a discovery that takes longer than the interval between two is hung */
-	pid = child_spawn("the subnet discovery helper", argv, fds[1], cfg.interval_s,
+	pid = child_spawn("the subnet discovery helper", argv, keys[0], fds[1], cfg.interval_s,
 			  discovery_exited, a);
+	close(keys[0]);
 	close(fds[1]);
 	if (pid < 0) {
 		close(fds[0]);
