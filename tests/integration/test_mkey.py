@@ -1,0 +1,97 @@
+"""M_Key: fabricsim protects every port with one subnet key (opensm's
+m_key) and enforces it as IBA and Linux's software SMAs do; ibsnmpd, given
+the key (mKey), reads the protected fabric as an unprotected one, causes no
+violation, and neither serves nor logs the key. Checked with smpquery and
+ibnetdiscover given the key (-y), as an operator of such a fabric runs
+them."""
+import re
+import time
+
+import pytest
+
+from conftest import fields, generated, links, start_testbed, stop_testbed, wait_for
+
+KEY = "0x00000000c0ffee42"
+MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
+PORT = MIB + "1.5.1.1."           # ibsnmpdFabricPortEntry
+SMA_MKEY = ".1.3.6.1.3.117.3.1.4.1.0"          # ibSmaPortMKey (port 0)
+SMA_PROTECT = ".1.3.6.1.3.117.3.1.4.25.0"      # ibSmaPortMKeyProtectBits
+SMA_VIOLATIONS = ".1.3.6.1.3.117.3.1.4.34.0"   # ibSmaPortMKeyViolations
+
+
+@pytest.fixture(scope="module")
+def bed():
+    b = start_testbed(big={"hosts": 16, "radix": 8, "mkey": KEY, "mkey_protect": 3},
+                      extra_conf=["mKey " + KEY, "cacheLifetime fabricPorts 2",
+                                  "cacheLifetime pmCounters 2", "madTimeout 300"])
+    try:
+        yield b
+    finally:
+        stop_testbed(b)
+
+
+def portinfo(bed, lid, port=0, key=KEY, show=False):
+    """smpquery portinfo's fields, or None when it got no answer"""
+    args = ["smpquery"] + (["-y", key] if key else []) + (["-K"] if show else []) + \
+        ["-t", "200", "portinfo", str(lid), str(port)]
+    out = bed.run_on_node(*args, ok_codes=(0, 255, 1))
+    f = fields(out)
+    return f if "LinkState" in f else None
+
+
+def violations(bed, nodes):
+    """MKeyViolations of every node: a switch's port 0, a host's port 1"""
+    return {name: int(portinfo(bed, lid, 0 if kind == "switch" else 1)["MkeyViolations"])
+            for name, (kind, guid, nports, lid) in nodes.items()}
+
+
+def test_the_simulator_enforces_the_key_as_iba_says(bed):
+    nodes, _ = generated(bed)
+    lid = nodes["leaf-1-2"][3]
+    before = int(portinfo(bed, lid)["MkeyViolations"])
+    # protect bits 3: without the key no answer, and a violation counted
+    assert portinfo(bed, lid, key=None) is None
+    assert int(portinfo(bed, lid)["MkeyViolations"]) > before
+    assert portinfo(bed, lid)["ProtectBits"] == "3"
+    # protect bits 1: a Get is answered, the M_Key field reads 0 without it
+    bed.simfabric("sim", 'MKey "leaf-1-2" %s 1' % KEY)
+    assert int(portinfo(bed, lid, key=None, show=True)["Mkey"], 16) == 0
+    assert int(portinfo(bed, lid, show=True)["Mkey"], 16) == int(KEY, 16)
+    # protect bits 0: it reads as it is
+    bed.simfabric("sim", 'MKey "leaf-1-2" %s 0' % KEY)
+    assert int(portinfo(bed, lid, key=None, show=True)["Mkey"], 16) == int(KEY, 16)
+    bed.simfabric("sim", 'MKey "leaf-1-2" %s 3' % KEY)
+    # ibnetdiscover: nothing without the key, the whole fabric with it
+    assert len(links(bed, "-y", KEY)) == 2 * len(generated(bed)[1])
+    out = bed.run_on_node("ibnetdiscover", "-t", "200", ok_codes=(0, 1, 255))
+    assert not re.search(r"^(Switch|Ca)\s", out, re.M), out
+
+
+def test_with_the_key_every_link_is_read_and_nothing_violated(bed):
+    nodes, cables = generated(bed)
+    theirs = links(bed, "-y", KEY)
+    start = violations(bed, nodes)
+
+    def served():
+        state = {oid: v for oid, (_, v) in bed.walk(PORT + "6").items()}
+        return len(state) == sum(n[2] for n in nodes.values()) and \
+            sum(1 for v in state.values() if v == "4") == len(theirs)
+    assert wait_for(served, seconds=60), bed.log("ibsnmpd.log")[-2000:]
+    # the remote ends as ibnetdiscover -y shows them
+    rdesc = {oid[len(PORT + "16."):]: v.strip('"') for oid, (_, v) in
+             bed.walk(PORT + "16").items()}
+    desc = {oid[len(PORT + "3."):]: v.strip('"') for oid, (_, v) in bed.walk(PORT + "3").items()}
+    rport = {oid[len(PORT + "17."):]: v for oid, (_, v) in bed.walk(PORT + "17").items()}
+    ours = {(desc[i], int(i.rsplit(".", 1)[1])): (rdesc[i], int(rport[i]))
+            for i in rdesc if rdesc[i]}
+    assert ours == theirs
+    time.sleep(6)  # sweeps of the links and the counters, with the key
+    assert violations(bed, nodes) == start
+    # the key is never served nor logged: the switch's context hides it
+    guid = nodes["leaf-1-1"][1]
+    context = "ib-%016x" % guid
+    assert wait_for(lambda: bed.v3_walk(context, SMA_MKEY).get(SMA_MKEY), seconds=30)
+    got = bed.v3_walk(context, SMA_MKEY)[SMA_MKEY][1]
+    assert set(got.replace(" ", "")) <= {"0"}, got
+    assert bed.v3_walk(context, SMA_PROTECT)[SMA_PROTECT][1] == "4"  # protect bits 3
+    assert KEY[2:].lstrip("0") not in bed.log("ibsnmpd.log").lower()
