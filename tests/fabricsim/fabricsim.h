@@ -224,6 +224,7 @@ struct fabric {
 	uint32_t sm_activity;
 	uint16_t notice_count;
 	uint8_t default_speed, default_width;
+	uint8_t fabric_id;                 /* --fabric-id: in every GUID, one fabric's apart */
 	struct fs_vitals **vitals;         /* per node, NULL until used */
 };
 

@@ -39,8 +39,11 @@ uint32_t fs_add_node(struct fabric *f, enum fs_node_type type, uint8_t nports, c
 	n->name = strdup(name);
 	n->type = (uint8_t)type;
 	n->nports = nports;
-	/* GUIDs: a made-up OUI-like prefix, then the type and the node number */
-	n->guid = 0xf452140300000000ULL | ((uint64_t)type << 28) | (id + 1);
+	/* GUIDs: a made-up OUI-like prefix, then the fabric (two simulators of
+	 * one bed give GUIDs apart, as real fabrics do), the type and the node
+	 * number */
+	n->guid = 0xf452140300000000ULL | ((uint64_t)(f->fabric_id & 3) << 30) |
+		  ((uint64_t)type << 28) | (id + 1);
 	n->sys_guid = n->guid;
 	n->device_id = type == FS_SWITCH ? 54002 /* Quantum-2 */ : 4129 /* ConnectX-7 */;
 	n->first_port = f->nports;

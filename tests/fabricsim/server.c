@@ -346,6 +346,7 @@ static void usage(FILE *out)
 		"                 [--speed SDR..XDR] [--width 1X|2X|4X|8X|12X] [--links FILE]\n"
 		"                 [--sockname NAME] [--no-console] [--real-names]\n"
 		"                 [--mkey KEY [--mkey-protect 0-3] [--mkey-lease SECONDS]]\n"
+		"                 [--fabric-id 0-3]\n"
 		"Simulates an InfiniBand subnet for libumad2sim clients (LD_PRELOAD=libumad2sim.so),\n"
 		"in place of ibsim and opensm. The socket name is $IBSIM_SOCKNAME (or --sockname,\n"
 		"else \"sim\"). --hosts: servers in the rail layout (8 HCAs each, one per rail).\n"
@@ -353,6 +354,7 @@ static void usage(FILE *out)
 		"alike, hosts \"HOST mlx5_N\"); the console keeps its names.\n"
 		"--mkey: every port's M_Key (one for the subnet, as opensm's m_key), enforced as\n"
 		"IBA says at its protect bits (default 3); the console's MKey sets one node's.\n"
+		"--fabric-id: a second simulated fabric's GUIDs apart from the first's.\n"
 		"Commands on stdin: help lists them.\n");
 }
 
@@ -367,6 +369,7 @@ int main(int argc, char **argv)
 		{"real-names", no_argument, NULL, 'R'},
 		{"mkey", required_argument, NULL, 'K'}, {"mkey-protect", required_argument, NULL, 'P'},
 		{"mkey-lease", required_argument, NULL, 'L'},
+		{"fabric-id", required_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0}};
 	unsigned long long mkey = 0;
 	int mkey_protect = 3, mkey_lease = 0;
@@ -383,7 +386,7 @@ int main(int argc, char **argv)
 
 	if (getenv("IBSIM_SOCKNAME") && *getenv("IBSIM_SOCKNAME"))
 		sockname = getenv("IBSIM_SOCKNAME");
-	while ((c = getopt_long(argc, argv, "l:n:r:s:w:o:S:ChRK:P:L:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:n:r:s:w:o:S:ChRK:P:L:F:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			layout = !strcmp(optarg, "fattree2") ? FS_FATTREE2 :
@@ -425,6 +428,9 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			mkey_lease = atoi(optarg);
+			break;
+		case 'F':
+			fabric.fabric_id = (uint8_t)(atoi(optarg) & 3);
 			break;
 		case 'h':
 			usage(stdout);

@@ -9,7 +9,7 @@ process is recorded there and stopped by PID.
                [--ibsnmpd-preload LIB] [--ibsnmpd-debug TOKENS]
                [--no-traps] [--no-partitions] [--minimal]
                [--big HOSTS [--radix R] [--layout fattree3|fattree2|rail] [--speed S]
-                [--real-names] [--mkey KEY [--mkey-protect LEVEL]]]
+                [--real-names] [--mkey KEY [--mkey-protect LEVEL]] [--fabrics 2]]
       starts the stack, waits until the subnet is up and ibsnmpd has
       registered, prints shell assignments (SIMFABRIC_DIR=, SNMP_TARGET=, ...)
       Every feature works in the bed as it comes: IB traps reach ibsnmpd
@@ -29,13 +29,17 @@ process is recorded there and stopped by PID.
       --mkey KEY: every port protected by that M_Key (opensm's m_key), at
       --mkey-protect LEVEL (0-3, default 3); ibsnmpd is given no key (add
       --conf-extra 'mKey KEY'); infiniband-diags take it as -y KEY.
+      --fabrics 2: two simulated fabrics (GUIDs apart) and one ibsnmpd on each
+      (ibsnmpd, ibsnmpd-2) under the one snmpd, each with fabricName
+      fabric-N: SIMFABRIC_FABRIC_N_CONTEXT and each one's other variables;
+      sim and run take --fabric 2 for the second.
   simfabric down [--dir DIR]          stops everything it started
-  simfabric sim [--dir DIR] 'COMMAND' one command to ibsim's console
+  simfabric sim [--dir DIR] [--fabric 2] 'COMMAND' one command to ibsim's console
   simfabric stop|start SERVICE [--dir DIR] [--node NAME]
       SERVICE is ibsnmpd, snmpd, snmptrapd or opensm: stop it, or start it
       again with the command line it was first started with (--node: attach
       it to another node, e.g. to move the SM)
-  simfabric run [--dir DIR] [--node NAME] -- CMD...
+  simfabric run [--dir DIR] [--node NAME] [--fabric 2] -- CMD...
       runs CMD (e.g. smpquery) attached to a node of the simulated fabric
   simfabric spawn SERVICE [--dir DIR] [--node NAME] -- CMD...
       starts CMD in the background attached to a node, recorded as SERVICE
@@ -81,7 +85,7 @@ def cmd_up(args, directory):
                   "--ibsnmpd": "ibsnmpd", "--ibsnmpd-preload": "preload",
                   "--ibsnmpd-debug": "debug"}
     big_value = {"--big": "hosts", "--radix": "radix", "--layout": "layout", "--speed": "speed",
-                 "--mkey": "mkey", "--mkey-protect": "mkey_protect"}
+                 "--mkey": "mkey", "--mkey-protect": "mkey_protect", "--fabrics": "fabrics"}
     i = 0
     while i < len(args):
         a = args[i]
@@ -116,10 +120,13 @@ def cmd_up(args, directory):
 
 
 def cmd_run(bed, args, spawn_name=None):
-    node = None
+    node, fabric = None, 1
     while args:
         if args[0] == "--node" and len(args) > 1:
             node = args[1]
+            args = args[2:]
+        elif args[0] == "--fabric" and len(args) > 1:
+            fabric = int(args[1])
             args = args[2:]
         elif args[0] == "--":
             args = args[1:]
@@ -131,7 +138,7 @@ def cmd_run(bed, args, spawn_name=None):
             die("spawn: give SERVICE -- COMMAND")
         bed.spawn(spawn_name, *args, node=node)
         return
-    argv = bed.command(*args, node=node)
+    argv = bed.command(*args, node=node, fabric=fabric)
     os.execvp(argv[0], argv)
 
 
@@ -154,9 +161,12 @@ def main(argv):
         if sub == "down":
             bed.down()
         elif sub == "sim":
+            fabric = 1
+            if args[:1] == ["--fabric"] and len(args) > 1:
+                fabric, args = int(args[1]), args[2:]
             if not args:
                 die("sim: give one console command")
-            bed.sim(" ".join(args))
+            bed.sim(" ".join(args), fabric=fabric)
         elif sub == "run":
             cmd_run(bed, args)
         elif sub == "spawn":

@@ -26,7 +26,8 @@ SYS_NAME = ".1.3.6.1.2.1.1.5.0"
 
 # The bed's SNMPv3 user (loopback only; the secrets are the bed's own).
 V3_USER, V3_AUTH, V3_PRIV = "simfabric", "simfabric-auth", "simfabric-priv"
-SERVICES = ("ibsim", "fabricsim", "opensm", "snmpd", "snmptrapd", "ibsnmpd", "console-holder")
+SERVICES = ("ibsim", "fabricsim", "opensm", "snmpd", "snmptrapd", "ibsnmpd", "console-holder",
+            "fabricsim-2", "ibsnmpd-2", "console-holder-2")
 
 
 class BedError(Exception):
@@ -211,12 +212,15 @@ class Bed:
 
     def sanitizer_reports(self):
         """ASan and UBSan reports in what ibsnmpd printed (also while exiting)."""
-        try:
-            text = self.log("ibsnmpd.out")
-        except OSError:
-            return []
-        return [l for l in text.splitlines()
-                if "ERROR: AddressSanitizer" in l or "runtime error:" in l]
+        found = []
+        for name in ("ibsnmpd.out", "ibsnmpd-2.out"):
+            try:
+                text = self.log(name)
+            except OSError:
+                continue
+            found += [l for l in text.splitlines()
+                      if "ERROR: AddressSanitizer" in l or "runtime error:" in l]
+        return found
 
     def state(self, lines=12):
         """Which services run, and the end of their logs (shown with a failed
@@ -250,18 +254,27 @@ class Bed:
 
     # ---- services ---------------------------------------------------------------
 
-    def write_cmd(self, name, argv):
-        """DIR/NAME.cmd: a script that execs argv in the bed (cwd DIR)."""
+    def write_cmd(self, name, argv, fabric=1):
+        """DIR/NAME.cmd: a script that execs argv in the bed (cwd DIR), on
+        one of its fabrics (its simulator's socket, its persistent directory)."""
         with open(self.path(name + ".cmd"), "w") as f:
             f.write("#!/usr/bin/env bash\n")
             f.write("cd %s\n" % shlex.quote(self.dir))
             f.write("export MIBS= SNMP_PERSISTENT_DIR=%s IBSIM_SOCKNAME=%s\n" % (
-                shlex.quote(self.path("persist")), shlex.quote(self.ibsim_sockname)))
+                shlex.quote(self.path("persist" if fabric == 1 else "persist-%d" % fabric)),
+                shlex.quote(self.sockname_of(fabric))))
             f.write("exec %s\n" % " ".join(shlex.quote(a) for a in argv))
 
     @property
     def ibsim_sockname(self):
         return self.env.get("IBSIM_SOCKNAME") or self._sockname
+
+    def sockname_of(self, fabric=1):
+        """The simulator's socket name of fabric 1 (the bed's) or 2 (--fabrics 2)."""
+        if fabric == 1:
+            return self.ibsim_sockname
+        return self.env.get("SIMFABRIC_FABRIC_%d_IBSIM_SOCKNAME" % fabric) or \
+            "%s-%d" % (self._sockname, fabric)
 
     def start_service(self, name):
         """Runs DIR/NAME.cmd in the background and records its PID."""
@@ -322,8 +335,8 @@ class Bed:
         if not os.path.isfile(self.path("pids")):
             raise BedError("no test bed in '%s' (give --dir or SIMFABRIC_DIR)" % self.dir)
         pids = self.pids()
-        for name in ("ibsnmpd", "snmptrapd", "snmpd", "opensm", "ibsim", "fabricsim",
-                     "console-holder"):
+        for name in ("ibsnmpd", "ibsnmpd-2", "snmptrapd", "snmpd", "opensm", "ibsim",
+                     "fabricsim", "fabricsim-2", "console-holder", "console-holder-2"):
             for n, p in pids:
                 if n == name:
                     self.stop_pid(p)
@@ -333,9 +346,9 @@ class Bed:
 
     # ---- the fabric -------------------------------------------------------------
 
-    def sim(self, command):
-        """One command to ibsim's console."""
-        fifo = self.path("ibsim.console")
+    def sim(self, command, fabric=1):
+        """One command to ibsim's console (fabricsim's of fabric 2)."""
+        fifo = self.path("ibsim.console" if fabric == 1 else "ibsim-%d.console" % fabric)
         if not os.path.exists(fifo):
             raise BedError("no ibsim console in %s" % self.dir)
         fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
@@ -344,23 +357,23 @@ class Bed:
         finally:
             os.close(fd)
 
-    def command(self, *cmd, node=None):
+    def command(self, *cmd, node=None, fabric=1):
         """argv that runs cmd (e.g. smpquery) attached to a node of the fabric,
         in the bed's directory (libumad2sim writes its fake sysfs, sys-PID/,
         into the current directory and leaves it when the program is killed)."""
         return ["env", "-C", self.dir, "LD_PRELOAD=" + self.env.get("UMAD2SIM", UMAD2SIM),
-                "SIM_HOST=" + (node or self.node), "IBSIM_SOCKNAME=" + self.ibsim_sockname,
+                "SIM_HOST=" + (node or self.node), "IBSIM_SOCKNAME=" + self.sockname_of(fabric),
                 "MIBS="] + list(cmd)
 
-    def run_on_node(self, *cmd, node=None, ok_codes=(0,), timeout=60):
+    def run_on_node(self, *cmd, node=None, ok_codes=(0,), timeout=60, fabric=1):
         """Runs an infiniband-diags command attached to a node; its stdout.
         A tool killed by a signal is run again, twice at most: infiniband-diags
         through libumad2sim has crashed now and then (ibqueryerrors with
         SIGSEGV on the 612-node bed, once in CI's load), which says nothing
         of the fabric or of ibsnmpd; the crash is printed."""
         for _ in range(3):
-            out = subprocess.run(self.command(*cmd, node=node), capture_output=True, text=True,
-                                 timeout=timeout)
+            out = subprocess.run(self.command(*cmd, node=node, fabric=fabric),
+                                 capture_output=True, text=True, timeout=timeout)
             if out.returncode >= 0:
                 break
             print("%s killed by signal %d: run again" % (" ".join(cmd), -out.returncode))
@@ -390,7 +403,10 @@ class Bed:
             if sub == "down":
                 self.down()
             elif sub == "sim":
-                self.sim(" ".join(rest))
+                fabric = 1
+                if rest[:1] == ["--fabric"] and len(rest) > 1:
+                    fabric, rest = int(rest[1]), rest[2:]
+                self.sim(" ".join(rest), fabric=fabric)
             elif sub == "stop":
                 self.stop(rest[0])
             elif sub == "start":
@@ -485,12 +501,15 @@ def _start_on_free_port(bed, name, write_conf):
     return None
 
 
-def _agent_serves(bed, port):
-    """ibsnmpd is up when ibSmaNodeType.0 has a value; true at once if it died
-    (the caller sees it is gone)."""
-    if not alive(bed.pid_of("ibsnmpd")):
+def _agent_serves(bed, port, name="ibsnmpd", context=None):
+    """ibsnmpd is up when ibSmaNodeType.0 has a value (in its fabric's
+    context, asked as the bed's SNMPv3 user); true at once if it died (the
+    caller sees it is gone)."""
+    if not alive(bed.pid_of(name)):
         return True
-    out = subprocess.run(["snmpget", "-v2c", "-c", "public", "-t", "1", "-r", "0", "-Oqv",
+    who = ["-v3", "-l", "authPriv", "-u", V3_USER, "-a", "SHA", "-A", V3_AUTH, "-x", "AES",
+           "-X", V3_PRIV, "-n", context] if context else ["-v2c", "-c", "public"]
+    out = subprocess.run(["snmpget"] + who + ["-t", "1", "-r", "0", "-Oqv",
                           "udp:127.0.0.1:%d" % port, NODE_TYPE],
                          capture_output=True, text=True, env=snmp_env())
     return out.stdout.strip().isdigit()
@@ -537,12 +556,16 @@ def up(topology=None, node=None, directory=None, ibsnmpd=None, conf_extra=(), sn
     try:
         if big:
             topology = _start_fabricsim(bed, ibsnmpd, big)
+            if int(big.get("fabrics") or 1) == 2:
+                os.makedirs(bed.path("persist-2"), exist_ok=True)
+                _start_fabricsim(bed, ibsnmpd, big, fabric=2)
             if big.get("names") == "real":
                 conf_extra = list(conf_extra) + ["nodeNameMap " + _write_name_map(bed, topology)]
         else:
             _start_ibsim_opensm(bed, topology, sm_node)
         _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_agent, direct,
-            preload, debug, traps and not big, partitions, warn, big_traps=bool(traps and big))
+            preload, debug, traps and not big, partitions, warn, big_traps=bool(traps and big),
+            fabrics=int((big or {}).get("fabrics") or 1))
     except BaseException:
         bed.down()
         raise
@@ -564,38 +587,44 @@ def _write_name_map(bed, links):
     return path
 
 
-def _console_fifo(bed):
+def _suffix(fabric):
+    return "" if fabric == 1 else "-%d" % fabric
+
+
+def _console_fifo(bed, fabric=1):
     """The simulator's console: a fifo held open by a sleeper."""
-    fifo = bed.path("ibsim.console")
+    fifo = bed.path("ibsim%s.console" % _suffix(fabric))
     os.mkfifo(fifo)
     holder = launch('sleep infinity 1<>"$1" </dev/null', fifo) # read-write: no wait
     with open(bed.path("pids"), "a") as f:
-        f.write("console-holder %d\n" % holder)
+        f.write("console-holder%s %d\n" % (_suffix(fabric), holder))
     return fifo
 
 
-def _start_fabricsim(bed, ibsnmpd, big):
+def _start_fabricsim(bed, ibsnmpd, big, fabric=1):
     """fabricsim in place of ibsim and opensm; its console is the same fifo
     (simfabric sim). The generated fabric's file (nodes and links) is the
-    bed's topology."""
-    fifo = _console_fifo(bed)
-    links = bed.path("fabric.links")
-    argv = [find_fabricsim(ibsnmpd), "--hosts", str(big["hosts"]), "--links", links]
+    bed's topology. A second fabric (--fabrics 2) has its own simulator,
+    console and socket, and GUIDs apart from the first's."""
+    fifo = _console_fifo(bed, fabric)
+    links = bed.path("fabric%s.links" % _suffix(fabric))
+    argv = [find_fabricsim(ibsnmpd), "--hosts", str(big["hosts"]), "--links", links,
+            "--fabric-id", str(fabric - 1)]
     for key in ("radix", "layout", "speed", "mkey", "mkey_protect"):
         if big.get(key) is not None and big.get(key) != "":
             argv += ["--" + key.replace("_", "-"), str(big[key])]
     if big.get("names") == "real":
         argv.append("--real-names")
-    bed.write_cmd("fabricsim", argv)
-    with open(bed.path("fabricsim.cmd")) as f:
+    name = "fabricsim" + _suffix(fabric)
+    bed.write_cmd(name, argv, fabric=fabric)
+    with open(bed.path(name + ".cmd")) as f:
         text = f.read().rstrip("\n")
-    with open(bed.path("fabricsim.cmd"), "w") as f:
+    with open(bed.path(name + ".cmd"), "w") as f:
         f.write(text + " <" + shlex.quote(fifo) + "\n")
-    bed.start_service("fabricsim")
-    _wait_for(60, "fabricsim to start", bed,
-              lambda: _file_has(bed.path("fabricsim.out"), "sim>"))
-    if not alive(bed.pid_of("fabricsim")):
-        raise BedError("fabricsim exited: %s" % bed.log("fabricsim.out").strip())
+    bed.start_service(name)
+    _wait_for(60, name + " to start", bed, lambda: _file_has(bed.path(name + ".out"), "sim>"))
+    if not alive(bed.pid_of(name)):
+        raise BedError("%s exited: %s" % (name, bed.log(name + ".out").strip()))
     return links
 
 
@@ -627,7 +656,7 @@ def _start_ibsim_opensm(bed, topology, sm_node):
 
 
 def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_agent, direct,
-        preload, debug, traps, partitions, warn, big_traps=False):
+        preload, debug, traps, partitions, warn, big_traps=False, fabrics=1):
 
     # --- snmptrapd -> file -------------------------------------------------------------
     def snmptrapd_conf(port):
@@ -668,9 +697,11 @@ def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_age
         env=snmp_env()).returncode == 0)
     direct_port = free_udp_port() if direct else None  # checked below: ibsnmpd must hold it
 
-    # --- ibsnmpd attached to the chosen node -------------------------------------------
+    # --- ibsnmpd attached to the chosen node (one a fabric) ------------------------------
     with open(bed.path("ibsnmpd.conf"), "w") as f:
         f.write("# written by simfabric\n")
+        if fabrics > 1:
+            f.write("fabricName fabric-1\n")
         if not direct:
             f.write("agentxPingInterval 2\n")
         f.write("madTimeout 500\n")
@@ -699,11 +730,18 @@ def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_age
         if not preload:
             warn("simfabric: sim_issm_shim.so not found (build the project or set "
                  "SIM_ISSM_SHIM): IB traps will not reach ibsnmpd")
-    bed.write_cmd("ibsnmpd", ["env", "LD_PRELOAD=" + ((preload + " ") if preload else "") +
-                              UMAD2SIM, "SIM_HOST=" + node, ibsnmpd or "ibsnmpd", "-f", "-Lf",
-                              bed.path("ibsnmpd.log"), "-c", bed.path("ibsnmpd.conf"), "-x",
-                              "unix:" + bed.path("agentx.sock"), "-p", bed.path("ibsnmpd.pid")] +
-                  (["-D" + debug] if debug else []))
+    for fabric in range(1, fabrics + 1):
+        name = "ibsnmpd" + _suffix(fabric)
+        if fabric > 1:  # the same settings, its own fabric's name
+            with open(bed.path("ibsnmpd.conf")) as f:
+                text = f.read().replace("fabricName fabric-1\n", "fabricName fabric-%d\n" % fabric)
+            with open(bed.path(name + ".conf"), "w") as f:
+                f.write(text)
+        bed.write_cmd(name, ["env", "LD_PRELOAD=" + ((preload + " ") if preload else "") +
+                             UMAD2SIM, "SIM_HOST=" + node, ibsnmpd or "ibsnmpd", "-f", "-Lf",
+                             bed.path(name + ".log"), "-c", bed.path(name + ".conf"), "-x",
+                             "unix:" + bed.path("agentx.sock"), "-p", bed.path(name + ".pid")] +
+                      (["-D" + debug] if debug else []), fabric=fabric)
     with open(bed.path("env"), "w") as f:
         f.write("SIMFABRIC_DIR=%s\n" % bed.dir)
         f.write("SNMP_TARGET=udp:127.0.0.1:%d\n" % snmp_port)
@@ -719,22 +757,38 @@ def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_age
         f.write("SIMFABRIC_TOPOLOGY=%s\nUMAD2SIM=%s\n" % (topology, UMAD2SIM))
         if os.path.exists(bed.path("ib-node-name-map")):
             f.write("SIMFABRIC_NODE_NAME_MAP=%s\n" % bed.path("ib-node-name-map"))
+        if fabrics > 1:
+            f.write("SIMFABRIC_FABRICS=%d\n" % fabrics)
+            for fabric in range(1, fabrics + 1):
+                s = _suffix(fabric)
+                for key, value in (("CONTEXT", "fabric-%d" % fabric),
+                                   ("IBSIM_SOCKNAME", bed.sockname_of(fabric)),
+                                   ("TOPOLOGY", bed.path("fabric%s.links" % s)),
+                                   ("CONSOLE", bed.path("ibsim%s.console" % s)),
+                                   ("IBSNMPD_LOG", bed.path("ibsnmpd%s.log" % s)),
+                                   ("IBSNMPD_CONF", bed.path("ibsnmpd%s.conf" % s)),
+                                   ("PERSISTENT_DIR",
+                                    bed.path("persist" if fabric == 1 else "persist%s" % s))):
+                    f.write("SIMFABRIC_FABRIC_%d_%s=%s\n" % (fabric, key, value))
     bed.env = bed._read_env()
-    if with_agent:
-        bed.start_service("ibsnmpd")
+    for fabric in range(1, fabrics + 1 if with_agent else 1):
+        name = "ibsnmpd" + _suffix(fabric)
+        bed.start_service(name)
         port = direct_port or snmp_port
+        context = "fabric-%d" % fabric if fabrics > 1 else None
         why = None
         try:
-            _wait_for(WAIT_AGENT_S, "ibsnmpd to register", bed, lambda: _agent_serves(bed, port))
-            if not alive(bed.pid_of("ibsnmpd")):
-                why = "ibsnmpd exited (logs in %s)" % bed.dir
+            _wait_for(WAIT_AGENT_S, name + " to register", bed,
+                      lambda: _agent_serves(bed, port, name, context))
+            if not alive(bed.pid_of(name)):
+                why = "%s exited (logs in %s)" % (name, bed.dir)
             elif direct_port and not holds_udp_port(bed.pid_of("ibsnmpd"), direct_port):
                 why = "ibsnmpd does not hold udp:127.0.0.1:%d" % direct_port
         except BedError as e:
             why = str(e)
         if why:
             try:
-                warn("\n".join(bed.log("ibsnmpd.log").splitlines()[-5:]))
+                warn("\n".join(bed.log(name + ".log").splitlines()[-5:]))
             except OSError:
                 pass
             raise BedError(why)

@@ -100,11 +100,12 @@ def generated(bed):
     return nodes, links_
 
 
-def links(bed, *options):
+def links(bed, *options, fabric=1):
     """{(node description, port): (peer description, peer port)} of every
-    link ibnetdiscover shows (options: e.g. -y KEY)."""
+    link ibnetdiscover shows (options: e.g. -y KEY) on one of the bed's
+    fabrics."""
     res, node = {}, None
-    for line in bed.run_on_node("ibnetdiscover", *options).splitlines():
+    for line in bed.run_on_node("ibnetdiscover", *options, fabric=fabric).splitlines():
         m = re.match(r'^(?:Switch|Ca)\s+\d+\s+"[HS]-[0-9a-f]+"\s+# "([^"]+)"', line)
         if m:
             node = m.group(1)
