@@ -16,6 +16,7 @@ static oid ibsnmpd_mib_oid[] = {OID_IBSNMPD_MIB};
 static const oid stats_oid[] = {OID_IBSNMPD_STATS};
 static const oid cache_table_oid[] = {OID_IBSNMPD_CACHE_TABLE};
 static const oid queue_oid[] = {OID_IBSNMPD_NOTIFICATION_QUEUE};
+static const oid instance_oid[] = {OID_IBSNMPD_INSTANCE};
 struct cache_entry {
 	const struct cache_decl *decl;
 	const struct cache_group *group;
@@ -114,6 +115,23 @@ static struct mib_scalars queue_scalars = {
 	.value = queue_value, .ctx = &stats,
 };
 
+/* ibsnmpdInstance: the fabric this instance serves (fabricName). */
+static int instance_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
+{
+	(void)snap;
+	if (column != SCALAR_IBSNMPD_FABRIC_NAME)
+		return -1;
+	mib_set_octets(vb, ibsnmpd_cfg.fabric_name, strlen(ibsnmpd_cfg.fabric_name));
+	return 0;
+}
+
+static struct mib_scalars instance_scalars = {
+	.name = "ibsnmpdInstance", .group_oid = instance_oid,
+	.group_oid_len = OID_LENGTH(instance_oid), .first = SCALAR_IBSNMPD_FABRIC_NAME,
+	.last = SCALAR_IBSNMPD_FABRIC_NAME, .snapshot = stats_snapshot,
+	.value = instance_value, .ctx = &stats,
+};
+
 static struct mib_table cache_table = {
 	.name = "ibsnmpdCacheTable", .table_oid = cache_table_oid,
 	.table_oid_len = OID_LENGTH(cache_table_oid), .first_column = COLUMN_IBSNMPD_CACHE_NAME,
@@ -141,7 +159,7 @@ int agent_mib_register(void)
 	stats.rows.rows = stats.row;
 	stats.rows.count = stats.count;
 	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table) ||
-	    mib_scalars_register(&queue_scalars))
+	    mib_scalars_register(&queue_scalars) || mib_scalars_register(&instance_scalars))
 		return -1;
 	register_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid),
 			    "IBSNMPD-MIB: ibsnmpd statistics and InfiniBand MIB extensions");
@@ -152,6 +170,7 @@ void agent_mib_unregister(void)
 {
 	mib_scalars_unregister(&stats_scalars);
 	mib_scalars_unregister(&queue_scalars);
+	mib_scalars_unregister(&instance_scalars);
 	mib_table_unregister(&cache_table);
 	unregister_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid));
 }

@@ -131,6 +131,24 @@ static void parse_ca(const char *token, char *line)
 	snprintf(ibsnmpd_cfg.ca_name, sizeof(ibsnmpd_cfg.ca_name), "%s", name);
 }
 
+/* fabricName NAME: letters, digits, '.', '_', '-' (a context name and a
+ * Prometheus label value an operator types), not "ib-..." (nodes' contexts) */
+static void parse_fabric_name(const char *token, char *line)
+{
+	char name[64] = "", extra[2];
+	size_t n;
+
+	if (!line || sscanf(line, "%63s %1s", name, extra) != 1 ||
+	    (n = strlen(name)) >= IBSNMPD_FABRIC_NAME_MAX ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n ||
+	    !strncmp(name, "ib-", 3)) {
+		config_report(token, line, "expected one name of 1-32 letters, digits, '.', '_' or "
+					   "'-', not beginning with ib- (the nodes' contexts)");
+		return;
+	}
+	snprintf(ibsnmpd_cfg.fabric_name, sizeof(ibsnmpd_cfg.fabric_name), "%s", name);
+}
+
 static void parse_port(const char *token, char *line)
 {
 	const char *why;
@@ -207,6 +225,7 @@ static void core_defaults(void)
 static const struct config_token core_tokens[] = {
 	{"ca", CONFIG_CUSTOM, .parse = parse_ca, .help = "NAME"},
 	{"port", CONFIG_CUSTOM, .parse = parse_port, .help = "PORTNUMBER"},
+	{"fabricName", CONFIG_CUSTOM, .parse = parse_fabric_name, .help = "NAME"},
 	{"madTimeout", CONFIG_UINT, &ibsnmpd_cfg.mad_timeout_ms, .min = 1, .max = 60000,
 	 .help = "MILLISECONDS"},
 	{"madRetries", CONFIG_UINT, &ibsnmpd_cfg.mad_retries, .min = 0, .max = 20, .help = "COUNT"},

@@ -161,13 +161,14 @@ static void write_pid_file(const char *path)
 
 static void reload_config(void)
 {
-	char ca[IBSNMPD_CA_NAME_MAX];
+	char ca[IBSNMPD_CA_NAME_MAX], fabric[IBSNMPD_FABRIC_NAME_MAX];
 	int port = ibsnmpd_cfg.port_num;
 	struct ibsnmpd_config before = ibsnmpd_cfg;
 	void *areas_before = areas_config_save();
 	const char *why;
 
 	snprintf(ca, sizeof(ca), "%s", ibsnmpd_cfg.ca_name);
+	snprintf(fabric, sizeof(fabric), "%s", ibsnmpd_cfg.fabric_name);
 	snmp_log(LOG_INFO, "SIGHUP: re-reading the configuration\n");
 	config_reset_error_count();
 	update_config();
@@ -186,6 +187,10 @@ static void reload_config(void)
 	free(areas_before);
 	if (strcmp(ca, ibsnmpd_cfg.ca_name) || port != ibsnmpd_cfg.port_num)
 		snmp_log(LOG_WARNING, "a change of 'ca' or 'port' takes effect at the next start\n");
+	if (strcmp(fabric, ibsnmpd_cfg.fabric_name)) {
+		snmp_log(LOG_WARNING, "a change of 'fabricName' takes effect at the next start\n");
+		snprintf(ibsnmpd_cfg.fabric_name, sizeof(ibsnmpd_cfg.fabric_name), "%s", fabric);
+	}
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
 	mad_engine_set_mkey(ibsnmpd_cfg.mkey);

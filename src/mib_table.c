@@ -220,9 +220,13 @@ static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 	return SNMP_ERR_NOERROR;
 }
 
-/* net-snmp frees the registration's contextName with it. */
+/* net-snmp frees the registration's contextName with it. What an area
+ * registers in the default context goes to the fabric's (fabricName), so
+ * that two instances under one snmpd serve the same OIDs side by side. */
 static int set_context(netsnmp_handler_registration *reg, const char *context)
 {
+	if (!context && ibsnmpd_cfg.fabric_name[0])
+		context = ibsnmpd_cfg.fabric_name;
 	if (!context)
 		return 0;
 	reg->contextName = strdup(context);

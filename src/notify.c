@@ -296,6 +296,15 @@ bool notify_send_context(enum notify_family family, unsigned number, unsigned so
 	}
 	if (ended)
 		log_burst_end(kind_of(family, number), source, ended);
+	if (ibsnmpd_cfg.fabric_name[0]) {
+		/* which fabric: a varbind for every receiver, the context for v3 */
+		static const oid name_oid[] = {OID_IBSNMPD_FABRIC_NAME, 0};
+
+		snmp_varlist_add_variable(&vl, name_oid, OID_LENGTH(name_oid), ASN_OCTET_STR,
+					  ibsnmpd_cfg.fabric_name, strlen(ibsnmpd_cfg.fabric_name));
+		if (!context)
+			context = ibsnmpd_cfg.fabric_name;
+	}
 	DEBUGMSGTL(("ibsnmpd:notify", "%s %u %s %u sent\n", family_label[family].name, number,
 		    family_label[family].source, source));
 	/* the session is down, or back with older ones still to go: kept, in

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #define IBSNMPD_CA_NAME_MAX 64
+#define IBSNMPD_FABRIC_NAME_MAX 33 /* an SNMP context name of 32 octets at most */
 
 /* A cache group an area declares: a row of IBSNMPD-MIB's ibsnmpdCacheTable
  * and a name for cacheLifetime. */
@@ -27,6 +28,9 @@ struct cache_decl {
 /* What the core reads; an area's own values are its own (area.h). */
 struct ibsnmpd_config {
 	char ca_name[IBSNMPD_CA_NAME_MAX]; /* "" = first CA with a usable port */
+	/* fabricName: the SNMP context served instead of the default one, the
+	 * fabric label of /metrics and a varbind of every notification; "": none */
+	char fabric_name[IBSNMPD_FABRIC_NAME_MAX];
 	int port_num;                      /* 0 = first active InfiniBand port */
 	unsigned mad_timeout_ms;
 	unsigned mad_retries;

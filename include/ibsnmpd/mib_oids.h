@@ -388,6 +388,7 @@
 #define OID_IBSNMPD_VITALS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7 /* IBSNMPD-MIB::ibsnmpdVitals */
 #define OID_IBSNMPD_NOTIFICATION_QUEUE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8 /* IBSNMPD-MIB::ibsnmpdNotificationQueue */
 #define OID_IBSNMPD_ALARMS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 9 /* IBSNMPD-MIB::ibsnmpdAlarms */
+#define OID_IBSNMPD_INSTANCE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10 /* IBSNMPD-MIB::ibsnmpdInstance */
 #define OID_IBSNMPD_NOTIFICATIONS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0 /* IBSNMPD-MIB::ibsnmpdNotifications */
 #define OID_IBSNMPD_MADS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 1, 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
 #define SCALAR_IBSNMPD_MADS_SENT 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
@@ -475,6 +476,8 @@
 #define SCALAR_IBSNMPD_NOTIFICATIONS_SENT_LATE 3 /* IBSNMPD-MIB::ibsnmpdNotificationsSentLate */
 #define OID_IBSNMPD_NOTIFICATION_TIME 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8, 4 /* IBSNMPD-MIB::ibsnmpdNotificationTime */
 #define SCALAR_IBSNMPD_NOTIFICATION_TIME 4 /* IBSNMPD-MIB::ibsnmpdNotificationTime */
+#define OID_IBSNMPD_FABRIC_NAME 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10, 1 /* IBSNMPD-MIB::ibsnmpdFabricName */
+#define SCALAR_IBSNMPD_FABRIC_NAME 1 /* IBSNMPD-MIB::ibsnmpdFabricName */
 #define OID_IBSNMPD_ALARMS_ACTIVE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 9, 1 /* IBSNMPD-MIB::ibsnmpdAlarmsActive */
 #define SCALAR_IBSNMPD_ALARMS_ACTIVE 1 /* IBSNMPD-MIB::ibsnmpdAlarmsActive */
 #define OID_IBSNMPD_ALARMS_LAST_CHANGE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 9, 2 /* IBSNMPD-MIB::ibsnmpdAlarmsLastChange */

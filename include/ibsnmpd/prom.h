@@ -78,6 +78,7 @@ struct prom_cache {
  * counters copied when it began. */
 struct prom_sources {
 	const char *version;
+	const char *fabric_name;  /* fabricName: a label of every series; NULL: none */
 	const struct topology *topology;
 	const struct pm_snapshot *pm;
 	const struct fabric_snapshot *fabric;

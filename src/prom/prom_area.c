@@ -60,6 +60,7 @@ static int scrape_begin(void *arg, struct prom_sources *src)
 
 	memset(src, 0, sizeof(*src));
 	src->version = IBSNMPD_VERSION;
+	src->fabric_name = ibsnmpd_cfg.fabric_name[0] ? ibsnmpd_cfg.fabric_name : NULL;
 	src->topology = hold(a->topology);
 	src->pm = hold(a->counters);
 	src->fabric = hold(a->links);

@@ -1264,6 +1264,8 @@ static char *put_sample(struct prom_render *r, const struct family *f, unsigned 
 	const struct prom_filter *q = &r->src->filter;
 	bool found = true;
 
+	if (r->src->fabric_name) /* the fabric first: one instance a fabric, one Prometheus for all */
+		s.labels = put_label(s.labels, ",fabric", r->src->fabric_name);
 	if (f->rows == ROWS_ALARMS) {
 		const struct alarm *a = &r->src->alarms->rows[row];
 
