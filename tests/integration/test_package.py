@@ -24,7 +24,8 @@ from conftest import TOP, fields, start_testbed, stop_testbed, wait_for
 NODE_GUID = ".1.3.6.1.3.117.3.1.1.6.0"   # ibSmaNodeGuid.0
 PM_LID = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1.4"
 FILES = ["usr/sbin/ibsnmpd", "usr/libexec/ibsnmpd/ibsnmpd-discover", "etc/snmp/ibsnmpd.conf",
-         "lib/systemd/system/ibsnmpd.service", "usr/share/man/man8/ibsnmpd.8.gz",
+         "lib/systemd/system/ibsnmpd.service", "lib/systemd/system/ibsnmpd@.service",
+         "usr/share/man/man8/ibsnmpd.8.gz",
          "usr/share/man/man5/ibsnmpd.conf.5.gz", "usr/share/doc/ibsnmpd/copyright",
          "usr/share/doc/ibsnmpd/changelog.Debian.gz"] + \
         ["usr/share/doc/ibsnmpd/examples/prometheus/%s" % f for f in (
@@ -109,6 +110,15 @@ def test_systemd_accepts_the_unit(installed):
     if not shutil.which("systemd-analyze"):
         pytest.skip("no systemd here")
     out = run("systemd-analyze", "verify", "/lib/systemd/system/ibsnmpd.service")
+    assert out.returncode == 0, out.stdout + out.stderr
+    # the template, as an instance (systemd verifies instances, not templates)
+    d = tempfile.mkdtemp(prefix="ibsnmpd-unit.")
+    try:
+        shutil.copy("/lib/systemd/system/ibsnmpd@.service",
+                    os.path.join(d, "ibsnmpd@storage.service"))
+        out = run("systemd-analyze", "verify", os.path.join(d, "ibsnmpd@storage.service"))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
     assert out.returncode == 0, out.stdout + out.stderr
 
 
