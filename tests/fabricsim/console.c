@@ -12,6 +12,9 @@
 
 static const char *const help =
 	"# Unlink \"node\"[port]           take a link down (both ends; every port without [port])\n"
+	"# Link \"a\"[p] \"b\"[q]            cable two ports (a cable moved: what they were cabled\n"
+	"#                               to is left without one), as ibsim's Link\n"
+	"# Add ca|switch \"name\" PORTS     a new node, not cabled (Link it)\n"
 	"# ReLink \"node\"[port]           bring it back up\n"
 	"# PerformanceSet \"node\"[port] PortCounters.FIELD=VALUE | PortCountersExtended.FIELD=VALUE\n"
 	"#                               | PortExtendedSpeedsCounters.FIELD=VALUE (port totals)\n"
@@ -357,6 +360,61 @@ static void vendor(struct fabric *f, char *s, FILE *out)
 	fprintf(out, "# %u nodes %s\n", n, modes[m]);
 }
 
+/* Link "a"[p] "b"[q]: a cable between two ports (both named) */
+static void cable(struct fabric *f, int node, int port, char *s, FILE *out,
+		  void (*link_changed)(struct fabric *f, uint32_t node))
+{
+	int other, other_port;
+	uint32_t ends[4];
+	size_t n = 0;
+
+	if (parse_target(f, &s, &other, &other_port, out))
+		return;
+	if (port < 1 || other_port < 1 || (other == node && other_port == port)) {
+		fprintf(out, "# Link \"a\"[p] \"b\"[q]: two ports, each with its number\n");
+		return;
+	}
+	/* the nodes whose links change: both ends, and what they were cabled to */
+	for (int i = 0; i < 2; i++) {
+		struct fs_port *p = fs_port_of(f, (uint32_t)(i ? other : node),
+					       (uint8_t)(i ? other_port : port));
+
+		ends[n++] = (uint32_t)(i ? other : node);
+		if (p->peer != FS_NO_PORT)
+			ends[n++] = fs_node_of_port(f, p->peer);
+	}
+	fs_recable(f, fs_port_index(f, (uint32_t)node, (uint8_t)port),
+		   fs_port_index(f, (uint32_t)other, (uint8_t)other_port));
+	for (size_t i = 0; link_changed && i < n; i++)
+		link_changed(f, ends[i]);
+}
+
+/* Add ca|switch "name" PORTS */
+static void add_node(struct fabric *f, char *s, FILE *out)
+{
+	char type[16] = "", *q, *end;
+	unsigned long ports;
+	uint32_t id;
+
+	if (sscanf(s, "%15s", type) != 1 || !(q = strchr(s, '"')) || !(end = strchr(q + 1, '"'))) {
+		fprintf(out, "# Add ca|switch \"name\" PORTS\n");
+		return;
+	}
+	*end = 0;
+	ports = strtoul(end + 1, NULL, 0);
+	if ((strcasecmp(type, "ca") && strcasecmp(type, "switch")) || ports < 1 || ports > 254 ||
+	    !q[1] || fs_find_node(f, q + 1) >= 0) {
+		fprintf(out, "# Add ca|switch \"name\" PORTS(1-254): a new name\n");
+		return;
+	}
+	id = fs_add_node_live(f, strcasecmp(type, "ca") ? FS_SWITCH : FS_CA, (uint8_t)ports, q + 1);
+	if (id == UINT32_MAX)
+		fprintf(out, "# no LIDs left\n");
+	else
+		fprintf(out, "# %s: GUID 0x%016llx, LID %u\n", q + 1,
+			(unsigned long long)f->nodes[id].guid, f->nodes[id].lid);
+}
+
 /* MKey "node"|* KEY [PROTECT [LEASE]], or MKey "node": its violations */
 static void mkey(struct fabric *f, char *s, FILE *out)
 {
@@ -442,13 +500,20 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 		mkey(f, s, out);
 		return;
 	}
+	if (!strcasecmp(cmd, "Add")) {
+		add_node(f, s, out);
+		return;
+	}
 	if ((!strcasecmp(cmd, "Dead") || !strcasecmp(cmd, "Alive")) && strpbrk(s, "*?")) {
 		dead_matching(f, s, !strcasecmp(cmd, "Dead"), out);
 		return;
 	}
 	if (parse_target(f, &s, &node, &port, out))
 		return;
-	if (!strcasecmp(cmd, "Unlink") || !strcasecmp(cmd, "ReLink") || !strcasecmp(cmd, "Link")) {
+	if (!strcasecmp(cmd, "Link") && strchr(s, '"')) {
+		cable(f, node, port, s, out, link_changed);
+	} else if (!strcasecmp(cmd, "Unlink") || !strcasecmp(cmd, "ReLink") ||
+		   !strcasecmp(cmd, "Link")) {
 		for_ports(f, node, port, strcasecmp(cmd, "Unlink") != 0, link_changed);
 	} else if (!strcasecmp(cmd, "PerformanceSet")) {
 		performance_set(f, node, port, s, out);

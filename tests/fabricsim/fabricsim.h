@@ -233,6 +233,13 @@ double fs_now(void);
 uint32_t fs_add_node(struct fabric *f, enum fs_node_type type, uint8_t nports, const char *name);
 void fs_cable(struct fabric *f, uint32_t node_a, uint8_t port_a, uint32_t node_b, uint8_t port_b);
 void fs_finish(struct fabric *f);
+/* A node added to a running fabric (console Add): its LIDs after the
+ * others', not cabled; UINT32_MAX if the LIDs are spent. */
+uint32_t fs_add_node_live(struct fabric *f, enum fs_node_type type, uint8_t nports,
+			  const char *name);
+/* Ports a and b (indexes) cabled to each other and up (console Link with two
+ * ports); what either was cabled to is left without a cable. */
+void fs_recable(struct fabric *f, uint32_t a, uint32_t b);
 struct fs_port *fs_port_of(struct fabric *f, uint32_t node, uint8_t num);
 uint32_t fs_port_index(struct fabric *f, uint32_t node, uint8_t num);
 uint32_t fs_node_of_port(const struct fabric *f, uint32_t port_index);

@@ -215,6 +215,67 @@ void fs_components(struct fabric *f)
 	}
 }
 
+uint32_t fs_add_node_live(struct fabric *f, enum fs_node_type type, uint8_t nports,
+			  const char *name)
+{
+	uint32_t id, old_switches = f->nswitches;
+	struct fs_node *n;
+	uint16_t lid = (uint16_t)(f->max_lid + 1);
+
+	if (f->max_lid + (type == FS_SWITCH ? 1u : nports) > FS_MAX_LID)
+		return UINT32_MAX;
+	id = fs_add_node(f, type, nports, name);
+	n = &f->nodes[id];
+	/* its LIDs after the others', as an SM gives a new node's */
+	n->lid = lid;
+	for (unsigned p = type == FS_SWITCH ? 0 : 1; p <= nports; p++) {
+		f->ports[n->first_port + p].lid = lid;
+		if (type != FS_SWITCH || p == 0)
+			f->lid_port[lid++] = n->first_port + (type == FS_SWITCH ? 0 : p);
+	}
+	f->max_lid = (uint16_t)(lid - 1);
+	f->switch_index = grow(f->switch_index, sizeof(uint32_t) * f->nnodes);
+	f->switch_index[id] = UINT32_MAX;
+	if (type == FS_SWITCH) {
+		/* every switch's hop counts are to every switch: computed again */
+		for (uint32_t s = 0; s < old_switches; s++) {
+			free(f->dist[s]);
+			f->dist[s] = NULL;
+		}
+		f->dist = grow(f->dist, sizeof(*f->dist) * (f->nswitches + 1u));
+		f->dist[old_switches] = f->dist[f->nswitches] = NULL;
+		f->switches = grow(f->switches, sizeof(uint32_t) * (f->nswitches + 1u));
+		f->switches[old_switches] = id;
+		f->switch_index[id] = old_switches;
+	}
+	if (f->vitals) {
+		f->vitals = grow(f->vitals, sizeof(*f->vitals) * f->nnodes);
+		f->vitals[id] = NULL;
+	}
+	fs_components(f);
+	return id;
+}
+
+void fs_recable(struct fabric *f, uint32_t a, uint32_t b)
+{
+	double now = fs_now();
+
+	/* what either port was cabled to is left without a cable */
+	for (int i = 0; i < 2; i++) {
+		uint32_t end = i ? b : a, old = f->ports[end].peer;
+
+		if (old != FS_NO_PORT) {
+			f->ports[old].peer = FS_NO_PORT;
+			f->ports[old].up = 0;
+		}
+	}
+	f->ports[a].peer = b;
+	f->ports[b].peer = a;
+	f->ports[a].up = f->ports[b].up = 1;
+	f->ports[a].up_since = f->ports[b].up_since = now;
+	fs_components(f);
+}
+
 void fs_set_link(struct fabric *f, uint32_t port_index, bool up)
 {
 	struct fs_port *p = &f->ports[port_index];
