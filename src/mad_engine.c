@@ -35,6 +35,7 @@ struct mad_request {
 	struct timespec deadline;
 	mad_done_fn done;         /* NULL: the engine's own probe */
 	void *ctx;
+	bool guard;               /* the M_Key guard's PortInfo of this port: always sent */
 };
 
 /* A destination: one LID, whose agent (a switch's PMA or SMA) answers one
@@ -105,7 +106,21 @@ static struct {
 	size_t n_silences, cap_silences;
 	unsigned probes_in_flight;
 	uint64_t mkey;             /* in every SMP (mKey) */
+	/* The M_Key guard: on a fabric whose ports are protected (protect bits
+	 * 2, 3) an SMP without the right key goes unanswered, counts as a
+	 * violation and raises trap 256 at the SM. When an SMP times out, this
+	 * port's own PortInfo is asked (at most every GUARD_SUSPECT_S): if this
+	 * port does not answer either, no SMP is sent any more (each would be a
+	 * violation) but that one question, every interval_s, until it is
+	 * answered. */
+	struct {
+		bool refused, probing;
+		struct timespec next;   /* the next question allowed */
+		unsigned interval_s;
+	} guard;
 } eng;
+
+#define GUARD_SUSPECT_S 10
 
 /* Probes in flight at once: a sixteenth of the window (at least one), so
  * that a dead rail's thousand LIDs are probed beside the sweeps, not in
@@ -149,6 +164,16 @@ void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_o
 void mad_engine_set_mkey(uint64_t mkey)
 {
 	eng.mkey = mkey;
+}
+
+void mad_engine_set_smp_guard_interval(unsigned seconds)
+{
+	eng.guard.interval_s = seconds ? seconds : 1;
+}
+
+bool mad_engine_smps_refused(void)
+{
+	return eng.guard.refused;
 }
 
 void mad_engine_get_stats(struct mad_engine_stats *st)
@@ -246,10 +271,69 @@ static struct silence *find_silence(const struct mad_dest *d, unsigned mgmt_clas
 	return NULL;
 }
 
-/* Whether r would fail at once: its class is taken for dead at its LID. */
+static bool is_smp(const struct mad_request *r)
+{
+	return r->mgmt_class == IB_SMI_CLASS || r->mgmt_class == IB_SMI_DIRECT_CLASS;
+}
+
+/* Whether r would fail at once: its class is taken for dead at its LID, or
+ * it is an SMP and the M_Key guard refuses them. */
 static bool request_silent(const struct mad_request *r)
 {
+	if (eng.guard.refused && is_smp(r) && !r->guard)
+		return true;
 	return r->dest->silences && find_silence(r->dest, r->mgmt_class);
+}
+
+static void guard_done(void *ctx, int result, const uint8_t *data, size_t len);
+static void queue_request(struct mad_request *r, bool first);
+
+/* Seconds between two questions while SMPs are refused (the default of
+ * pmDiscoveryInterval until the topology area sets it). */
+static unsigned guard_interval(void)
+{
+	return eng.guard.interval_s ? eng.guard.interval_s : 300;
+}
+
+/* The guard's question: this port's PortInfo, directed-routed, no retry. */
+static void guard_ask(void)
+{
+	struct mad_request *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return;
+	mad_portid_local(&r->target);
+	r->mgmt_class = IB_SMI_DIRECT_CLASS;
+	r->method = IB_MAD_METHOD_GET;
+	r->attr_id = IB_ATTR_PORT_INFO;
+	r->done = guard_done;
+	r->guard = true;
+	r->dest = &eng.directed;
+	eng.guard.probing = true;
+	ts_add_ms(&eng.guard.next, (eng.guard.refused ? guard_interval() : GUARD_SUSPECT_S) * 1000u);
+	queue_request(r, true);
+}
+
+static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	(void)ctx;
+	(void)data;
+	(void)len;
+	eng.guard.probing = false;
+	if (result == MAD_OK && eng.guard.refused) {
+		eng.guard.refused = false;
+		snmp_log(LOG_NOTICE, "this port answers SMPs again (M_Key): sending them again\n");
+	} else if (result == MAD_TIMEOUT && !eng.guard.refused) {
+		eng.guard.refused = true;
+		ts_add_ms(&eng.guard.next, guard_interval() * 1000u);
+		snmp_log(LOG_ERR, "this port does not answer SMPs: the fabric is protected by M_Key "
+			 "(protect bits 2 or 3) and %s: no SMP is sent (each would count as an M_Key "
+			 "violation and raise trap 256 at the SM) but one PortInfo of this port every "
+			 "%u s; the counters of the last discovery's nodes are still read (PerfMgt "
+			 "needs no key), the links, SMA-MIB and the discovery wait\n",
+			 eng.mkey ? "mKey is not the fabric's key" : "no mKey is set",
+			 guard_interval());
+	}
 }
 
 /* r fails at once: its silence is wanted over (a probe when due). */
@@ -414,6 +498,8 @@ static void send_probes_due(const struct timespec *now)
 
 		if (x->probe_in_flight || !x->wanted || !ts_passed(&x->until, now))
 			continue;
+		if (eng.guard.refused && x->mgmt_class == IB_SMI_CLASS)
+			continue; /* an SMP: the guard's question alone goes */
 		if (!(r = malloc(sizeof(*r))))
 			return;
 		*r = x->probe;
@@ -522,12 +608,22 @@ void mad_engine_pump(void)
 /* A try failed (timeout): send again or give up. */
 static void retry_or_fail(struct mad_request *r)
 {
+	struct timespec now;
+
 	unlink_in_flight(r);
 	if (!r->done) {
 		probe_ended(r, false);
 		return;
 	}
-	if (r->tries_left > 0 && !eng.silent) {
+	if (is_smp(r) && !r->guard && !eng.guard.probing && !eng.guard.refused && !eng.silent) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (ts_passed(&eng.guard.next, &now))
+			guard_ask(); /* is it M_Key? this port tells */
+	}
+	/* no SMP is tried again while the guard asks (each try may be a
+	 * violation), nor once it refuses them */
+	if (r->tries_left > 0 && !eng.silent &&
+	    !((eng.guard.refused || eng.guard.probing) && is_smp(r) && !r->guard)) {
 		r->tries_left--;
 		queue_request(r, true); /* retries go first */
 		return;
@@ -628,6 +724,8 @@ void mad_engine_expire(const struct timespec *now)
 	}
 	if (!eng.silent)
 		send_probes_due(now);
+	if (eng.guard.refused && !eng.guard.probing && !eng.silent && ts_passed(&eng.guard.next, now))
+		guard_ask();
 	mad_engine_pump();
 }
 
@@ -649,7 +747,7 @@ static void arm_timer(void)
 	unsigned ms;
 
 	/* silent destinations wait for their probes: the timer sends them */
-	if (eng.timer || (!eng.n_in_flight && !eng.n_silences) || !eng.open)
+	if (eng.timer || (!eng.n_in_flight && !eng.n_silences && !eng.guard.refused) || !eng.open)
 		return;
 	ms = eng.timeout_ms / 4 + 1;
 	tv.tv_sec = ms / 1000;
@@ -757,6 +855,8 @@ int mad_engine_attach(const struct mad_transport *wire)
 	eng.by_lid = calloc(MAD_UNICAST_LIDS, sizeof(*eng.by_lid));
 	if (!eng.by_lid)
 		return -1;
+	eng.guard.refused = eng.guard.probing = false; /* a new port, a new question */
+	memset(&eng.guard.next, 0, sizeof(eng.guard.next));
 	eng.wire = *wire;
 	eng.open = true;
 	return 0;

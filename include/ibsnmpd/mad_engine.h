@@ -132,6 +132,13 @@ struct mad_engine_stats {
 void mad_engine_get_stats(struct mad_engine_stats *st);
 /* The M_Key every SMP carries (mKey; 0: none), LID- and directed-routed. */
 void mad_engine_set_mkey(uint64_t mkey);
+/* The M_Key guard: when an SMP times out and this port's own PortInfo is not
+ * answered either, the fabric is protected and the key is missing or wrong:
+ * every SMP then fails at once, unsent (each would be a violation), but one
+ * PortInfo of this port every `seconds` (pmDiscoveryInterval), which ends it
+ * when answered. Logged once each way. */
+void mad_engine_set_smp_guard_interval(unsigned seconds);
+bool mad_engine_smps_refused(void);
 /* Whether requests of mgmt_class to lid fail at once now, without a MAD:
  * the engine takes that agent of the node for dead, until it answers one
  * of the engine's own probes. A sweep that wants one real try of a silent

@@ -65,6 +65,7 @@ struct topology_area {
 	char *out;
 	size_t len, cap;
 	bool alone_noted;                /* a discovery saw only the local node: said */
+	bool refused_noted;              /* a discovery skipped: SMPs refused (M_Key), said */
 	unsigned link_trap_alarm;
 	struct trap_area *traps;
 	struct trap_observer trap_seen;
@@ -118,6 +119,18 @@ static void start_discovery(struct cache_group *g)
 	int fds[2], keys[2];
 	char key[32];
 	pid_t pid;
+
+	/* on a fabric protected by M_Key without its key every SMP of the
+	 * discovery would be a violation: the last discovery stays */
+	if (mad_engine_smps_refused()) {
+		if (!a->refused_noted)
+			snmp_log(LOG_WARNING, "discovery: not run while this port does not answer "
+				 "SMPs (M_Key); the last one's nodes stay\n");
+		a->refused_noted = true;
+		cache_refresh_kept(g);
+		return;
+	}
+	a->refused_noted = false;
 
 	snprintf(port, sizeof(port), "%d", a->port_num);
 	snprintf(timeout, sizeof(timeout), "%u", ibsnmpd_cfg.mad_timeout_ms);
@@ -462,6 +475,7 @@ static void *start(const struct area_env *env)
 	a->group.free_snapshot = free_snapshot;
 	a->group.owner = a;
 	a->group.lifetime_s = cfg.interval_s;
+	mad_engine_set_smp_guard_interval(cfg.interval_s);
 	name_map_load(a, true);
 	a->names_alarm = snmp_alarm_register(NAME_MAP_CHECK_S, SA_REPEAT, name_map_check, a);
 	a->traps = area_find(&trap_area_def);
@@ -480,6 +494,7 @@ static void reload(void *self)
 	struct topology_area *a = self;
 
 	cache_group_set_lifetime(&a->group, cfg.interval_s);
+	mad_engine_set_smp_guard_interval(cfg.interval_s);
 	name_map_load(a, true); /* SIGHUP: read again, changed or not */
 }
 

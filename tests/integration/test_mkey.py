@@ -95,3 +95,51 @@ def test_with_the_key_every_link_is_read_and_nothing_violated(bed):
     assert set(got.replace(" ", "")) <= {"0"}, got
     assert bed.v3_walk(context, SMA_PROTECT)[SMA_PROTECT][1] == "4"  # protect bits 3
     assert KEY[2:].lstrip("0") not in bed.log("ibsnmpd.log").lower()
+
+
+@pytest.fixture(scope="module")
+def open_bed():
+    """A fabric without M_Key at first, and ibsnmpd without a key: the
+    console protects it later, as an SM that turns m_key on does."""
+    b = start_testbed(big={"hosts": 16, "radix": 8},
+                      extra_conf=["cacheLifetime fabricPorts 2", "cacheLifetime pmCounters 2",
+                                  "pmDiscoveryInterval 20", "madTimeout 300"])
+    try:
+        yield b
+    finally:
+        stop_testbed(b)
+
+
+GUARD_LINE = "this port does not answer SMPs: the fabric is protected by M_Key"
+PM_STALE = MIB + "1.3.1.1.25"     # ibsnmpdPmStale
+PORT_STALE = PORT + "25"          # ibsnmpdFabricPortStale
+
+
+def test_without_the_key_it_stops_sending_smps_and_keeps_the_counters(open_bed):
+    bed = open_bed
+    nodes, _ = generated(bed)
+    assert wait_for(lambda: len(bed.walk(PORT + "6")) == sum(n[2] for n in nodes.values()),
+                    seconds=60)
+    bed.simfabric("sim", "MKey * %s 3" % KEY)
+    assert wait_for(lambda: GUARD_LINE in bed.log("ibsnmpd.log"), seconds=60), \
+        bed.log("ibsnmpd.log")[-2000:]
+    first = violations(bed, nodes)
+    time.sleep(12)  # six link sweeps, six counter sweeps
+    then = violations(bed, nodes)
+    # what it cost: the SMPs of the sweep under way when the key came (a
+    # PortInfo of each port: a switch counts its ports' at its port 0), no
+    # retry, then at most this port's one question every interval
+    print("MKeyViolations caused: %s" % sorted(first.items()))
+    assert all(v <= nodes[name][2] + (4 if name == bed.env["SIMFABRIC_NODE"] else 1)
+               for name, v in first.items()), first
+    assert sum(then.values()) - sum(first.values()) <= 1, (first, then)
+    # said once; the discovery waits; the counters are still read (no key)
+    log = bed.log("ibsnmpd.log")
+    assert log.count(GUARD_LINE) == 1 and log.count("discovery: not run") <= 1, log[-2000:]
+    stale = [v for _, v in bed.walk(PM_STALE).values()]
+    assert stale and all(v == "2" for v in stale), stale
+    # the protection off again: SMPs again at the next question, links fresh
+    bed.simfabric("sim", "MKey * 0")
+    assert wait_for(lambda: "answers SMPs again" in bed.log("ibsnmpd.log"), seconds=60)
+    assert wait_for(lambda: all(v == "2" for _, v in bed.walk(PORT_STALE).values()),
+                    seconds=60)

@@ -461,6 +461,52 @@ static void the_engine_probes_a_silent_node_itself(void **state)
 	assert_int_equal(st.in_flight, 2);
 }
 
+/* On a fabric protected by M_Key without the key (or with a wrong one): an
+ * SMP times out, this port's own PortInfo is asked and is not answered
+ * either: SMPs fail at once, unsent (each would be a violation); PerfMgt
+ * goes on; one question every interval; answered, SMPs are sent again. */
+static void without_the_m_key_smps_stop_but_one_question(void **state)
+{
+	struct outcome a = {0}, b = {0}, pm = {0}, c = {0};
+	struct timespec later;
+	ib_portid_t to7, to8, to9;
+
+	(void)state;
+	mad_engine_set_limits(1000, 0, 16, 4);
+	mad_engine_set_smp_guard_interval(60);
+	ib_portid_set(&to7, 7, 0, 0);
+	ib_portid_set(&to8, 8, 0, 0);
+	ib_portid_set(&to9, 9, 0, 0);
+	mad_engine_smp_get(&to7, IB_ATTR_NODE_INFO, 0, done, &a);
+	assert_int_equal(wire.n, 1);
+	past_the_deadlines(&later);
+	mad_engine_expire(&later);         /* a times out: the guard asks this port */
+	assert_int_equal(a.result, MAD_TIMEOUT);
+	assert_int_equal(wire.n, 2);
+	assert_int_equal(wire.sent[1].mgmt_class, IB_SMI_DIRECT_CLASS);
+	assert_int_equal(wire.sent[1].attr_id, IB_ATTR_PORT_INFO);
+	assert_false(mad_engine_smps_refused());
+	past_the_deadlines(&later);
+	mad_engine_expire(&later);         /* not answered either: SMPs refused */
+	assert_true(mad_engine_smps_refused());
+	mad_engine_smp_get(&to8, IB_ATTR_PORT_INFO, 1, done, &b);
+	assert_int_equal(b.calls, 1);
+	assert_int_equal(b.result, MAD_TIMEOUT); /* at once, unsent */
+	assert_int_equal(wire.n, 2);
+	perf_get(8, IB_GSI_PORT_COUNTERS, &pm);  /* PerfMgt needs no key */
+	assert_int_equal(wire.n, 3);
+	answer(2, 0, 0);
+	assert_int_equal(pm.result, MAD_OK);
+	far_future(&later);
+	mad_engine_expire(&later);         /* the interval over: one question */
+	assert_int_equal(wire.n, 4);
+	assert_int_equal(wire.sent[3].attr_id, IB_ATTR_PORT_INFO);
+	answer(3, 0, 0);                   /* answered: SMPs again */
+	assert_false(mad_engine_smps_refused());
+	mad_engine_smp_get(&to9, IB_ATTR_NODE_INFO, 0, done, &c);
+	assert_int_equal(wire.n, 5);
+}
+
 /* The transport's own "no answer" (the kernel's timeout) is a try too. */
 static void a_transport_timeout_is_a_try(void **state)
 {
@@ -636,6 +682,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(timeouts_retry_first_then_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_transport_timeout_is_a_try, setup, teardown),
+		cmocka_unit_test_setup_teardown(without_the_m_key_smps_stop_but_one_question, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(the_engine_probes_a_silent_node_itself, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_silent_destination_fails_at_once_until_it_answers,
