@@ -146,7 +146,7 @@ static void parse_fabric_name(const char *token, char *line)
 					   "'-', not beginning with ib- (the nodes' contexts)");
 		return;
 	}
-	snprintf(ibsnmpd_cfg.fabric_name, sizeof(ibsnmpd_cfg.fabric_name), "%s", name);
+	memcpy(ibsnmpd_cfg.fabric_name, name, n + 1); /* n is under its size: checked above */
 }
 
 static void parse_port(const char *token, char *line)
