@@ -61,7 +61,7 @@ def ends(bed, context):
                 bed.v3_walk(context, prefix[:-1]).items()}
     desc, rdesc, rport = column(3), column(16), column(17)
     return {(desc[i], int(i.rsplit(".", 1)[1])): (rdesc[i], int(rport[i]))
-            for i in rdesc if rdesc[i]}
+            for i in rdesc if rdesc[i] and i in desc and i in rport}
 
 
 def metrics(n):

@@ -29,8 +29,9 @@ def served_links(bed):
         return {oid[len(prefix):]: v.strip('"') for oid, (_, v) in
                 bed.walk(prefix[:-1]).items()}
     desc, state, rdesc, rport = column(3), column(6), column(16), column(17)
+    # a row that came between the columns' walks is read at the next try
     return {(desc[i], int(i.rsplit(".", 1)[1])): (rdesc[i], int(rport[i]))
-            for i in state if state[i] == "4" and rdesc.get(i)}
+            for i in state if state[i] == "4" and rdesc.get(i) and i in desc and i in rport}
 
 
 def follows(bed, expect):
