@@ -143,3 +143,23 @@ def test_without_the_key_it_stops_sending_smps_and_keeps_the_counters(open_bed):
     assert wait_for(lambda: "answers SMPs again" in bed.log("ibsnmpd.log"), seconds=60)
     assert wait_for(lambda: all(v == "2" for _, v in bed.walk(PORT_STALE).values()),
                     seconds=60)
+
+
+def test_at_protect_bits_1_the_key_reads_as_0_without_it():
+    """Level 1: SMPs are answered without the key, the M_Key field reads 0;
+    ibsnmpd without the key (exposeKeys yes: what the SMA says is served)
+    serves 0, as the SMA hides it, and causes no violation."""
+    b = start_testbed(big={"hosts": 8, "radix": 8, "mkey": KEY, "mkey_protect": 1},
+                      extra_conf=["exposeKeys yes", "nodeContextTypes switch",
+                                  "cacheLifetime fabricPorts 2"])
+    try:
+        nodes, _ = generated(b)
+        guid = nodes["leaf-1-1"][1]
+        context = "ib-%016x" % guid
+        assert wait_for(lambda: b.v3_walk(context, SMA_MKEY).get(SMA_MKEY), seconds=60)
+        assert set(b.v3_walk(context, SMA_MKEY)[SMA_MKEY][1].replace(" ", "")) == {"0"}
+        assert b.v3_walk(context, SMA_PROTECT)[SMA_PROTECT][1] == "2"  # protect bits 1
+        assert int(portinfo(b, nodes["leaf-1-1"][3])["MkeyViolations"]) == 0
+        assert GUARD_LINE not in b.log("ibsnmpd.log")
+    finally:
+        stop_testbed(b)
