@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Benchmark: how soon a change of the fabric is served, and what it costs
+the fabric (issue 37's figures, today's full rediscovery on trap 128). On
+fabricsim's fat tree of HOSTS hosts (radix 64, NDR), ibsnmpd in direct mode
+on host-1; each change is made on the simulator's console and timed from the
+console command to the agent serving it (GETs every 50 ms), RUNS times:
+- a host's link back: Unlink, then ReLink of host-K; served when its leaf
+  port's ibsnmpdFabricPortLinkState is active(4);
+- a new host on a free port of the last leaf (Add, Link): served when
+  ibsnmpdNodeTable has it;
+- a moved cable: host-K from its leaf to a free port of the last leaf: served
+  when that port's row names host-K as the other end.
+The SMPs each costs the fabric are fabricsim's count of SMPs answered across
+it (nothing else sweeps: the link and counter sweeps' lifetimes are an hour),
+against a full discovery's (ibnetdiscover's, run alone on the same fabric).
+
+Usage: bench/topology_changes.py [--hosts 2000] [--runs 5]
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import time
+
+from benchlib import TestBed, env, stop_on_sigterm
+
+BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                     "..", "build"))
+MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
+LINK_STATE = MIB + "1.5.1.1.6."
+REMOTE_DESC = MIB + "1.5.1.1.16."
+NODE_DESC = MIB + "1.6.1.1.2."
+
+
+def index(guid, port=None):
+    arcs = ".".join(str(b) for b in guid.to_bytes(8, "big"))
+    return arcs if port is None else "%s.%d" % (arcs, port)
+
+
+def get(target, oid):
+    out = subprocess.run(["snmpget", "-v2c", "-c", "public", "-Oqv", "-t", "2", target, oid],
+                         capture_output=True, text=True, env=env())
+    return out.stdout.strip().strip('"')
+
+
+def smps_answered(bed):
+    """fabricsim's count of SMPs answered so far (its console's Stats)"""
+    path = os.path.join(bed.dir, "fabricsim.out")
+    size = os.path.getsize(path)
+    bed.sim("Stats")
+    for _ in range(100):
+        with open(path) as f:
+            f.seek(size)
+            m = re.findall(r"answered: (\d+) SMPs", f.read())
+        if m:
+            return int(m[-1])
+        time.sleep(0.05)
+    raise SystemExit("fabricsim did not answer Stats")
+
+
+def added_guid(bed, name):
+    with open(os.path.join(bed.dir, "fabricsim.out")) as f:
+        m = re.findall(r"# %s: GUID (0x[0-9a-f]+)" % re.escape(name), f.read())
+    return int(m[-1], 16)
+
+
+def timed(bed, commands, served):
+    """(seconds from the last console command to served(), SMPs meanwhile)"""
+    before = smps_answered(bed)
+    for c in commands:
+        bed.sim(c)
+    t0 = time.monotonic()
+    while not served():
+        if time.monotonic() - t0 > 300:
+            raise SystemExit("not served after 300 s: %s" % commands)
+        time.sleep(0.05)
+    took = time.monotonic() - t0
+    time.sleep(3)  # the rest of what the change set off (a rediscovery's tail)
+    return took, smps_answered(bed) - before
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hosts", type=int, default=2000)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    stop_on_sigterm()
+    conf = ["cacheLifetime pmCounters 3600", "cacheLifetime fabricPorts 3600",
+            "nodeContextTypes none", "dcbxEnable no", "vitalsEnable no",
+            "notificationLimit 0 60"]
+    with TestBed(None, None, conf=conf, direct=True, binary=os.path.join(BUILD, "ibsnmpd"),
+                 big={"hosts": args.hosts}) as bed:
+        target = bed.env["SNMP_DIRECT_TARGET"]
+        log = os.path.join(bed.dir, "ibsnmpd.log")
+        for _ in range(900):
+            if "subnet discovered" in open(log).read():
+                break
+            time.sleep(1)
+        nodes, ports, links = {}, {}, []
+        with open(bed.env["SIMFABRIC_TOPOLOGY"]) as f:
+            for line in f:
+                p = line.split()
+                if p[0] == "node":
+                    nodes[" ".join(p[5:])] = (p[1], int(p[2], 16), int(p[3]))
+                elif p[0] == "link":
+                    links.append((int(p[1], 16), int(p[2]), int(p[3], 16), int(p[4])))
+        by_guid = {g: n for n, (_, g, _) in nodes.items()}
+        used = {(g, p) for a, pa, b, pb in links for g, p in ((a, pa), (b, pb))}
+        leaves = sorted((n for n in nodes if n.startswith("leaf-")),
+                        key=lambda n: nodes[n][1])
+        last = leaves[-1]
+        free = [p for p in range(1, nodes[last][2] // 2 + 1) if (nodes[last][1], p) not in used]
+        if len(free) < 2 * args.runs:
+            raise SystemExit("the last leaf %s has %d free ports: give --hosts so that it "
+                             "has %d" % (last, len(free), 2 * args.runs))
+        leaf_of = {by_guid[a]: (by_guid[b], pb) for a, pa, b, pb in links
+                   if by_guid[a].startswith("host-")}
+        print("fat tree, radix 64, %d hosts: %d nodes; ibsnmpd (direct mode) on host-1; "
+              "%s has %d free ports" % (args.hosts, len(nodes), last, len(free)))
+        # a full discovery's SMPs: ibnetdiscover's, alone
+        before = smps_answered(bed)
+        subprocess.run(bed.command("ibnetdiscover"), capture_output=True, timeout=600)
+        full = smps_answered(bed) - before
+        results = {"a host's link back": [], "a new host": [], "a moved cable": []}
+        for k in range(args.runs):
+            host = "host-%d" % (2 + k)
+            leaf, port = leaf_of[host]
+            g_leaf = nodes[leaf][1]
+            bed.sim('Unlink "%s"' % host)
+            time.sleep(4)
+            results["a host's link back"].append(timed(
+                bed, ['ReLink "%s"' % host],
+                lambda: get(target, LINK_STATE + index(g_leaf, port)) == "4"))
+            name = "host-new-%d" % k
+            bed.sim('Add ca "%s" 1' % name)
+            time.sleep(0.3)
+            g_new = added_guid(bed, name)
+            results["a new host"].append(timed(
+                bed, ['Link "%s"[%d] "%s"[1]' % (last, free[2 * k], name)],
+                lambda: get(target, NODE_DESC + index(g_new)) == name))
+            mover = "host-%d" % (20 + k)
+            results["a moved cable"].append(timed(
+                bed, ['Link "%s"[%d] "%s"[1]' % (last, free[2 * k + 1], mover)],
+                lambda: get(target, REMOTE_DESC + index(nodes[last][1], free[2 * k + 1]))
+                == mover))
+        print("\n%-20s %12s %12s %16s %10s" % ("change", "median s", "worst s", "median SMPs",
+                                               "/ full"))
+        for what, runs in results.items():
+            secs, smps = [r[0] for r in runs], [r[1] for r in runs]
+            print("%-20s %12.2f %12.2f %16d %10.2f" % (
+                what, statistics.median(secs), max(secs), statistics.median(smps),
+                statistics.median(smps) / full if full else 0))
+        print("\na full discovery (ibnetdiscover alone): %d SMPs" % full)
+
+
+if __name__ == "__main__":
+    main()
