@@ -236,6 +236,8 @@ static const struct config_token core_tokens[] = {
 	{"cacheLifetime", CONFIG_CUSTOM, .parse = parse_cache_lifetime, .help = "GROUP SECONDS"},
 	{"exposeKeys", CONFIG_BOOL, &ibsnmpd_cfg.expose_keys, .help = "yes|no"},
 	{"mKey", CONFIG_CUSTOM, .parse = parse_mkey, .help = "KEY"},
+	{"mKeyFile", CONFIG_PATH, ibsnmpd_cfg.mkey_file, sizeof(ibsnmpd_cfg.mkey_file),
+	 .help = "PATH"},
 	{"notificationLimit", CONFIG_CUSTOM, .parse = parse_notification_limit,
 	 .help = "COUNT SECONDS"},
 	{"notificationQueue", CONFIG_UINT, &ibsnmpd_cfg.notify_queue, .min = 0, .max = 1000000,

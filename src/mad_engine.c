@@ -51,6 +51,7 @@ struct mad_dest {
 	unsigned in_flight;
 	bool ready;
 	struct silence *silences;      /* the classes it does not answer */
+	uint64_t mkey;                 /* its SMPs' M_Key (mKeyFile); 0: the subnet's */
 };
 
 /* A request of one management class failed after every retry: the node's
@@ -166,6 +167,12 @@ void mad_engine_set_mkey(uint64_t mkey)
 	eng.mkey = mkey;
 }
 
+void mad_engine_set_lid_mkey(unsigned lid, uint64_t mkey)
+{
+	if (lid && lid < MAD_UNICAST_LIDS && eng.by_lid)
+		eng.by_lid[lid].mkey = mkey;
+}
+
 void mad_engine_set_smp_guard_interval(unsigned seconds)
 {
 	eng.guard.interval_s = seconds ? seconds : 1;
@@ -218,7 +225,8 @@ static int send_one(struct mad_request *r)
 	rpc.dataoffs = (int)mad_class_data_offset(r->mgmt_class);
 	rpc.mask = r->sa_comp_mask;
 	if (r->mgmt_class == IB_SMI_CLASS || r->mgmt_class == IB_SMI_DIRECT_CLASS)
-		rpc.mkey = eng.mkey; /* mad_encode writes it in the SMP's M_Key */
+		/* mad_encode writes it in the SMP's M_Key: the LID's own, else the subnet's */
+		rpc.mkey = r->dest->mkey ? r->dest->mkey : eng.mkey;
 	r->tid = ++eng.next_tid ? eng.next_tid : ++eng.next_tid;
 	rpc.trid = r->tid;
 	if (mad_build_pkt(umad, &rpc, &r->target, NULL, r->data_len ? r->data : NULL) < 0)

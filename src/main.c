@@ -20,6 +20,7 @@
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/mad_device.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/mkeys.h"
 #include "ibsnmpd/netsnmp_compat.h"
 #include "ibsnmpd/notify.h"
 
@@ -193,7 +194,13 @@ static void reload_config(void)
 	}
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
-	mad_engine_set_mkey(ibsnmpd_cfg.mkey);
+	{
+		char keys_why[300];
+
+		if (mkeys_load(ibsnmpd_cfg.mkey_file, keys_why, sizeof(keys_why)))
+			snmp_log(LOG_ERR, "%s; the M_Keys in force stay\n", keys_why);
+	}
+	mad_engine_set_mkey(mkeys_default());
 	notify_apply_config();
 	areas_reload();
 }
@@ -291,6 +298,12 @@ static void start_agent(bool direct)
 		fatal(1, "stopping: the configuration has errors (see the lines above)");
 	if ((why = areas_config_refused(ibsnmpd_areas)))
 		fatal(1, why);
+	{
+		char keys_why[300];
+
+		if (mkeys_load(ibsnmpd_cfg.mkey_file, keys_why, sizeof(keys_why)))
+			fatal(1, keys_why);
+	}
 	if (direct && (why = agent_direct_listen(&code)))
 		fatal(code, why);
 	notify_apply_config();
@@ -361,7 +374,7 @@ int main(int argc, char **argv)
 
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
-	mad_engine_set_mkey(ibsnmpd_cfg.mkey);
+	mad_engine_set_mkey(mkeys_default());
 	if (mad_device_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &local, &wire, err,
 			    sizeof(err), &exit_code) < 0)
 		fatal(exit_code, err);

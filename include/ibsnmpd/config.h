@@ -39,6 +39,7 @@ struct ibsnmpd_config {
 	unsigned cache_lifetime_s[CACHE_INDEX_MAX]; /* by ibsnmpdCacheIndex; 0: the default */
 	bool expose_keys;                  /* M_Key and SM_Key values are served */
 	uint64_t mkey;                     /* mKey: in every SMP (opensm's m_key); a secret */
+	char mkey_file[4096];              /* mKeyFile: opensm's guid2mkey ("": none), mkeys.c */
 	unsigned notify_limit_count;       /* per notification kind and source; 0 = no limit */
 	unsigned notify_limit_window_s;
 	unsigned notify_queue;             /* kept while the master agent is away; 0: none */

@@ -132,6 +132,9 @@ struct mad_engine_stats {
 void mad_engine_get_stats(struct mad_engine_stats *st);
 /* The M_Key every SMP carries (mKey; 0: none), LID- and directed-routed. */
 void mad_engine_set_mkey(uint64_t mkey);
+/* A LID's own M_Key (mKeyFile: its port's), for the SMPs LID-routed to it;
+ * 0: the one above. */
+void mad_engine_set_lid_mkey(unsigned lid, uint64_t mkey);
 /* The M_Key guard: when an SMP times out and this port's own PortInfo is not
  * answered either, the fabric is protected and the key is missing or wrong:
  * every SMP then fails at once, unsent (each would be a violation), but one

@@ -30,6 +30,7 @@
 #include "ibsnmpd/child.h"
 #include "ibsnmpd/file_io.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/mkeys.h"
 #include "ibsnmpd/node_names.h"
 #include "ibsnmpd/sma.h"
 #include "ibsnmpd/topology.h"
@@ -148,7 +149,7 @@ static void start_discovery(struct cache_group *g)
 		cache_refresh_kept(g);
 		return;
 	}
-	snprintf(key, sizeof(key), "0x%016" PRIx64 "\n", ibsnmpd_cfg.mkey);
+	snprintf(key, sizeof(key), "0x%016" PRIx64 "\n", mkeys_default());
 	if (write(keys[1], key, strlen(key)) != (ssize_t)strlen(key))
 		snmp_log(LOG_ERR, "discovery: cannot hand the helper its M_Key\n");
 	close(keys[1]);
@@ -268,6 +269,7 @@ static void discovery_finish(struct topology_area *a)
 	a->alone_noted = false;
 	snmp_log(LOG_INFO, "subnet discovered: %zu nodes, %zu ports in %.3f s\n", f->n_nodes,
 		 f->n_ports, f->seconds);
+	mkeys_apply(f); /* each LID's M_Key, by its port's GUID (mKeyFile) */
 	cache_refresh_done(&a->group, (void *)topology_get(f), NULL);
 }
 

@@ -4,12 +4,15 @@ the key (mKey), reads the protected fabric as an unprotected one, causes no
 violation, and neither serves nor logs the key. Checked with smpquery and
 ibnetdiscover given the key (-y), as an operator of such a fabric runs
 them."""
+import os
 import re
+import subprocess
 import time
 
 import pytest
 
-from conftest import fields, generated, links, start_testbed, stop_testbed, wait_for
+from conftest import (fields, generated, ibsnmpd_bin, links, start_testbed, stop_testbed,
+                      wait_for)
 
 KEY = "0x00000000c0ffee42"
 MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
@@ -45,6 +48,16 @@ def violations(bed, nodes):
             for name, (kind, guid, nports, lid) in nodes.items()}
 
 
+def ends(bed):
+    """{(node, port): (remote node, remote port)} of the link table"""
+    rdesc = {oid[len(PORT + "16."):]: v.strip('"') for oid, (_, v) in
+             bed.walk(PORT + "16").items()}
+    desc = {oid[len(PORT + "3."):]: v.strip('"') for oid, (_, v) in bed.walk(PORT + "3").items()}
+    rport = {oid[len(PORT + "17."):]: v for oid, (_, v) in bed.walk(PORT + "17").items()}
+    return {(desc[i], int(i.rsplit(".", 1)[1])): (rdesc[i], int(rport[i]))
+            for i in rdesc if rdesc[i] and i in desc and i in rport}
+
+
 def test_the_simulator_enforces_the_key_as_iba_says(bed):
     nodes, _ = generated(bed)
     lid = nodes["leaf-1-2"][3]
@@ -78,13 +91,7 @@ def test_with_the_key_every_link_is_read_and_nothing_violated(bed):
             sum(1 for v in state.values() if v == "4") == len(theirs)
     assert wait_for(served, seconds=60), bed.log("ibsnmpd.log")[-2000:]
     # the remote ends as ibnetdiscover -y shows them
-    rdesc = {oid[len(PORT + "16."):]: v.strip('"') for oid, (_, v) in
-             bed.walk(PORT + "16").items()}
-    desc = {oid[len(PORT + "3."):]: v.strip('"') for oid, (_, v) in bed.walk(PORT + "3").items()}
-    rport = {oid[len(PORT + "17."):]: v for oid, (_, v) in bed.walk(PORT + "17").items()}
-    ours = {(desc[i], int(i.rsplit(".", 1)[1])): (rdesc[i], int(rport[i]))
-            for i in rdesc if rdesc[i] and i in desc and i in rport}
-    assert ours == theirs
+    assert ends(bed) == theirs
     time.sleep(6)  # sweeps of the links and the counters, with the key
     assert violations(bed, nodes) == start
     # the key is never served nor logged: the switch's context hides it
@@ -161,5 +168,43 @@ def test_at_protect_bits_1_the_key_reads_as_0_without_it():
         assert b.v3_walk(context, SMA_PROTECT)[SMA_PROTECT][1] == "2"  # protect bits 1
         assert int(portinfo(b, nodes["leaf-1-1"][3])["MkeyViolations"]) == 0
         assert GUARD_LINE not in b.log("ibsnmpd.log")
+    finally:
+        stop_testbed(b)
+
+
+def guid2mkey(path, bed, key, mode):
+    """opensm's guid2mkey cache of the bed's fabric: every port's key"""
+    nodes, _ = generated(bed)
+    with open(path, "w") as f:
+        for kind, guid, nports, lid in nodes.values():
+            f.write("0x%016x 0x%016x\n\n" % (guid, int(key, 16)))
+    os.chmod(path, mode)
+
+
+def test_the_key_from_opensms_guid2mkey_file(tmp_path):
+    """mKeyFile: the keys by port GUID as opensm caches them; the fabric
+    read with them as with mKey, no violation; a file others may read is
+    refused at start, naming it, as sshd refuses such keys."""
+    b = start_testbed(big={"hosts": 8, "radix": 8, "mkey": KEY, "mkey_protect": 3},
+                      extra_conf=["mKeyFile {dir}/guid2mkey", "cacheLifetime fabricPorts 2"],
+                      with_agent=False)
+    try:
+        path = b.path("guid2mkey")
+        guid2mkey(path, b, KEY, 0o600)
+        b.start_service("ibsnmpd")
+        nodes, _ = generated(b)
+        theirs = links(b, "-y", KEY)
+        assert wait_for(lambda: ends(b) == theirs, seconds=60), b.log("ibsnmpd.log")[-1500:]
+        assert all(v == 0 for v in violations(b, nodes).values())
+        assert KEY[2:].lstrip("0") not in b.log("ibsnmpd.log").lower()
+        b.simfabric("stop", "ibsnmpd")
+        os.chmod(path, 0o644)
+        conf = tmp_path / "ibsnmpd.conf"
+        conf.write_text("mKeyFile %s\n" % path)
+        out = subprocess.run([ibsnmpd_bin(), "-f", "-Le", "-c",
+                              str(conf)], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 1, out.stderr
+        assert "mKeyFile %s: mode 0644" % path in out.stderr and "refused" in out.stderr
+        assert KEY[2:].lstrip("0") not in out.stderr.lower()
     finally:
         stop_testbed(b)

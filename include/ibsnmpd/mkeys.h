@@ -1,0 +1,26 @@
+/* The M_Keys in force (mKey, mKeyFile): the key of every SMP the daemon
+ * sends. mKey is the subnet's key (opensm's m_key); mKeyFile, opensm's
+ * guid2mkey cache (mkey_file.h), gives a port's own where the SM keeps one
+ * a port. Secrets: never logged nor served. */
+#ifndef IBSNMPD_MKEYS_H
+#define IBSNMPD_MKEYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct topology;
+
+/* Reads mKeyFile (path "" : none), refusing one that others than its owner
+ * may read or write (as sshd refuses such keys) or that does not parse:
+ * 0, or -1 and why (the keys in force stay). */
+int mkeys_load(const char *path, char *why, size_t len);
+void mkeys_free(void);
+/* The key of an SMP whose destination's port is not known by GUID (the
+ * discovery, directed routes): mKey, else the key most ports have in the
+ * file; 0: none. */
+uint64_t mkeys_default(void);
+/* After a discovery: each LID's key (its port's, by GUID, from the file;
+ * else the default) handed to the MAD engine. */
+void mkeys_apply(const struct topology *t);
+
+#endif

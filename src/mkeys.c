@@ -1,0 +1,94 @@
+/* The M_Keys in force (mkeys.h). */
+#include "ibsnmpd/netsnmp.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ibsnmpd/config.h"
+#include "ibsnmpd/file_io.h"
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/mkey_file.h"
+#include "ibsnmpd/mkeys.h"
+#include "ibsnmpd/topology.h"
+
+#define MKEY_FILE_MAX (16u << 20)
+
+static struct mkey_file keys;
+
+int mkeys_load(const char *path, char *why, size_t len)
+{
+	struct stat st;
+	struct mkey_file fresh;
+	char *text = NULL, err[160];
+	const char *reason = "";
+	size_t n = 0;
+	int r;
+
+	if (!path || !path[0]) {
+		mkeys_free();
+		return 0;
+	}
+	r = file_read_whole(path, MKEY_FILE_MAX, &text, &n, &st, &reason);
+	if (r) {
+		snprintf(why, len, "mKeyFile %s: %s", path, r > 0 ? "no such file" : reason);
+		return -1;
+	}
+	/* a key file others may read is a key others have */
+	if ((st.st_mode & (S_IRWXG | S_IRWXO)) || (st.st_uid != 0 && st.st_uid != geteuid())) {
+		snprintf(why, len, "mKeyFile %s: mode %04o, owner %u: refused (keys must be readable "
+			 "by their owner alone: chmod 600)", path, (unsigned)(st.st_mode & 07777),
+			 (unsigned)st.st_uid);
+		free(text);
+		return -1;
+	}
+	r = mkey_file_parse(text, n, &fresh, err, sizeof(err));
+	memset(text, 0, n); /* the keys do not linger in freed memory */
+	free(text);
+	if (r) {
+		snprintf(why, len, "mKeyFile %s:%s", path, err);
+		return -1;
+	}
+	mkey_file_free(&keys);
+	keys = fresh;
+	return 0;
+}
+
+void mkeys_free(void)
+{
+	if (keys.v)
+		memset(keys.v, 0, keys.n * sizeof(*keys.v));
+	mkey_file_free(&keys);
+}
+
+uint64_t mkeys_default(void)
+{
+	return ibsnmpd_cfg.mkey ? ibsnmpd_cfg.mkey : mkey_file_common(&keys);
+}
+
+void mkeys_apply(const struct topology *t)
+{
+	uint64_t fallback = mkeys_default();
+
+	mad_engine_set_mkey(fallback);
+	if (!keys.n || !t)
+		return;
+	/* a switch answers at its port 0 (its node GUID), a CA port at its own */
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		const struct topo_node *n = &t->nodes[i];
+		uint64_t k = n->type == 2 ? mkey_file_find(&keys, n->guid) : 0;
+
+		if (n->type == 2 && n->lid)
+			mad_engine_set_lid_mkey(n->lid, k ? k : fallback);
+	}
+	for (size_t i = 0; i < t->n_ports; i++) {
+		const struct topo_port *p = &t->ports[i];
+		uint64_t k = p->port_guid ? mkey_file_find(&keys, p->port_guid) : 0;
+
+		if (p->lid && t->nodes[p->node].type != 2)
+			mad_engine_set_lid_mkey(p->lid, k ? k : fallback);
+	}
+}
