@@ -71,24 +71,19 @@ uint64_t mkeys_default(void)
 
 void mkeys_apply(const struct topology *t)
 {
-	uint64_t fallback = mkeys_default();
-
-	mad_engine_set_mkey(fallback);
-	if (!keys.n || !t)
-		return;
-	/* a switch answers at its port 0 (its node GUID), a CA port at its own */
-	for (size_t i = 0; i < t->n_nodes; i++) {
+	/* every LID of the discovery: its port's own key, or 0 (the subnet's,
+	 * mad_engine_set_mkey): a key the file no longer has does not linger */
+	for (size_t i = 0; t && i < t->n_nodes; i++) {
 		const struct topo_node *n = &t->nodes[i];
-		uint64_t k = n->type == 2 ? mkey_file_find(&keys, n->guid) : 0;
 
-		if (n->type == 2 && n->lid)
-			mad_engine_set_lid_mkey(n->lid, k ? k : fallback);
+		if (n->type == 2 && n->lid) /* a switch answers at its port 0: its node GUID */
+			mad_engine_set_lid_mkey(n->lid, mkey_file_find(&keys, n->guid));
 	}
-	for (size_t i = 0; i < t->n_ports; i++) {
+	for (size_t i = 0; t && i < t->n_ports; i++) {
 		const struct topo_port *p = &t->ports[i];
-		uint64_t k = p->port_guid ? mkey_file_find(&keys, p->port_guid) : 0;
 
 		if (p->lid && t->nodes[p->node].type != 2)
-			mad_engine_set_lid_mkey(p->lid, k ? k : fallback);
+			mad_engine_set_lid_mkey(p->lid, p->port_guid ? mkey_file_find(&keys, p->port_guid)
+							     : 0);
 	}
 }

@@ -19,8 +19,9 @@ void mkeys_free(void);
  * discovery, directed routes): mKey, else the key most ports have in the
  * file; 0: none. */
 uint64_t mkeys_default(void);
-/* After a discovery: each LID's key (its port's, by GUID, from the file;
- * else the default) handed to the MAD engine. */
+/* After a discovery: each LID's own key (its port's, by GUID, from the
+ * file; none: the default) handed to the MAD engine. A new mKeyFile (SIGHUP)
+ * gives the ports their keys at the next discovery. */
 void mkeys_apply(const struct topology *t);
 
 #endif

@@ -33,16 +33,29 @@ static void refresh(struct cache_group *g)
 	for (size_t i = 0; i < a->n_src; i++) {
 		struct alarm_source *src = &a->src[i];
 		const void *snap = cache_snapshot(src->group);
-		size_t from = conds.n;
 
 		if (!snap) {
 			all_seen = false;
 			continue;
 		}
-		src->collect(snap, &conds);
-		for (size_t k = from; !src->seen && k < conds.n; k++)
-			conds.v[k].quiet = true; /* its area's first word: nothing was said */
-		src->seen = true;
+		/* a snapshot is published while the one before is alive: a new
+		 * one is at another address */
+		if (snap != src->from || src->conds.failed) {
+			alarm_list_free(&src->conds);
+			src->collect(snap, &src->conds);
+			for (size_t k = 0; !src->seen && k < src->conds.n; k++)
+				src->conds.v[k].quiet = true; /* its area's first word */
+			src->from = snap;
+			src->seen = true;
+		}
+		for (size_t k = 0; k < src->conds.n && !src->conds.failed; k++) {
+			struct alarm_cond *c = alarm_list_add(&conds, src->conds.v[k].key.kind, 0, 0,
+							      0, 0);
+
+			if (c)
+				*c = src->conds.v[k];
+		}
+		conds.failed |= src->conds.failed;
 	}
 	s = conds.failed ? NULL : alarm_build(&in);
 	alarm_list_free(&conds);
@@ -151,8 +164,10 @@ static void stop(void *self)
 {
 	struct alarm_area *a = self;
 
-	for (size_t i = 0; i < a->n_src; i++)
+	for (size_t i = 0; i < a->n_src; i++) {
 		cache_group_unobserve(a->src[i].group, &a->src[i].follows);
+		alarm_list_free(&a->src[i].conds);
+	}
 	cache_group_stop(&a->group);
 	alarm_snapshot_free(a->kept);
 	free(a);

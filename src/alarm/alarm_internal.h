@@ -16,6 +16,10 @@ struct alarm_source {
 	alarm_collect_fn collect;
 	struct cache_observer follows;
 	bool seen;                  /* a snapshot of it was collected */
+	/* what its snapshot `from` holds: collected again only when another
+	 * is published (a vitals reading does not walk every port's link) */
+	const void *from;
+	struct alarm_list conds;
 };
 
 struct alarm_mib {

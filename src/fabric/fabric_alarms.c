@@ -32,9 +32,11 @@ static bool is_flapping(const struct fabric_port *p)
 	return p->health.flapping && p->health.flap_said != 0;
 }
 
-/* Whether p speaks for its link, the other end q holding the same. */
-static bool speaks(const struct fabric_port *p, const struct fabric_port *q, link_holds_fn holds)
+/* Whether p speaks for its link, the other end holding the same. */
+static bool speaks(const struct fabric_snapshot *s, const struct fabric_port *p,
+		   link_holds_fn holds)
 {
+	const struct fabric_port *q = fabric_peer(s, p);
 	bool ps = p->node_type == 2, qs;
 
 	if (!q || !holds(q))
@@ -103,10 +105,10 @@ void fabric_alarms(const void *snapshot, struct alarm_list *out)
 	const struct fabric_snapshot *s = snapshot;
 
 	for (size_t i = 0; i < s->n; i++) {
-		const struct fabric_port *p = &s->ports[i], *q = fabric_peer(s, p);
+		const struct fabric_port *p = &s->ports[i];
 
 		for (size_t k = 0; k < sizeof(link_kinds) / sizeof(link_kinds[0]); k++)
-			if (link_kinds[k].holds(p) && speaks(p, q, link_kinds[k].holds))
+			if (link_kinds[k].holds(p) && speaks(s, p, link_kinds[k].holds))
 				add_port(out, link_kinds[k].kind, p, " <-> ");
 		if (p->health.ber_reported)
 			add_port(out, ALARM_LINK_BER_HIGH, p, ", receiving from ");
