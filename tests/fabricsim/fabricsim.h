@@ -283,6 +283,11 @@ struct fs_origin {
 	uint32_t port; /* the client's port */
 };
 bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request *r);
+/* An SA Get or GetTable of NodeRecord, PortInfoRecord or LinkRecord: its
+ * answer, segment by segment, to emit; the number of segments, 0 if req is
+ * not one (fs_answer then), -1 out of memory. */
+int fs_sa_table(struct fabric *f, const struct fs_origin *from, const struct fs_request *req,
+		void (*emit)(void *ctx, const struct fs_request *seg), void *ctx);
 void fs_encode_nodeinfo(struct fabric *f, uint32_t node, uint8_t entry_port, uint8_t *data);
 void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t entry_port,
 			uint8_t *data);

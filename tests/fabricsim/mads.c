@@ -595,6 +595,217 @@ static int sa(struct fabric *f, const struct fs_origin *from, unsigned method, u
 	return STATUS_UNSUP_ATTR;
 }
 
+/* ---- SA: the SM's view (NodeRecord, PortInfoRecord, LinkRecord) ----
+ *
+ * What an agent reads from the SA on a fabric whose SMAs it may not ask
+ * (M_Key): the nodes, ports and links the SM sees, i.e. those of the SM's
+ * component that answer. Record layouts: IBA 15.2.5.2 (NodeRecord: LID,
+ * reserved, NodeInfo, NodeDescription), 15.2.5.3 (PortInfoRecord:
+ * EndportLID, PortNum, Options, PortInfo), 15.2.5.13 (LinkRecord: FromLID,
+ * FromPort, ToPort, ToLID); each padded to 8 octets (AttributeOffset). A
+ * GetTable answer goes as RMPP segments, all at once (a kernel would
+ * acknowledge them; libumad2sim passes them as they are), of 168 octets of
+ * data, not IBA's 200: libumad2sim hands its reader the first 224 octets of
+ * a MAD only (its buffer is the size of a request, 64 of which go to the
+ * umad header), so each segment says its length (56 octets of headers and
+ * its data) and the last one's PayloadLength what it holds. */
+
+#define SA_NODE_RECORD_SIZE 112    /* 108, padded */
+#define SA_PORTINFO_RECORD_SIZE 72 /* 68, padded */
+#define SA_LINK_RECORD_SIZE 8
+#define SA_STATUS_NO_RECORDS (3u << 8)
+#define RMPP_SEGMENT_DATA 168u     /* what libumad2sim delivers of IB_SA_DATA_SIZE */
+#define RMPP_SA_HEADER 20u         /* counted in PayloadLength */
+
+struct sa_table {
+	uint8_t *rec;
+	size_t n, cap, size;
+};
+
+static uint8_t *sa_add(struct sa_table *t)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		uint8_t *p = realloc(t->rec, cap * t->size);
+
+		if (!p)
+			return NULL;
+		t->rec = p;
+		t->cap = cap;
+	}
+	memset(t->rec + t->n * t->size, 0, t->size);
+	return t->rec + t->n++ * t->size;
+}
+
+/* the nodes the SM sees: its component's, answering */
+static bool sm_sees(const struct fabric *f, uint32_t node)
+{
+	return !f->nodes[node].dead &&
+	       f->nodes[node].component == f->nodes[f->sm_node].component;
+}
+
+static uint16_t endport_lid(const struct fabric *f, uint32_t node, uint8_t num)
+{
+	const struct fs_node *n = &f->nodes[node];
+
+	return n->type == FS_SWITCH ? n->lid : f->ports[n->first_port + num].lid;
+}
+
+static bool be16_matches(const uint8_t *rec, const uint8_t *want, unsigned offs)
+{
+	return rec[offs] == want[offs] && rec[offs + 1] == want[offs + 1];
+}
+
+/* The records of attr, filtered by the component mask's key fields. */
+static int sa_records(struct fabric *f, unsigned attr, uint64_t mask, const uint8_t *want,
+		      struct sa_table *t)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct fs_node *n = &f->nodes[i];
+
+		if (!sm_sees(f, i))
+			continue;
+		for (unsigned p = n->type == FS_SWITCH ? 0 : 1; p <= n->nports; p++) {
+			struct fs_port *port = &f->ports[n->first_port + p];
+			uint16_t lid = endport_lid(f, i, (uint8_t)p);
+			uint8_t rec[SA_NODE_RECORD_SIZE] = {0};
+
+			if (!lid)
+				continue;
+			if (attr == IB_SA_ATTR_NODERECORD) {
+				if (n->type == FS_SWITCH && p)
+					break; /* a switch: one record, its port 0's */
+				rec[0] = (uint8_t)(lid >> 8);
+				rec[1] = (uint8_t)lid;
+				fs_encode_nodeinfo(f, i, (uint8_t)p, rec + 4);
+				strncpy((char *)rec + 44, n->desc ? n->desc : n->name, 63);
+				if ((mask & 1) && !be16_matches(rec, want, 0))
+					continue;
+			} else if (attr == IB_SA_ATTR_PORTINFORECORD) {
+				rec[0] = (uint8_t)(lid >> 8);
+				rec[1] = (uint8_t)lid;
+				rec[2] = (uint8_t)p;
+				fs_encode_portinfo(f, i, (uint8_t)p, (uint8_t)p, rec + 4);
+				/* the M_Key: only for a trusted requester (SM_Key) */
+				memset(rec + 4, 0, 8);
+				if (((mask & 1) && !be16_matches(rec, want, 0)) ||
+				    ((mask & 2) && rec[2] != want[2]))
+					continue;
+			} else {
+				uint32_t peer_node;
+				uint16_t to;
+
+				if (!p || !port->up || port->peer == FS_NO_PORT)
+					continue;
+				peer_node = fs_node_of_port(f, port->peer);
+				if (!sm_sees(f, peer_node))
+					continue;
+				to = endport_lid(f, peer_node, f->ports[port->peer].num);
+				rec[0] = (uint8_t)(lid >> 8);
+				rec[1] = (uint8_t)lid;
+				rec[2] = (uint8_t)p;
+				rec[3] = f->ports[port->peer].num;
+				rec[4] = (uint8_t)(to >> 8);
+				rec[5] = (uint8_t)to;
+				if (((mask & 1) && !be16_matches(rec, want, 0)) ||
+				    ((mask & 2) && rec[2] != want[2]) ||
+				    ((mask & 4) && rec[3] != want[3]) ||
+				    ((mask & 8) && !be16_matches(rec, want, 4)))
+					continue;
+			}
+			{
+				uint8_t *slot = sa_add(t);
+
+				if (!slot)
+					return -1;
+				memcpy(slot, rec, t->size);
+			}
+		}
+	}
+	return 0;
+}
+
+int fs_sa_table(struct fabric *f, const struct fs_origin *from, const struct fs_request *req,
+		void (*emit)(void *ctx, const struct fs_request *seg), void *ctx)
+{
+	struct fs_request r = *req; /* the answer, made from the question */
+	uint8_t want[SA_NODE_RECORD_SIZE];
+	unsigned method = mad_get_field(r.mad, 0, IB_MAD_METHOD_F);
+	unsigned attr = mad_get_field(r.mad, 0, IB_MAD_ATTRID_F);
+	struct sa_table t = {0};
+	struct target at;
+	size_t len, segments;
+
+	if (r.mad[1] != IB_SA_CLASS || mad_get_field(r.mad, 0, IB_MAD_RESPONSE_F) ||
+	    (method != IB_MAD_METHOD_GET_TABLE && method != IB_MAD_METHOD_GET))
+		return 0;
+	switch (attr) {
+	case IB_SA_ATTR_NODERECORD:
+		t.size = SA_NODE_RECORD_SIZE;
+		break;
+	case IB_SA_ATTR_PORTINFORECORD:
+		t.size = SA_PORTINFO_RECORD_SIZE;
+		break;
+	case IB_SA_ATTR_LINKRECORD:
+		t.size = SA_LINK_RECORD_SIZE;
+		break;
+	default:
+		return 0;
+	}
+	if (!route_lid(f, from, (uint16_t)ntohs((uint16_t)req->dlid), &at) || at.node != f->sm_node)
+		return 0; /* fs_answer says it cannot be delivered */
+	memcpy(want, r.mad + IB_SA_DATA_OFFS, sizeof(want));
+	if (sa_records(f, attr, mad_get_field64(r.mad, 0, IB_SA_COMPMASK_F), want, &t)) {
+		free(t.rec);
+		return -1;
+	}
+	mad_set_field(r.mad, 0, IB_MAD_RESPONSE_F, 1);
+	r.dlid = htons(f->ports[from->port].lid);
+	r.slid = htons(f->nodes[f->sm_node].lid);
+	r.dqp = req->sqp;
+	r.sqp = req->dqp;
+	r.status = 0;
+	mad_set_field(r.mad, 0, IB_SA_ATTROFFS_F, (unsigned)(t.size / 8));
+	if (method == IB_MAD_METHOD_GET) { /* one record, no RMPP */
+		mad_set_field(r.mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
+		memset(r.mad + IB_SA_DATA_OFFS, 0, IB_SA_DATA_SIZE);
+		if (t.n)
+			memcpy(r.mad + IB_SA_DATA_OFFS, t.rec, t.size);
+		mad_set_field(r.mad, 0, IB_MAD_STATUS_F, t.n ? 0 : SA_STATUS_NO_RECORDS);
+		emit(ctx, &r);
+		free(t.rec);
+		return 1;
+	}
+	mad_set_field(r.mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_TABLE);
+	len = t.n * t.size;
+	segments = len ? (len + RMPP_SEGMENT_DATA - 1) / RMPP_SEGMENT_DATA : 1;
+	for (size_t s = 0; s < segments; s++) {
+		size_t off = s * RMPP_SEGMENT_DATA;
+		size_t here = len - off < RMPP_SEGMENT_DATA ? len - off : RMPP_SEGMENT_DATA;
+		unsigned flags = 1 /* active */ | (s == 0 ? 2 : 0) | (s + 1 == segments ? 4 : 0);
+
+		memset(r.mad + IB_SA_DATA_OFFS, 0, IB_SA_DATA_SIZE);
+		if (here)
+			memcpy(r.mad + IB_SA_DATA_OFFS, t.rec + off, here);
+		mad_set_field(r.mad, 0, IB_SA_RMPP_VERS_F, 1);
+		mad_set_field(r.mad, 0, IB_SA_RMPP_TYPE_F, 1); /* DATA */
+		mad_set_field(r.mad, 0, IB_SA_RMPP_FLAGS_F, flags);
+		mad_set_field(r.mad, 0, IB_SA_RMPP_STATUS_F, 0);
+		mad_set_field(r.mad, 0, IB_SA_RMPP_SEGNUM_F, (unsigned)(s + 1));
+		/* the first: the whole transfer's payload; the last: its own */
+		mad_set_field(r.mad, 0, IB_SA_RMPP_LEN_F,
+			      s == 0 ? (unsigned)(segments * RMPP_SA_HEADER + len)
+			      : s + 1 == segments ? (unsigned)(RMPP_SA_HEADER + here) : 0);
+		if (s + 1 == segments && s == 0)
+			mad_set_field(r.mad, 0, IB_SA_RMPP_LEN_F, (unsigned)(RMPP_SA_HEADER + here));
+		mad_set_field(r.mad, 0, IB_MAD_STATUS_F, 0);
+		r.length = htobe64(IB_SA_DATA_OFFS + here);
+		emit(ctx, &r);
+	}
+	free(t.rec);
+	return (int)segments;
+}
+
 /* Which port a MAD is about, for Error rates: PortInfo's, PortSelect's, else
  * the one it came in by. */
 static uint8_t subject_port(unsigned mgmt, unsigned attr, uint32_t mod, uint8_t *d,

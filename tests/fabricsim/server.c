@@ -27,7 +27,7 @@ _Static_assert(offsetof(struct fs_request, mad) == 32, "ibsim's sim_request");
 
 #define MAX_CLIENTS 128
 
-#define MAX_QUEUED 65536
+#define MAX_QUEUED 262144 /* an SA table of a big fabric: some 60,000 segments */
 
 struct client {
 	int fd;        /* our "outN", connected to the client's "inPID" */
@@ -289,6 +289,15 @@ static void serve_ctl(int fd)
 	}
 }
 
+struct sa_emit {
+	int client;
+};
+
+static void emit_segment(void *ctx, const struct fs_request *seg)
+{
+	send_to(((struct sa_emit *)ctx)->client, seg);
+}
+
 static void serve_client(int id)
 {
 	struct fs_request r;
@@ -306,6 +315,17 @@ static void serve_client(int id)
 			continue;
 		}
 		mgmt = r.mad[1];
+		if (mgmt == IB_SA_CLASS) {
+			struct sa_emit e = {id};
+			int segments = fs_sa_table(&fabric, &from, &r, emit_segment, &e);
+
+			if (segments) {
+				fs_answered[2] += segments > 0;
+				if (segments < 0)
+					fprintf(stderr, "fabricsim: out of memory for an SA table\n");
+				continue;
+			}
+		}
 		if (!fs_answer(&fabric, &from, &r))
 			continue;
 		fs_answered[r.status ? 3 : mgmt == IB_PERFORMANCE_CLASS ? 1 :
