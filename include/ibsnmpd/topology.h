@@ -3,6 +3,8 @@
  *
  *   discover_main.c    ibsnmpd-discover: libibnetdisc, in a helper process
  *   topology_parse.c   pure: the helper's output as a struct topology
+ *   sa_view.c          pure: the SA's records (RMPP put together) as the
+ *                      helper's output, when it discovers from the SA
  *   topology_area.c    the area: one cache group whose snapshot is the last
  *                      discovery; it runs the helper every
  *                      pmDiscoveryInterval, after a trap 128 (once a burst
@@ -62,6 +64,13 @@ struct topology {
 	struct topo_port *ports;   /* sorted by (node GUID, port) */
 	double seconds;            /* how long the discovery took */
 	char *name_pool;           /* the nodes' names */
+	/* Where it comes from: the discovery by directed route (libibnetdisc),
+	 * or the SA (the SM's NodeRecords, PortInfoRecords, LinkRecords: where
+	 * this port may not send SMPs); then every port's PortInfo as the SA
+	 * gave it, beside ports (NULL otherwise), which the link sweep serves
+	 * in place of its own SMPs. */
+	bool from_sa;
+	uint8_t (*portinfo)[64];
 };
 
 void topology_free(struct topology *f);

@@ -6,9 +6,11 @@
  * engine (which libumad2sim, used by the tests, cannot do), and a crash here
  * costs one discovery, not the daemon.
  *
- * Usage: ibsnmpd-discover CA PORT TIMEOUT_MS RETRIES < M_KEY
+ * Usage: ibsnmpd-discover [--sa] CA PORT TIMEOUT_MS RETRIES < M_KEY
  * (stdin: the M_Key for every SMP, "0x" and hex digits; a terminal or
- * nothing: none)
+ * nothing: none). --sa: no SMP at all, the SM's view from its SA instead
+ * (NodeRecords, PortInfoRecords, LinkRecords: sa_view.c), with a "source sa"
+ * line first and each port's PortInfo ("pinfo GUID PORT HEX").
  * Output (stdout), read by topology_parse():
  *   node GUID TYPE NUMPORTS LID DESCRIPTION...
  *   route GUID HOPS PORT...     (the directed route to the node above)
@@ -24,8 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <infiniband/ibnetdisc.h>
+#include <errno.h>
 
+#include <infiniband/ibnetdisc.h>
+#include <infiniband/umad.h>
+
+#include "ibsnmpd/sa_view.h"
 #include "ibsnmpd/sma_attr.h"
 
 /* The active speed of a port as the discovery read its PortInfo (0: the
@@ -101,15 +107,152 @@ static uint64_t read_mkey(void)
 	return strtoull(line, NULL, 16);
 }
 
+/* ---- the SA's view ----------------------------------------------------------- */
+
+struct sa_port {
+	int fd, agent;
+	unsigned sm_lid;
+	unsigned timeout_ms, retries;
+	uint32_t tid;
+};
+
+/* One GetTable of attr, all of it: its segments come one by one through
+ * libumad2sim, as one MAD through the kernel's RMPP. */
+static int sa_get_table(struct sa_port *sp, unsigned attr, struct sa_table *t)
+{
+	size_t cap = umad_size() + IB_MAD_SIZE;
+	void *umad = calloc(1, cap);
+	uint8_t *mad;
+	uint32_t tid = ++sp->tid;
+	char err[160];
+	int r = -1;
+
+	sa_table_init(t, attr);
+	if (!umad)
+		return -1;
+	mad = umad_get_mad(umad);
+	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 2);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_TABLE);
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
+	umad_set_addr(umad, (int)sp->sm_lid, 1, 0, IB_DEFAULT_QP1_QKEY);
+	if (umad_send(sp->fd, sp->agent, umad, IB_MAD_SIZE, (int)sp->timeout_ms,
+		      (int)sp->retries) < 0) {
+		fprintf(stderr, "ibsnmpd-discover: cannot send to the SA: %s\n", strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		int len = (int)(cap - umad_size());
+		int got = umad_recv(sp->fd, umad, &len, (int)(sp->timeout_ms * (sp->retries + 1)));
+
+		if (got == -ENOSPC && len > 0) { /* a table the kernel put together */
+			void *bigger = realloc(umad, umad_size() + (size_t)len);
+
+			if (!bigger)
+				goto out;
+			umad = bigger;
+			cap = umad_size() + (size_t)len;
+			continue;
+		}
+		if (got < 0) {
+			fprintf(stderr, "ibsnmpd-discover: no answer from the SA (LID %u) to "
+				"attribute 0x%04x\n", sp->sm_lid, attr);
+			goto out;
+		}
+		if (umad_status(umad)) {
+			fprintf(stderr, "ibsnmpd-discover: the SA (LID %u) did not answer attribute "
+				"0x%04x: %s\n", sp->sm_lid, attr, strerror(umad_status(umad)));
+			goto out;
+		}
+		mad = umad_get_mad(umad);
+		if ((uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) != tid)
+			continue; /* a late answer to an earlier question */
+		switch (sa_table_take(t, mad, (size_t)len, err, sizeof(err))) {
+		case 1:
+			r = 0;
+			goto out;
+		case 0:
+			continue;
+		default:
+			fprintf(stderr, "ibsnmpd-discover: SA attribute 0x%04x: %s\n", attr, err);
+			goto out;
+		}
+	}
+out:
+	free(umad);
+	return r;
+}
+
+static int discover_from_sa(const char *ca, int port_num, unsigned timeout_ms, unsigned retries)
+{
+	umad_port_t port;
+	struct sa_port sp = {.timeout_ms = timeout_ms, .retries = retries};
+	struct sa_table nr, pir, lr;
+	unsigned local_lid;
+	char err[160];
+	int r = 1;
+
+	if (umad_init() < 0 || umad_get_port(ca, port_num, &port) < 0) {
+		fprintf(stderr, "ibsnmpd-discover: no port %d on %s\n", port_num, ca ? ca : "any CA");
+		return 1;
+	}
+	sp.sm_lid = port.sm_lid;
+	local_lid = port.base_lid;
+	umad_release_port(&port);
+	if (!sp.sm_lid) {
+		fprintf(stderr, "ibsnmpd-discover: no SM known to this port: no SA to ask\n");
+		return 1;
+	}
+	if ((sp.fd = umad_open_port(ca, port_num)) < 0 ||
+	    (sp.agent = umad_register(sp.fd, IB_SA_CLASS, 2, 1, NULL)) < 0) {
+		fprintf(stderr, "ibsnmpd-discover: cannot open the SA class on port %d\n", port_num);
+		return 1;
+	}
+	sa_table_init(&nr, IB_SA_ATTR_NODERECORD);
+	sa_table_init(&pir, IB_SA_ATTR_PORTINFORECORD);
+	sa_table_init(&lr, IB_SA_ATTR_LINKRECORD);
+	if (!sa_get_table(&sp, IB_SA_ATTR_NODERECORD, &nr) &&
+	    !sa_get_table(&sp, IB_SA_ATTR_PORTINFORECORD, &pir) &&
+	    !sa_get_table(&sp, IB_SA_ATTR_LINKRECORD, &lr)) {
+		if (sa_view_print(stdout, &nr, &pir, &lr, local_lid, err, sizeof(err)))
+			fprintf(stderr, "ibsnmpd-discover: the SA's records: %s\n", err);
+		else
+			r = 0;
+	}
+	sa_table_free(&nr);
+	sa_table_free(&pir);
+	sa_table_free(&lr);
+	umad_unregister(sp.fd, sp.agent);
+	umad_close_port(sp.fd);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	ibnd_config_t cfg;
 	ibnd_fabric_t *fabric;
 	struct timespec a, b;
+	bool from_sa = argc > 1 && !strcmp(argv[1], "--sa");
 
+	if (from_sa) {
+		argv++;
+		argc--;
+	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: %s CA PORT TIMEOUT_MS RETRIES\n", argv[0]);
+		fprintf(stderr, "usage: %s [--sa] CA PORT TIMEOUT_MS RETRIES\n", argv[0]);
 		return 2;
+	}
+	if (from_sa) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		if (discover_from_sa(argv[1][0] ? argv[1] : NULL, atoi(argv[2]),
+				     (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4])))
+			return 1;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		printf("done %.6f\n",
+		       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.mkey = read_mkey();

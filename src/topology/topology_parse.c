@@ -30,6 +30,7 @@ void topology_free(struct topology *f)
 		return;
 	free(f->nodes);
 	free(f->ports);
+	free(f->portinfo);
 	free(f->name_pool);
 	free(f);
 }
@@ -64,12 +65,18 @@ struct topology *topology_renamed(const struct topology *f, const struct node_na
 	c->n_nodes = f->n_nodes;
 	c->n_ports = f->n_ports;
 	c->seconds = f->seconds;
+	c->from_sa = f->from_sa;
 	c->nodes = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof(*c->nodes));
 	c->ports = malloc((f->n_ports ? f->n_ports : 1) * sizeof(*c->ports));
 	if (!c->nodes || !c->ports)
 		goto fail;
 	memcpy(c->nodes, f->nodes, f->n_nodes * sizeof(*c->nodes));
 	memcpy(c->ports, f->ports, f->n_ports * sizeof(*c->ports));
+	if (f->portinfo) {
+		if (!(c->portinfo = malloc((f->n_ports ? f->n_ports : 1) * sizeof(*c->portinfo))))
+			goto fail;
+		memcpy(c->portinfo, f->portinfo, f->n_ports * sizeof(*c->portinfo));
+	}
 	if (topology_name_nodes(c, m))
 		goto fail;
 	return c;
@@ -90,6 +97,8 @@ struct port_line {
 	unsigned port, lid;
 	uint64_t port_guid, peer_guid;
 	unsigned peer_port, speed;
+	bool has_portinfo;
+	uint8_t portinfo[64];
 };
 
 static int port_line_cmp(const void *a, const void *b)
@@ -115,7 +124,7 @@ struct parse {
 	size_t cap_nodes;
 	struct port_line *pl;
 	size_t n_pl, cap_pl;
-	bool done;
+	bool done, from_sa, any_portinfo;
 };
 
 /* "node GUID TYPE NUMPORTS LID DESCRIPTION..." */
@@ -172,6 +181,7 @@ static int port_line(struct parse *ps, const char *line)
 	p->peer_guid = peer_guid;
 	p->peer_port = peer_port >= 0 && peer_port <= 254 ? (unsigned)peer_port : 0;
 	p->speed = (unsigned)speed;
+	p->has_portinfo = false;
 	return 0;
 }
 
@@ -229,6 +239,41 @@ static int ident_line(struct parse *ps, const char *line)
 	return 0;
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* "pinfo GUID PORT HEX" right after its port's line: the port's PortInfo
+ * (128 hex digits) as the SA gave it */
+static int pinfo_line(struct parse *ps, const char *line)
+{
+	unsigned long long guid;
+	int port, used = 0;
+	struct port_line *p;
+
+	if (sscanf(line, "pinfo %llx %d %n", &guid, &port, &used) != 2 || used <= 0)
+		return 1;
+	if (!ps->n_pl)
+		return 1;
+	p = &ps->pl[ps->n_pl - 1];
+	if (p->guid != guid || p->port != (unsigned)port || p->has_portinfo)
+		return 1;
+	line += used;
+	for (size_t i = 0; i < sizeof(p->portinfo); i++) {
+		int hi = hex_digit(line[2 * i]), lo = hi < 0 ? -1 : hex_digit(line[2 * i + 1]);
+
+		if (lo < 0)
+			return 1;
+		p->portinfo[i] = (uint8_t)(hi << 4 | lo);
+	}
+	if (line[2 * sizeof(p->portinfo)])
+		return 1;
+	p->has_portinfo = true;
+	ps->any_portinfo = true;
+	return 0;
+}
+
 /* One line: 0 taken, 1 not understood, -1 out of memory. */
 static int one_line(struct parse *ps, const char *line)
 {
@@ -236,8 +281,13 @@ static int one_line(struct parse *ps, const char *line)
 	int r;
 
 	if ((r = node_line(ps, line)) <= 0 || (r = port_line(ps, line)) <= 0 ||
-	    (r = route_line(ps, line)) <= 0 || (r = ident_line(ps, line)) <= 0)
+	    (r = route_line(ps, line)) <= 0 || (r = ident_line(ps, line)) <= 0 ||
+	    (r = pinfo_line(ps, line)) <= 0)
 		return r;
+	if (!strcmp(line, "source sa") && !ps->n_pl && !ps->f->n_nodes) {
+		ps->from_sa = true;
+		return 0;
+	}
 	if (sscanf(line, "done %lf", &secs) == 1) {
 		ps->f->seconds = secs;
 		ps->done = true;
@@ -262,7 +312,13 @@ static int assemble(struct parse *ps, char *err, size_t errlen)
 	}
 	if (ps->n_pl > 1)
 		qsort(ps->pl, ps->n_pl, sizeof(*ps->pl), port_line_cmp);
+	f->from_sa = ps->from_sa;
 	f->ports = calloc(ps->n_pl ? ps->n_pl : 1, sizeof(*f->ports));
+	if (ps->any_portinfo && f->ports &&
+	    !(f->portinfo = calloc(ps->n_pl ? ps->n_pl : 1, sizeof(*f->portinfo)))) {
+		free(f->ports);
+		f->ports = NULL;
+	}
 	if (!f->ports) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -289,6 +345,8 @@ static int assemble(struct parse *ps, char *err, size_t errlen)
 		ref->peer_guid = p->peer_guid;
 		ref->peer_port = p->peer_port;
 		ref->speed = (uint8_t)p->speed;
+		if (p->has_portinfo)
+			memcpy(f->portinfo[f->n_ports], p->portinfo, sizeof(p->portinfo));
 		f->n_ports++;
 	}
 	return 0;
