@@ -113,11 +113,16 @@ static struct {
 	 * port's own PortInfo is asked (at most every GUARD_SUSPECT_S): if this
 	 * port does not answer either, no SMP is sent any more (each would be a
 	 * violation) but that one question, every interval_s, until it is
-	 * answered. */
+	 * answered. The first SMP a port would send asks it first (unsettled),
+	 * and SMPs wait for the answer while the question is out (held): a
+	 * protected fabric costs this port one violation, not a discovery's. */
 	struct {
-		bool refused, probing;
+		bool refused, probing, unsettled;
+		struct mad_request *held, *held_tail;
 		struct timespec next;   /* the next question allowed */
 		unsigned interval_s;
+		void (*changed)(bool refused, void *arg);
+		void *changed_arg;
 	} guard;
 } eng;
 
@@ -176,6 +181,12 @@ void mad_engine_set_lid_mkey(unsigned lid, uint64_t mkey)
 void mad_engine_set_smp_guard_interval(unsigned seconds)
 {
 	eng.guard.interval_s = seconds ? seconds : 1;
+}
+
+void mad_engine_on_smp_guard(void (*changed)(bool refused, void *arg), void *arg)
+{
+	eng.guard.changed = changed;
+	eng.guard.changed_arg = arg;
 }
 
 bool mad_engine_smps_refused(void)
@@ -322,26 +333,84 @@ static void guard_ask(void)
 	queue_request(r, true);
 }
 
+/* r, an SMP, waits for the guard's answer. */
+static void guard_hold(struct mad_request *r)
+{
+	r->next = NULL;
+	if (eng.guard.held_tail)
+		eng.guard.held_tail->next = r;
+	else
+		eng.guard.held = r;
+	eng.guard.held_tail = r;
+}
+
+/* The SMPs that waited go on (first, in their order): sent if SMPs are
+ * answered, failed at once if they are refused. */
+static void guard_release(void)
+{
+	struct mad_request *r = eng.guard.held, *rest = NULL;
+
+	eng.guard.held = eng.guard.held_tail = NULL;
+	while (r) { /* reversed, so that queueing each first keeps the order */
+		struct mad_request *next = r->next;
+
+		r->next = rest;
+		rest = r;
+		r = next;
+	}
+	while (rest) {
+		struct mad_request *next = rest->next;
+
+		queue_request(rest, true);
+		rest = next;
+	}
+}
+
 static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
 {
+	bool first = eng.guard.unsettled;
+
 	(void)ctx;
 	(void)data;
 	(void)len;
 	eng.guard.probing = false;
+	eng.guard.unsettled = false;
+	if (first && result == MAD_OK) /* the start's question, not a suspicion's */
+		memset(&eng.guard.next, 0, sizeof(eng.guard.next));
 	if (result == MAD_OK && eng.guard.refused) {
 		eng.guard.refused = false;
 		snmp_log(LOG_NOTICE, "this port answers SMPs again (M_Key): sending them again\n");
+		if (eng.guard.changed)
+			eng.guard.changed(false, eng.guard.changed_arg);
 	} else if (result == MAD_TIMEOUT && !eng.guard.refused) {
 		eng.guard.refused = true;
 		ts_add_ms(&eng.guard.next, guard_interval() * 1000u);
 		snmp_log(LOG_ERR, "this port does not answer SMPs: the fabric is protected by M_Key "
 			 "(protect bits 2 or 3) and %s: no SMP is sent (each would count as an M_Key "
 			 "violation and raise trap 256 at the SM) but one PortInfo of this port every "
-			 "%u s; the counters of the last discovery's nodes are still read (PerfMgt "
-			 "needs no key), the links, SMA-MIB and the discovery wait\n",
+			 "%u s. Served meanwhile: the nodes, links and port states the SM's SA gives "
+			 "(discoverySource auto) and the counters (PerfMgt needs no key). Not served "
+			 "without the key: what only SMPs read (SMA-MIB's tables of the local node "
+			 "and of the nodes' contexts, forwarding tables, the hardware's vitals, "
+			 "the partition check)\n",
 			 eng.mkey ? "mKey is not the fabric's key" : "no mKey is set",
 			 guard_interval());
+		if (eng.guard.changed)
+			eng.guard.changed(true, eng.guard.changed_arg);
+	} else if (first && eng.guard.changed) {
+		eng.guard.changed(eng.guard.refused, eng.guard.changed_arg); /* settled */
 	}
+	guard_release();
+}
+
+bool mad_engine_smp_guard_settled(void)
+{
+	if (eng.guard.unsettled && !eng.guard.probing && eng.open) {
+		guard_ask();
+		if (!eng.feeding)
+			mad_engine_pump();
+	}
+	return !eng.guard.unsettled;
 }
 
 /* r fails at once: its silence is wanted over (a probe when due). */
@@ -595,6 +664,13 @@ void mad_engine_pump(void)
 		if (!d->head)
 			d->tail = NULL;
 		eng.n_queued--;
+		if (is_smp(r) && !r->guard && (eng.guard.probing || eng.guard.unsettled)) {
+			if (!eng.guard.probing)
+				guard_ask(); /* the port's first SMP: is the fabric protected? */
+			guard_hold(r);
+			dest_make_ready(d);
+			continue;
+		}
 		if (request_silent(r)) {
 			want_probe(r);
 			dest_make_ready(d);
@@ -864,6 +940,7 @@ int mad_engine_attach(const struct mad_transport *wire)
 	if (!eng.by_lid)
 		return -1;
 	eng.guard.refused = eng.guard.probing = false; /* a new port, a new question */
+	eng.guard.unsettled = true;
 	memset(&eng.guard.next, 0, sizeof(eng.guard.next));
 	eng.wire = *wire;
 	eng.open = true;
@@ -972,6 +1049,13 @@ void mad_engine_close(void)
 		}
 	}
 	drop_queued();
+	while (eng.guard.held) { /* dropped too, as the queued */
+		struct mad_request *r = eng.guard.held;
+
+		eng.guard.held = r->next;
+		free(r);
+	}
+	eng.guard.held_tail = NULL;
 	for (size_t k = 0; k < eng.n_silences; k++)
 		free(eng.silences[k]); /* by_lid, their destinations, goes below */
 	free(eng.silences);

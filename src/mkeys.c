@@ -69,6 +69,14 @@ uint64_t mkeys_default(void)
 	return ibsnmpd_cfg.mkey ? ibsnmpd_cfg.mkey : mkey_file_common(&keys);
 }
 
+bool mkeys_per_port(void)
+{
+	for (size_t i = 1; i < keys.n; i++)
+		if (keys.v[i].key != keys.v[0].key)
+			return true;
+	return false;
+}
+
 void mkeys_apply(const struct topology *t)
 {
 	/* every LID of the discovery: its port's own key, or 0 (the subnet's,

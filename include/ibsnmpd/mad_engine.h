@@ -142,6 +142,13 @@ void mad_engine_set_lid_mkey(unsigned lid, uint64_t mkey);
  * when answered. Logged once each way. */
 void mad_engine_set_smp_guard_interval(unsigned seconds);
 bool mad_engine_smps_refused(void);
+/* changed(refused, arg) each time the guard begins or ends refusing SMPs
+ * (the topology area: it discovers from the SA meanwhile); one listener. */
+void mad_engine_on_smp_guard(void (*changed)(bool refused, void *arg), void *arg);
+/* Whether the guard has had its first answer on this port (SMPs answered
+ * or refused); if not, its question is asked now and changed() says when
+ * it is answered. */
+bool mad_engine_smp_guard_settled(void);
 /* Whether requests of mgmt_class to lid fail at once now, without a MAD:
  * the engine takes that agent of the node for dead, until it answers one
  * of the engine's own probes. A sweep that wants one real try of a silent

@@ -5,6 +5,7 @@
 #ifndef IBSNMPD_MKEYS_H
 #define IBSNMPD_MKEYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,10 @@ void mkeys_free(void);
  * discovery, directed routes): mKey, else the key most ports have in the
  * file; 0: none. */
 uint64_t mkeys_default(void);
+/* Whether the ports' keys differ (mKeyFile has more than one key): a
+ * discovery by directed route with one key would be refused by the ports
+ * of the others (libibnetdisc carries one key). */
+bool mkeys_per_port(void);
 /* After a discovery: each LID's own key (its port's, by GUID, from the
  * file; none: the default) handed to the MAD engine. A new mKeyFile (SIGHUP)
  * gives the ports their keys at the next discovery. */

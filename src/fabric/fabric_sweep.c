@@ -134,6 +134,32 @@ static bool feed_node(void *ctx)
 	return true;
 }
 
+/* A discovery from the SA brought every port's PortInfo as the SM read it:
+ * the sweep takes those and sends no SMP (this port may not, or the
+ * operator chose the SM's view). A port the SA has no record of is not
+ * known this time. */
+static void sweep_from_sa(struct sweep *sw)
+{
+	const struct topology *f = sw->fabric;
+
+	for (size_t k = 0; k < sw->n_nodes; k++) {
+		const struct topo_node *nd = &f->nodes[sw->nodes[k]];
+
+		for (unsigned p = 1; p <= nd->num_ports; p++) {
+			struct fabric_reading *r = &sw->readings[sw->n++];
+			const struct topo_port *tp = topology_port(f, sw->nodes[k], p);
+
+			r->guid = nd->guid;
+			r->port = p;
+			r->result = tp ? MAD_OK : MAD_TIMEOUT;
+			if (tp)
+				memcpy(r->data, f->portinfo[tp - f->ports], sizeof(r->data));
+		}
+	}
+	DEBUGMSGTL(("ibsnmpd:fabric", "sweep: %zu ports from the SA's PortInfoRecords\n", sw->n));
+	sweep_finish(sw);
+}
+
 static void sweep_start(struct cache_group *g)
 {
 	struct fabric_area *a = g->owner;
@@ -165,6 +191,10 @@ static void sweep_start(struct cache_group *g)
 		if (!partial || (f->nodes[i].lid && lid_wanted(a, f->nodes[i].lid)))
 			sw->nodes[sw->n_nodes++] = i;
 	a->n_trap_lids = 0;
+	if (f->portinfo) {
+		sweep_from_sa(sw);
+		return;
+	}
 	sw->pending = 1; /* held until every SMP is queued */
 	sw->feeder = (struct mad_feeder){.next = feed_node, .ctx = sw};
 	mad_engine_feed(&sw->feeder);

@@ -9,6 +9,12 @@
  * of a burst of traps 128, and when the master SM moves (a new SM may have
  * given new LIDs).
  *
+ * discoverySource: the helper discovers by directed route (libibnetdisc), or
+ * reads the SM's view from its SA (sa_view.c): always (sa), never (smp), or
+ * (auto) where a discovery by SMP cannot be made without violations: while
+ * the MAD engine's M_Key guard refuses SMPs (no key, or the wrong one) and
+ * where mKeyFile gives the ports different keys.
+ *
  * The nodes are named after the node-name map (nodeNameMap, node_names.h)
  * at each discovery; the map is read at start, on SIGHUP and when its file
  * changes (looked at every NAME_MAP_CHECK_S), and a map that names nodes
@@ -47,8 +53,11 @@ static const char *const default_name_maps[] = {
 	"/etc/opensm/ib-node-name-map",
 };
 
+enum discovery_source { SOURCE_AUTO, SOURCE_SMP, SOURCE_SA };
+
 static struct topology_config {
 	unsigned interval_s;             /* pmDiscoveryInterval */
+	enum discovery_source source;    /* discoverySource */
 	char helper[4096];               /* pmDiscoveryHelper; "" = beside the daemon or in libexec */
 	char name_map[4096];             /* nodeNameMap; "" = the tools' default */
 } cfg;
@@ -66,7 +75,7 @@ struct topology_area {
 	char *out;
 	size_t len, cap;
 	bool alone_noted;                /* a discovery saw only the local node: said */
-	bool refused_noted;              /* a discovery skipped: SMPs refused (M_Key), said */
+	bool from_sa;                    /* the running (or last) discovery reads the SA */
 	unsigned link_trap_alarm;
 	struct trap_area *traps;
 	struct trap_observer trap_seen;
@@ -116,23 +125,22 @@ static void start_discovery(struct cache_group *g)
 {
 	struct topology_area *a = g->owner;
 	char port[16], timeout[16], retries[16];
-	char *argv[] = {a->helper, a->ca_name, port, timeout, retries, NULL};
+	char from_sa[] = "--sa";
+	char *argv_smp[] = {a->helper, a->ca_name, port, timeout, retries, NULL};
+	char *argv_sa[] = {a->helper, from_sa, a->ca_name, port, timeout, retries, NULL};
 	int fds[2], keys[2];
 	char key[32];
 	pid_t pid;
 
-	/* on a fabric protected by M_Key without its key every SMP of the
-	 * discovery would be a violation: the last discovery stays */
-	if (mad_engine_smps_refused()) {
-		if (!a->refused_noted)
-			snmp_log(LOG_WARNING, "discovery: not run while this port does not answer "
-				 "SMPs (M_Key); the last one's nodes stay\n");
-		a->refused_noted = true;
+	/* which source depends on whether this port may send SMPs: the
+	 * guard's first answer says (it calls back) */
+	if (cfg.source == SOURCE_AUTO && !mad_engine_smp_guard_settled()) {
+		DEBUGMSGTL(("ibsnmpd:topology", "discovery waits for the M_Key guard's answer\n"));
 		cache_refresh_kept(g);
 		return;
 	}
-	a->refused_noted = false;
-
+	a->from_sa = cfg.source == SOURCE_SA ||
+		     (cfg.source == SOURCE_AUTO && (mad_engine_smps_refused() || mkeys_per_port()));
 	snprintf(port, sizeof(port), "%d", a->port_num);
 	snprintf(timeout, sizeof(timeout), "%u", ibsnmpd_cfg.mad_timeout_ms);
 	snprintf(retries, sizeof(retries), "%u", ibsnmpd_cfg.mad_retries);
@@ -155,7 +163,7 @@ static void start_discovery(struct cache_group *g)
 	close(keys[1]);
 	memset(key, 0, sizeof(key));
 	/* a discovery that takes longer than the interval between two is hung */
-	pid = child_spawn("the subnet discovery helper", argv, keys[0], fds[1], cfg.interval_s,
+	pid = child_spawn("the subnet discovery helper", a->from_sa ? argv_sa : argv_smp, keys[0], fds[1], cfg.interval_s,
 			  discovery_exited, a);
 	close(keys[0]);
 	close(fds[1]);
@@ -267,8 +275,9 @@ static void discovery_finish(struct topology_area *a)
 		return;
 	}
 	a->alone_noted = false;
-	snmp_log(LOG_INFO, "subnet discovered: %zu nodes, %zu ports in %.3f s\n", f->n_nodes,
-		 f->n_ports, f->seconds);
+	snmp_log(LOG_INFO, "subnet discovered%s: %zu nodes, %zu ports in %.3f s\n",
+		 f->from_sa ? " from the SA (the SM's view)" : "", f->n_nodes, f->n_ports,
+		 f->seconds);
 	mkeys_apply(f); /* each LID's M_Key, by its port's GUID (mKeyFile) */
 	cache_refresh_done(&a->group, (void *)topology_get(f), NULL);
 }
@@ -453,6 +462,20 @@ static void local_ports_published(struct cache_group *g, const void *before, con
 	rediscover(a);
 }
 
+/* The M_Key guard began or ended refusing SMPs: under discoverySource auto
+ * the subnet is read again from the other source at once. */
+static void smp_guard_changed(bool refused, void *arg)
+{
+	struct topology_area *a = arg;
+
+	if (cfg.source != SOURCE_AUTO || (!refused && !a->from_sa && cache_snapshot(&a->group)))
+		return; /* answered as before: the discovery it has stays */
+	if (refused)
+		snmp_log(LOG_NOTICE, "discovery: from the SM's SA while this port may not send "
+			 "SMPs\n");
+	rediscover(a);
+}
+
 /* ---- the area ----------------------------------------------------------------- */
 
 static void *start(const struct area_env *env)
@@ -478,6 +501,7 @@ static void *start(const struct area_env *env)
 	a->group.owner = a;
 	a->group.lifetime_s = cfg.interval_s;
 	mad_engine_set_smp_guard_interval(cfg.interval_s);
+	mad_engine_on_smp_guard(smp_guard_changed, a);
 	name_map_load(a, true);
 	a->names_alarm = snmp_alarm_register(NAME_MAP_CHECK_S, SA_REPEAT, name_map_check, a);
 	a->traps = area_find(&trap_area_def);
@@ -504,6 +528,7 @@ static void stop(void *self)
 {
 	struct topology_area *a = self;
 
+	mad_engine_on_smp_guard(NULL, NULL);
 	if (a->link_trap_alarm)
 		snmp_alarm_unregister(a->link_trap_alarm);
 	if (a->names_alarm)
@@ -529,6 +554,22 @@ static void defaults(void)
 {
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.interval_s = 300;
+	cfg.source = SOURCE_AUTO;
+}
+
+/* discoverySource auto|smp|sa */
+static void parse_source(const char *token, char *line)
+{
+	static const char *const names[] = {"auto", "smp", "sa"};
+	char word[8] = "", extra[2];
+
+	if (line && sscanf(line, "%7s %1s", word, extra) == 1)
+		for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(word, names[i])) {
+				cfg.source = (enum discovery_source)i;
+				return;
+			}
+	config_report(token, line, "expected auto, smp or sa");
 }
 
 static const struct config_token tokens[] = {
@@ -536,6 +577,7 @@ static const struct config_token tokens[] = {
 	 .help = "SECONDS"},
 	{"pmDiscoveryHelper", CONFIG_PATH, cfg.helper, sizeof(cfg.helper), .help = "PATH"},
 	{"nodeNameMap", CONFIG_PATH, cfg.name_map, sizeof(cfg.name_map), .help = "PATH"},
+	{"discoverySource", CONFIG_CUSTOM, .parse = parse_source, .help = "auto|smp|sa"},
 };
 
 const struct area_def topology_area_def = {

@@ -208,3 +208,84 @@ def test_the_key_from_opensms_guid2mkey_file(tmp_path):
         assert KEY[2:].lstrip("0") not in out.stderr.lower()
     finally:
         stop_testbed(b)
+
+
+SA_LINE = "subnet discovered from the SA (the SM's view)"
+NODE_DESC = MIB + "1.6.1.1.2."    # ibsnmpdNodeDescription (by GUID)
+
+
+def test_without_the_key_the_sas_view_and_the_counters_are_served():
+    """A fabric protected (protect bits 3) before ibsnmpd starts, no key
+    given: the guard finds it out, the nodes, links and port states come
+    from the SM's SA (as saquery reads it) and equal what ibnetdiscover
+    sees with the key; the counters are read; each port's MKeyViolations
+    rose by at most one; the log says what is not served."""
+    b = start_testbed(big={"hosts": 16, "radix": 8, "mkey": KEY, "mkey_protect": 3},
+                      extra_conf=["cacheLifetime fabricPorts 2", "cacheLifetime pmCounters 2",
+                                  "madTimeout 300"])
+    try:
+        nodes, _ = generated(b)
+        theirs = links(b, "-y", KEY)
+        assert wait_for(lambda: ends(b) == theirs, seconds=60), b.log("ibsnmpd.log")[-2000:]
+        log = b.log("ibsnmpd.log")
+        assert GUARD_LINE in log and SA_LINE in log and "Not served without the key" in log
+        states = [v for _, v in b.walk(PORT + "6").values()]
+        assert len(states) == sum(n[2] for n in nodes.values())
+        assert states.count("4") == len(theirs)
+        assert wait_for(lambda: [v for _, v in b.walk(PM_STALE).values()].count("2") ==
+                        sum(n[2] for n in nodes.values()), seconds=30)
+        # the nodes as saquery has them from the same SA
+        for name in ("spine-1-1", "leaf-1-2", "host-7"):
+            kind, guid, nports, lid = nodes[name]
+            out = b.run_on_node("saquery", "NR", str(lid))
+            assert re.search(r"node_guid\.+0x0*%x\b" % guid, out), out
+            assert re.search(r"NodeDescription\.+%s\s*$" % name, out, re.M), out
+            served = b.walk(NODE_DESC + ".".join(str(guid >> s & 0xff)
+                                                   for s in range(56, -8, -8)))
+            assert [v.strip('"') for _, v in served.values()] == [name], served
+        time.sleep(6)  # three sweeps of links and counters more: no SMP
+        caused = violations(b, nodes)
+        print("MKeyViolations caused without the key: %s" % sorted(caused.items()))
+        assert all(v <= 1 for v in caused.values()), caused
+        assert KEY[2:].lstrip("0") not in b.log("ibsnmpd.log").lower()
+    finally:
+        stop_testbed(b)
+
+
+def test_per_port_keys_from_the_guid2mkey_file(tmp_path):
+    """Every node its own key, as UFM's mkey-per-port sets them, the keys in
+    opensm's guid2mkey cache: libibnetdisc carries one key, so the subnet is
+    read from the SA, and every SMP LID-routed to a node carries that node's
+    key (a switch's context reads its SMA): no violation anywhere."""
+    b = start_testbed(big={"hosts": 8, "radix": 8},
+                      extra_conf=["mKeyFile {dir}/guid2mkey", "cacheLifetime fabricPorts 2",
+                                  "nodeContextTypes switch"],
+                      with_agent=False)
+    try:
+        nodes, _ = generated(b)
+        theirs = links(b)  # before the keys: ibnetdiscover takes one key only
+        keys = {}
+        for i, (name, (kind, guid, nports, lid)) in enumerate(sorted(nodes.items())):
+            keys[name] = "0x%016x" % (0x5ec0000000000000 + (i + 1) * 0x1111)
+            b.simfabric("sim", 'MKey "%s" %s 3' % (name, keys[name]))
+        path = b.path("guid2mkey")
+        with open(path, "w") as f:
+            for name, (kind, guid, nports, lid) in nodes.items():
+                f.write("0x%016x %s\n\n" % (guid, keys[name]))
+        os.chmod(path, 0o600)
+        b.start_service("ibsnmpd")
+        assert wait_for(lambda: ends(b) == theirs, seconds=60), b.log("ibsnmpd.log")[-1500:]
+        assert SA_LINE in b.log("ibsnmpd.log")
+        guid = nodes["leaf-1-1"][1]
+        node_type = ".1.3.6.1.3.117.3.1.1.4.0"  # ibSmaNodeType.0, read by SMP in its context
+        assert wait_for(lambda: b.v3_walk("ib-%016x" % guid, node_type).get(node_type),
+                        seconds=60)
+        time.sleep(4)
+        caused = {name: int(portinfo(b, lid, 0 if kind == "switch" else 1,
+                                     key=keys[name])["MkeyViolations"])
+                  for name, (kind, guid, nports, lid) in nodes.items()}
+        assert all(v == 0 for v in caused.values()), caused
+        assert GUARD_LINE not in b.log("ibsnmpd.log")
+        assert not any(k[2:] in b.log("ibsnmpd.log").lower() for k in keys.values())
+    finally:
+        stop_testbed(b)

@@ -22,6 +22,9 @@ UMAD2SIM = os.environ.get("UMAD2SIM", "/usr/lib/x86_64-linux-gnu/umad2sim/libuma
 WAIT_SUBNET_S = int(os.environ.get("SIMFABRIC_WAIT_SUBNET_S", "120"))
 WAIT_AGENT_S = int(os.environ.get("SIMFABRIC_WAIT_AGENT_S", "60"))
 NODE_TYPE = ".1.3.6.1.3.117.3.1.1.4.0"  # ibSmaNodeType.0: ibsnmpd serves
+# ibsnmpdMadsSent.0: served without the local node's SMA (a protected
+# fabric, no key given: only SMPs read the SMA)
+MADS_SENT = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.1.0"
 SYS_NAME = ".1.3.6.1.2.1.1.5.0"
 
 # The bed's SNMPv3 user (loopback only; the secrets are the bed's own).
@@ -501,16 +504,16 @@ def _start_on_free_port(bed, name, write_conf):
     return None
 
 
-def _agent_serves(bed, port, name="ibsnmpd", context=None):
-    """ibsnmpd is up when ibSmaNodeType.0 has a value (in its fabric's
-    context, asked as the bed's SNMPv3 user); true at once if it died (the
-    caller sees it is gone)."""
+def _agent_serves(bed, port, name="ibsnmpd", context=None, oid=NODE_TYPE):
+    """ibsnmpd is up when ibSmaNodeType.0 (or oid) has a value (in its
+    fabric's context, asked as the bed's SNMPv3 user); true at once if it
+    died (the caller sees it is gone)."""
     if not alive(bed.pid_of(name)):
         return True
     who = ["-v3", "-l", "authPriv", "-u", V3_USER, "-a", "SHA", "-A", V3_AUTH, "-x", "AES",
            "-X", V3_PRIV, "-n", context] if context else ["-v2c", "-c", "public"]
     out = subprocess.run(["snmpget"] + who + ["-t", "1", "-r", "0", "-Oqv",
-                          "udp:127.0.0.1:%d" % port, NODE_TYPE],
+                          "udp:127.0.0.1:%d" % port, oid],
                          capture_output=True, text=True, env=snmp_env())
     return out.stdout.strip().isdigit()
 
@@ -565,7 +568,10 @@ def up(topology=None, node=None, directory=None, ibsnmpd=None, conf_extra=(), sn
             _start_ibsim_opensm(bed, topology, sm_node)
         _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_agent, direct,
             preload, debug, traps and not big, partitions, warn, big_traps=bool(traps and big),
-            fabrics=int((big or {}).get("fabrics") or 1))
+            fabrics=int((big or {}).get("fabrics") or 1),
+            keyless=bool(big and big.get("mkey")
+                         and str(big.get("mkey_protect") or 3) not in ("0", "1")
+                         and not any(line.split()[:1] == ["mKey"] for line in conf_extra)))
     except BaseException:
         bed.down()
         raise
@@ -656,7 +662,7 @@ def _start_ibsim_opensm(bed, topology, sm_node):
 
 
 def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_agent, direct,
-        preload, debug, traps, partitions, warn, big_traps=False, fabrics=1):
+        preload, debug, traps, partitions, warn, big_traps=False, fabrics=1, keyless=False):
 
     # --- snmptrapd -> file -------------------------------------------------------------
     def snmptrapd_conf(port):
@@ -771,6 +777,7 @@ def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_age
                                     bed.path("persist" if fabric == 1 else "persist%s" % s))):
                     f.write("SIMFABRIC_FABRIC_%d_%s=%s\n" % (fabric, key, value))
     bed.env = bed._read_env()
+    ready_oid = MADS_SENT if keyless else NODE_TYPE
     for fabric in range(1, fabrics + 1 if with_agent else 1):
         name = "ibsnmpd" + _suffix(fabric)
         bed.start_service(name)
@@ -779,7 +786,7 @@ def _up(bed, topology, node, sm_node, ibsnmpd, conf_extra, snmpd_extra, with_age
         why = None
         try:
             _wait_for(WAIT_AGENT_S, name + " to register", bed,
-                      lambda: _agent_serves(bed, port, name, context))
+                      lambda: _agent_serves(bed, port, name, context, ready_oid))
             if not alive(bed.pid_of(name)):
                 why = "%s exited (logs in %s)" % (name, bed.dir)
             elif direct_port and not holds_udp_port(bed.pid_of("ibsnmpd"), direct_port):

@@ -157,7 +157,16 @@ static int setup(void **state)
 	memset(&wire, 0, sizeof(wire));
 	mad_engine_set_limits(1000, 2, 256, 4);
 	mad_engine_get_stats(&stats_before);
-	return mad_engine_attach(&fake);
+	if (mad_engine_attach(&fake))
+		return -1;
+	/* the M_Key guard's first question, answered: SMPs go out as asked */
+	assert_false(mad_engine_smp_guard_settled());
+	assert_int_equal(wire.n, 1);
+	answer(0, 0, 0);
+	assert_true(mad_engine_smp_guard_settled());
+	memset(&wire, 0, sizeof(wire));
+	mad_engine_get_stats(&stats_before);
+	return 0;
 }
 
 static int teardown(void **state)
