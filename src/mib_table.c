@@ -672,8 +672,26 @@ int mib_index_get_guid(const oid *index, uint64_t *guid)
 	return 0;
 }
 
-void mib_node_context(uint64_t guid, char *out, size_t len)
+static struct {
+	uint64_t (*port_guid_of)(uint64_t node_guid, void *arg);
+	void *arg;
+} ca_resolver;
+
+void mib_set_ca_port_guid_resolver(uint64_t (*port_guid_of)(uint64_t node_guid, void *arg),
+				   void *arg)
 {
+	ca_resolver.port_guid_of = port_guid_of;
+	ca_resolver.arg = arg;
+}
+
+void mib_node_context(uint64_t guid, unsigned node_type, char *out, size_t len)
+{
+	if (node_type == 1 && ibsnmpd_cfg.fabric_name[0] && ca_resolver.port_guid_of) {
+		uint64_t port_guid = ca_resolver.port_guid_of(guid, ca_resolver.arg);
+
+		if (port_guid)
+			guid = port_guid;
+	}
 	snprintf(out, len, MIB_NODE_CONTEXT_PREFIX "%016llx", (unsigned long long)guid);
 }
 
@@ -681,7 +699,7 @@ bool mib_node_context_name(uint64_t guid, unsigned node_type, char *out, size_t 
 {
 	if (node_type >= 32 || !(ibsnmpd_cfg.node_context_types >> node_type & 1))
 		return false;
-	mib_node_context(guid, out, len);
+	mib_node_context(guid, node_type, out, len);
 	return true;
 }
 

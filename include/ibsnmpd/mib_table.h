@@ -175,7 +175,15 @@ int mib_index_get_guid(const oid *index, uint64_t *guid);
  * and its node GUID in 16 lower-case hex digits. */
 #define MIB_NODE_CONTEXT_PREFIX "ib-"
 #define MIB_NODE_CONTEXT_MAX 24 /* the prefix, 16 hex digits, NUL; rounded */
-void mib_node_context(uint64_t guid, char *out, size_t len);
+/* A node's context name: "ib-" and its node GUID; but, where fabricName
+ * names the fabric, a CA's is its port's GUID on this fabric (the resolver's
+ * answer): a dual-port adapter cabled to two fabrics is seen by two
+ * instances under one snmpd, each serving it in a context of its own. */
+void mib_node_context(uint64_t guid, unsigned node_type, char *out, size_t len);
+/* The port GUID by which this instance's fabric sees a CA (the topology
+ * area's: the lowest of its ports found); 0: not known, the node GUID. */
+void mib_set_ca_port_guid_resolver(uint64_t (*port_guid_of)(uint64_t node_guid, void *arg),
+				   void *arg);
 /* Whether nodes of that type (1 CA, 2 switch, 3 router) get a context
  * (nodeContextTypes); if so, out is the context of guid. */
 bool mib_node_context_name(uint64_t guid, unsigned node_type, char *out, size_t len);

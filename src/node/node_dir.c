@@ -488,7 +488,7 @@ static int keep_rows(struct node_dir *d, const struct node_dir_build *in)
 static void set_context(struct node_entry *e, unsigned types_mask)
 {
 	if (e->type < 32 && (types_mask >> e->type & 1))
-		mib_node_context(e->guid, e->context, sizeof(e->context));
+		mib_node_context(e->guid, e->type, e->context, sizeof(e->context));
 }
 
 static int node_cmp(const void *a, const void *b)

@@ -36,6 +36,7 @@
 #include "ibsnmpd/child.h"
 #include "ibsnmpd/file_io.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/mkeys.h"
 #include "ibsnmpd/node_names.h"
 #include "ibsnmpd/sma.h"
@@ -476,6 +477,23 @@ static void smp_guard_changed(bool refused, void *arg)
 	rediscover(a);
 }
 
+/* The port by which this fabric sees a CA (its lowest port GUID in the
+ * last discovery): its context's name where fabricName is set. */
+static uint64_t ca_port_guid(uint64_t node_guid, void *arg)
+{
+	const struct topology *f = cache_snapshot(&((struct topology_area *)arg)->group);
+	const struct topo_node *nd = f ? topology_node(f, node_guid) : NULL;
+	uint64_t lowest = 0;
+
+	for (unsigned p = 1; nd && p <= nd->num_ports; p++) {
+		const struct topo_port *tp = topology_port(f, (size_t)(nd - f->nodes), p);
+
+		if (tp && tp->port_guid && (!lowest || tp->port_guid < lowest))
+			lowest = tp->port_guid;
+	}
+	return lowest;
+}
+
 /* ---- the area ----------------------------------------------------------------- */
 
 static void *start(const struct area_env *env)
@@ -502,6 +520,7 @@ static void *start(const struct area_env *env)
 	a->group.lifetime_s = cfg.interval_s;
 	mad_engine_set_smp_guard_interval(cfg.interval_s);
 	mad_engine_on_smp_guard(smp_guard_changed, a);
+	mib_set_ca_port_guid_resolver(ca_port_guid, a);
 	name_map_load(a, true);
 	a->names_alarm = snmp_alarm_register(NAME_MAP_CHECK_S, SA_REPEAT, name_map_check, a);
 	a->traps = area_find(&trap_area_def);
@@ -529,6 +548,7 @@ static void stop(void *self)
 	struct topology_area *a = self;
 
 	mad_engine_on_smp_guard(NULL, NULL);
+	mib_set_ca_port_guid_resolver(NULL, NULL);
 	if (a->link_trap_alarm)
 		snmp_alarm_unregister(a->link_trap_alarm);
 	if (a->names_alarm)

@@ -4,9 +4,11 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "ibsnmpd/config.h"
 #include "ibsnmpd/mib_table.h"
 
 #include "agent_harness.h"
@@ -156,6 +158,34 @@ static void a_table_in_a_context(void **state)
 	harness_stop();
 }
 
+static uint64_t port_of(uint64_t node_guid, void *arg)
+{
+	(void)arg;
+	return node_guid == 0x0002c90300000a00ull ? 0x0002c90301000a00ull : 0;
+}
+
+/* Node contexts: ib-NODEGUID; with fabricName a CA's is its port's GUID on
+ * this fabric (a dual-port adapter on two fabrics: two instances, two
+ * contexts), a switch's stays. */
+static void a_ca_on_a_named_fabric_by_its_port(void **state)
+{
+	char name[MIB_NODE_CONTEXT_MAX];
+
+	(void)state;
+	mib_set_ca_port_guid_resolver(port_of, NULL);
+	mib_node_context(0x0002c90300000a00ull, 1, name, sizeof(name));
+	assert_string_equal(name, "ib-0002c90300000a00"); /* no fabricName */
+	snprintf(ibsnmpd_cfg.fabric_name, sizeof(ibsnmpd_cfg.fabric_name), "storage");
+	mib_node_context(0x0002c90300000a00ull, 1, name, sizeof(name));
+	assert_string_equal(name, "ib-0002c90301000a00");
+	mib_node_context(0x0002c90300000b00ull, 1, name, sizeof(name)); /* port not known */
+	assert_string_equal(name, "ib-0002c90300000b00");
+	mib_node_context(0x0002c90300000a00ull, 2, name, sizeof(name)); /* a switch */
+	assert_string_equal(name, "ib-0002c90300000a00");
+	ibsnmpd_cfg.fabric_name[0] = '\0';
+	mib_set_ca_port_guid_resolver(NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +193,7 @@ int main(void)
 		cmocka_unit_test(array_rows_search_by_computed_index),
 		cmocka_unit_test(guid_index_round_trip),
 		cmocka_unit_test(a_table_in_a_context),
+		cmocka_unit_test(a_ca_on_a_named_fabric_by_its_port),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
