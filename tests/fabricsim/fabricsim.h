@@ -223,6 +223,18 @@ struct fabric {
 	int nsubs;
 	uint32_t sm_activity;
 	uint16_t notice_count;
+	/* an M_Key violation the last SMP caused: trap 256 for the SM's
+	 * subscribers (server.c sends it, fs_trap256) */
+	bool bad_mkey;
+	struct fs_bad_mkey {
+		uint16_t lid;
+		uint8_t method;
+		uint16_t attr;
+		uint32_t mod;
+		uint64_t key;
+		uint32_t node;
+		uint8_t port;
+	} bad_mkey_at;
 	uint8_t default_speed, default_width;
 	uint8_t fabric_id;                 /* --fabric-id: in every GUID, one fabric's apart */
 	struct fs_vitals **vitals;         /* per node, NULL until used */
@@ -294,6 +306,13 @@ void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t en
 /* a Report(Notice 128) from a switch, for subscribers: filled in r but for
  * its destination */
 void fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r);
+/* a Report(Notice 256, Bad M_Key) of f->bad_mkey_at, for subscribers */
+void fs_trap256(struct fabric *f, struct fs_request *r);
+/* a SubnTrap a client sent to the SM (a node's SMA trap, as
+ * sim-trap-injector sends): its Report for subscribers in report, its trap
+ * number returned; -1 if r is not one */
+int fs_forward_trap(struct fabric *f, const struct fs_origin *from, struct fs_request *r,
+		    struct fs_request *report);
 /* M_Key: every port's (key, protect bits, lease): at start (--mkey) and from
  * the console (MKey) */
 void fs_set_mkey(struct fabric *f, int node, uint64_t key, int protect, int lease);

@@ -33,6 +33,8 @@ struct target {
 	uint8_t entry;   /* the port the MAD came in by (0: a switch's own) */
 	bool routed;
 	bool keyed;      /* an SMP with the node's M_Key (or none is set) */
+	uint16_t attr;   /* what was asked: a violation's trap 256 says */
+	uint32_t mod;
 };
 
 static uint32_t origin_node(const struct fabric *f, const struct fs_origin *from)
@@ -239,6 +241,11 @@ static bool mkey_check(struct fabric *f, struct target *t, unsigned method, uint
 		return true;
 	if (k->mkey_violations < 0xffff)
 		k->mkey_violations++;
+	f->bad_mkey = true; /* the SMA's trap 256 to the SM */
+	f->bad_mkey_at = (struct fs_bad_mkey){
+		.lid = f->nodes[t->node].type == FS_SWITCH ? f->nodes[t->node].lid : k->lid,
+		.method = (uint8_t)method, .attr = t->attr, .mod = t->mod, .key = key,
+		.node = t->node, .port = t->entry};
 	if (k->mkey_lease && !k->mkey_lease_end)
 		k->mkey_lease_end = now + k->mkey_lease;
 	return false;
@@ -852,6 +859,8 @@ bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request
 		f->nodes[t.node].vendor_mads++; /* what a sweep costs a node, dead or not */
 	if (f->nodes[t.node].dead)
 		return false; /* silence, as from a node that hung */
+	t.attr = (uint16_t)attr;
+	t.mod = mod;
 	if ((mgmt == IB_SMI_CLASS || mgmt == IB_SMI_DIRECT_CLASS) &&
 	    !mkey_check(f, &t, method, mad_get_field64(mad, 0, IB_MAD_MKEY_F)))
 		return false; /* no answer: the requester times out, as from a real SMA */
@@ -904,6 +913,75 @@ unreachable:
 	/* what ibsim does for a MAD it cannot deliver: back at once as a timeout */
 	r->status = htonl(TIMEOUT_STATUS);
 	return true;
+}
+
+/* A Report(Notice) from the SM, its notice data to be filled. */
+static uint8_t *report_header(struct fabric *f, struct fs_request *r)
+{
+	memset(r, 0, sizeof(*r));
+	mad_set_field(r->mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(r->mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
+	mad_set_field(r->mad, 0, IB_MAD_CLASSVER_F, 2);
+	mad_set_field(r->mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_REPORT);
+	mad_set_field64(r->mad, 0, IB_MAD_TRID_F, 0x5100000000ULL + ++f->notice_count);
+	mad_set_field(r->mad, 0, IB_MAD_ATTRID_F, IB_SA_ATTR_NOTICE);
+	r->slid = htons(f->nodes[f->sm_node].lid);
+	r->sqp = htonl(1);
+	r->dqp = htonl(1);
+	r->length = htobe64(256);
+	return r->mad + IB_SA_DATA_OFFS;
+}
+
+static void issuer_gid(uint8_t *d, uint64_t port_guid)
+{
+	uint64_t prefix = htobe64(0xfe80000000000000ULL), guid = htobe64(port_guid);
+
+	memcpy(d + 64, &prefix, 8);
+	memcpy(d + 72, &guid, 8);
+}
+
+/* IBA's Bad M_Key trap (256), as an SMA sends it and the SM forwards it:
+ * LIDADDR, the method, attribute and modifier asked, the M_Key used (a
+ * secret a receiver should not show). */
+void fs_trap256(struct fabric *f, struct fs_request *r)
+{
+	const struct fs_bad_mkey *b = &f->bad_mkey_at;
+	uint8_t *d = report_header(f, r), *dd = d + 10;
+	uint64_t key = htobe64(b->key);
+
+	mad_set_field(d, 0, IB_NOTICE_IS_GENERIC_F, 1);
+	mad_set_field(d, 0, IB_NOTICE_TYPE_F, 0);     /* security */
+	mad_set_field(d, 0, IB_NOTICE_PRODUCER_F, f->nodes[b->node].type == FS_SWITCH ? 2 : 1);
+	mad_set_field(d, 0, IB_NOTICE_TRAP_NUMBER_F, 256);
+	mad_set_field(d, 0, IB_NOTICE_ISSUER_LID_F, b->lid);
+	mad_set_field(d, 0, IB_NOTICE_COUNT_F, f->notice_count);
+	dd[2] = (uint8_t)(b->lid >> 8);
+	dd[3] = (uint8_t)b->lid;
+	dd[6] = b->method;
+	dd[8] = (uint8_t)(b->attr >> 8);
+	dd[9] = (uint8_t)b->attr;
+	for (int i = 0; i < 4; i++)
+		dd[10 + i] = (uint8_t)(b->mod >> (24 - 8 * i));
+	memcpy(dd + 14, &key, 8);
+	issuer_gid(d, fs_port_guid(f, b->node, b->port));
+}
+
+int fs_forward_trap(struct fabric *f, const struct fs_origin *from, struct fs_request *r,
+		    struct fs_request *report)
+{
+	struct target t;
+	uint32_t node = origin_node(f, from);
+	uint8_t *d;
+
+	if (r->mad[1] != IB_SMI_CLASS || mad_get_field(r->mad, 0, IB_MAD_METHOD_F) !=
+	    IB_MAD_METHOD_TRAP || mad_get_field(r->mad, 0, IB_MAD_ATTRID_F) != IB_SA_ATTR_NOTICE)
+		return -1;
+	if (!route_lid(f, from, (uint16_t)ntohs((uint16_t)r->dlid), &t) || t.node != f->sm_node)
+		return -1;
+	d = report_header(f, report);
+	memcpy(d, r->mad + IB_SMP_DATA_OFFS, IB_SMP_DATA_SIZE); /* an SMP holds 64 of its 80 */
+	issuer_gid(d, fs_port_guid(f, node, f->ports[from->port].num));
+	return (int)mad_get_field(d, 0, IB_NOTICE_TRAP_NUMBER_F);
 }
 
 void fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r)

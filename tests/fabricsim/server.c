@@ -289,6 +289,8 @@ static void serve_ctl(int fd)
 	}
 }
 
+static void report_to_subscribers(struct fabric *f, unsigned trap, struct fs_request *r);
+
 struct sa_emit {
 	int client;
 };
@@ -326,31 +328,54 @@ static void serve_client(int id)
 				continue;
 			}
 		}
-		if (!fs_answer(&fabric, &from, &r))
+		if (mgmt == IB_SMI_CLASS) { /* a node's trap to the SM: forwarded */
+			struct fs_request report;
+			int trap = fs_forward_trap(&fabric, &from, &r, &report);
+
+			if (trap >= 0) {
+				report_to_subscribers(&fabric, (unsigned)trap, &report);
+				continue;
+			}
+		}
+		if (!fs_answer(&fabric, &from, &r)) {
+			if (fabric.bad_mkey) { /* the SMA's trap 256, through the SM */
+				struct fs_request report;
+
+				fabric.bad_mkey = false;
+				fs_trap256(&fabric, &report);
+				report_to_subscribers(&fabric, 256, &report);
+			}
 			continue;
+		}
 		fs_answered[r.status ? 3 : mgmt == IB_PERFORMANCE_CLASS ? 1 :
 				 mgmt == IB_SA_CLASS ? 2 : 0]++;
 		send_to(id, &r);
 	}
 }
 
-/* a switch's link changed: trap 128 to whoever subscribed (the SM forwards
- * it as a Report; here the simulator is the SM) */
+/* A Report of trap to whoever subscribed to it (the SM forwards traps as
+ * Reports; here the simulator is the SM). */
+static void report_to_subscribers(struct fabric *f, unsigned trap, struct fs_request *r)
+{
+	for (int i = 0; i < f->nsubs; i++) {
+		struct client *c = &clients[f->subs[i].client];
+
+		if (f->subs[i].trap != trap || c->fd < 0)
+			continue;
+		r->dlid = htons(f->ports[c->port].lid);
+		send_to(f->subs[i].client, r);
+	}
+}
+
+/* a switch's link changed: trap 128 */
 static void link_changed(struct fabric *f, uint32_t node)
 {
 	struct fs_request r;
 
 	if (f->nodes[node].type != FS_SWITCH)
 		return;
-	for (int i = 0; i < f->nsubs; i++) {
-		struct client *c = &clients[f->subs[i].client];
-
-		if (f->subs[i].trap != 128 || c->fd < 0)
-			continue;
-		fs_trap128(f, node, &r);
-		r.dlid = htons(f->ports[c->port].lid);
-		send_to(f->subs[i].client, &r);
-	}
+	fs_trap128(f, node, &r);
+	report_to_subscribers(f, 128, &r);
 }
 
 static void on_signal(int sig)
