@@ -257,6 +257,17 @@ static void probe_sm(struct trap_area *t)
 
 	if (t->probing || !t->sm_lid || !trap_cfg.subscribe) /* nothing to renew */
 		return;
+	if (mad_engine_smps_refused()) {
+		/* no SMP (M_Key, no key): the SM this port names is taken for
+		 * master; its SA answers the subscriptions (GMPs) or not, and
+		 * they are renewed every trapResubscribeInterval */
+		if (!t->sm_master || t->renew_due) {
+			t->sm_master = true;
+			t->renew_due = false;
+			subscribe_all(t);
+		}
+		return;
+	}
 	job = malloc(sizeof(*job));
 	if (!job)
 		return;

@@ -37,8 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!whole[which]) {
 			int r = sa_table_take(&t[which], data, n, err, sizeof(err));
 
-			if (r < 0)
-				sa_table_init(&t[which], attrs[which]); /* begun again: freed below */
+			if (r < 0) { /* of no use: begun again */
+				sa_table_free(&t[which]);
+				sa_table_init(&t[which], attrs[which]);
+			}
 			whole[which] = r == 1;
 		}
 		data += n;

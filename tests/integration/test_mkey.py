@@ -247,6 +247,12 @@ def test_without_the_key_the_sas_view_and_the_counters_are_served():
         caused = violations(b, nodes)
         print("MKeyViolations caused without the key: %s" % sorted(caused.items()))
         assert all(v <= 1 for v in caused.values()), caused
+        # someone else's violation (a wrong key): the switch's trap 256,
+        # through the SM (the simulator), notified with its M_Key as zeros
+        bad_mkey = "OID: .1.3.6.1.3.117.3.2.7"  # ibSmaNotifications 7: trap 256
+        assert portinfo(b, nodes["leaf-1-3"][3], key="0x00000000000badcf") is None
+        assert wait_for(lambda: bad_mkey in b.log("traps.log"), seconds=30)
+        assert "badcf" not in b.log("traps.log").lower().replace(" ", "")
         assert KEY[2:].lstrip("0") not in b.log("ibsnmpd.log").lower()
     finally:
         stop_testbed(b)
