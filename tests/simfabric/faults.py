@@ -27,6 +27,10 @@ The faults, the manager and the trap source live here, in the test-bed
 package: bench/faults.py prints the figures (run(), print_table()), the
 fault matrix test (tests/integration/test_fault_matrix.py) checks them.
 
+A last fault runs on a fabricsim bed (ibsim has no M_Key): the fabric
+protected by M_Key under an ibsnmpd without the key, then unprotected; its
+figures add the M_Key violations ibsnmpd caused.
+
 Usage: bench/faults.py [--hold S] [--stop-hold S] [--only NAME[,NAME...]] [--json FILE]
 Environment: IBSNMPD_BIN (else build/ibsnmpd), SIM_TRAP_INJECTOR and
 SIM_ISSM_SHIM (else under build/tests)."""
@@ -93,9 +97,10 @@ class TrapSource(threading.Thread):
     """A trap 145 every 0.5 s, each with its own System Image GUID; notes
     when each was sent and when it appeared in snmptrapd's log."""
 
-    def __init__(self, bed):
+    def __init__(self, bed, node=None):
         super().__init__(daemon=True)
         self.bed, self.sent, self.stop = bed, {}, False
+        self.node = node or TRAP_NODE
         self.arrived, self.log_off = {}, 0
         self.lock = threading.Lock()  # collect() is called from two threads
 
@@ -105,7 +110,7 @@ class TrapSource(threading.Thread):
             k += 1
             t = time.monotonic()
             subprocess.run(self.bed.command(INJECTOR, "-n", "1", "145", "lid=1",
-                                            "sysguid=0x%x" % (GUID_BASE + k), node=TRAP_NODE),
+                                            "sysguid=0x%x" % (GUID_BASE + k), node=self.node),
                            capture_output=True, env=env())
             self.sent[k] = t
             self.collect()
@@ -140,6 +145,12 @@ def no_stale_port(bed):
 
 def rediscovered(since):
     return lambda bed: any("subnet discovered" in l for l in bed.log_since(since))
+
+
+def smps_again(since):
+    """the M_Key guard's question answered again, and every port fresh"""
+    return lambda bed: any("answers SMPs again" in l for l in bed.log_since(since)) and \
+        no_stale_port(bed)
 
 
 def partitions_served(names):
@@ -254,6 +265,8 @@ def run_fault(bed, poller, traps, name, hold, apply, remove, check):
     t_ready = t_ready if isinstance(t_ready, float) else None
     if check == "rediscovered":
         check = rediscovered(bed.log_size())
+    elif check == "smps-again":
+        check = smps_again(log_off)
     recovered = None
     while time.monotonic() - t_remove < 120:
         now = time.monotonic()
@@ -322,6 +335,11 @@ def print_table(results):
             r["walks_started"], r["longest_get_ms"], r["longest_get_before_ms"],
             r["recovery_s"], r["traps_lost_during"], r["traps_sent_during"],
             r["traps_lost_after"], r["traps_sent_after"], r["log_lines"]))
+    for r in results:
+        if "mkey_violations" in r:
+            print("%s: M_Key violations caused %d, on %d nodes, at most %d at one" % (
+                r["fault"], r["mkey_violations"], r["mkey_violations_nodes"],
+                r["mkey_violations_max_node"]))
     for r in results:
         if "ready_s" in r:
             print("%s: the new SM master %.1f s after it was started; traps flowing "
@@ -392,6 +410,68 @@ def run(hold=20, stop_hold=30, only=(), progress=None):
     return results, reports
 
 
+# ---- a protected fabric (fabricsim: ibsim has no M_Key) -------------------------------
+
+PROTECT_KEY = "0x00000000c0ffee42"
+BIG = {"hosts": 16, "radix": 8}
+BIG_ME, BIG_TRAP_NODE = "host-1", "host-12"
+BIG_CONF = ["saKey 0x1", "notificationLimit 0 60", "cacheLifetime pmCounters 2",
+            "cacheLifetime fabricPorts 2", "pmDiscoveryInterval 10", "madTimeout 300"]
+
+
+def protected_faults(hold):
+    """The SM turns M_Key on (protect bits 3) under a running ibsnmpd that
+    has no key, and off again: the guard stops its SMPs, the SA's view and
+    the counters stay served, the links come back fresh when SMPs are
+    answered again."""
+    return [("protected-fabric-no-key", hold, lambda b: b.sim("MKey * %s 3" % PROTECT_KEY),
+             lambda b: b.sim("MKey * 0"), "smps-again")]
+
+
+def mkey_violations(bed):
+    """{node: MKeyViolations} (a switch's port 0, a host's port 1), read with
+    smpquery once the key is off"""
+    from .manager import generated
+    nodes, _ = generated(bed)
+    res = {}
+    for name, (kind, guid, nports, lid) in nodes.items():
+        out = subprocess.run(bed.command("smpquery", "-t", "300", "portinfo", str(lid),
+                                         "0" if kind == "switch" else "1", node=BIG_ME),
+                             capture_output=True, text=True, env=env())
+        m = re.search(r"^MkeyViolations:\.*(\d+)", out.stdout, re.M)
+        res[name] = int(m.group(1)) if m else None
+    return res
+
+
+def run_protected(hold=20, progress=None):
+    """The protected-fabric fault on a fabricsim bed, with the manager and
+    the traps as in run(); its result also says the M_Key violations ibsnmpd
+    caused (per node, from the simulator's counters)."""
+    results = []
+    r = running(None, BIG_ME, conf=BIG_CONF, preload=SHIM, minimal=False, big=BIG)
+    with r as bed:
+        wait_subscribed(bed)
+        poller, traps = Poller(bed), TrapSource(bed, node=BIG_TRAP_NODE)
+        poller.start()
+        traps.start()
+        try:
+            for name, fault_hold, apply, remove, check in protected_faults(hold):
+                res = run_fault(bed, poller, traps, name, fault_hold, apply, remove, check)
+                caused = mkey_violations(bed)
+                res["mkey_violations"] = sum(v or 0 for v in caused.values())
+                res["mkey_violations_max_node"] = max(v or 0 for v in caused.values())
+                res["mkey_violations_nodes"] = sum(1 for v in caused.values() if v)
+                if progress:
+                    progress("%s: recovered in %s s" % (name, res["recovery_s"]))
+                results.append(res)
+        finally:
+            poller.stop = traps.stop = True
+            poller.join()
+            traps.join()
+        reports = bed.sanitizer_reports()
+    return results, reports
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hold", type=float, default=20)
@@ -400,9 +480,15 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     stop_all_on_sigterm()
-    results, reports = run(args.hold, args.stop_hold,
-                           [n for n in args.only.split(",") if n],
-                           progress=lambda text: print(text, file=sys.stderr))
+    only = [n for n in args.only.split(",") if n]
+    progress = lambda text: print(text, file=sys.stderr)  # noqa: E731
+    names = [f[0] for f in faults(args.hold, args.stop_hold)]
+    results, reports = [], []
+    if not only or any(n in names for n in only):
+        results, reports = run(args.hold, args.stop_hold, only, progress=progress)
+    if not only or "protected-fabric-no-key" in only:
+        more, more_reports = run_protected(args.hold, progress=progress)
+        results, reports = results + more, reports + more_reports
     print_table(results)
     if args.json:
         with open(args.json, "w") as f:
