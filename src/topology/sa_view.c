@@ -54,6 +54,8 @@ void sa_table_free(struct sa_table *t)
 
 static int append(struct sa_table *t, const uint8_t *p, size_t n)
 {
+	if (!n)
+		return 0; /* an empty segment: nothing to keep (and maybe no buffer yet) */
 	if (t->len + n > SA_TABLE_MAX)
 		return -1;
 	if (t->len + n > t->cap) {
