@@ -115,20 +115,37 @@ static struct mib_scalars queue_scalars = {
 	.value = queue_value, .ctx = &stats,
 };
 
-/* ibsnmpdInstance: the fabric this instance serves (fabricName). */
+/* ibsnmpdInstance: the fabric this instance serves (fabricName), and
+ * whether it may send SMPs there (the MAD engine's M_Key guard). */
 static int instance_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
 {
 	(void)snap;
-	if (column != SCALAR_IBSNMPD_FABRIC_NAME)
+	struct mad_engine_stats st;
+
+	switch (column) {
+	case SCALAR_IBSNMPD_FABRIC_NAME:
+		mib_set_octets(vb, ibsnmpd_cfg.fabric_name, strlen(ibsnmpd_cfg.fabric_name));
+		return 0;
+	case SCALAR_IBSNMPD_SMP_ACCESS:
+		mib_set_int(vb, 1 + mad_engine_smp_access()); /* unknown, answered, refused */
+		return 0;
+	case SCALAR_IBSNMPD_SMPS_REFUSED:
+		mad_engine_get_stats(&st);
+		mib_set_unsigned(vb, ASN_COUNTER, st.smps_refused);
+		return 0;
+	case SCALAR_IBSNMPD_M_KEY_VIOLATIONS_CAUSED:
+		mad_engine_get_stats(&st);
+		mib_set_unsigned(vb, ASN_COUNTER, st.mkey_violations_caused);
+		return 0;
+	default:
 		return -1;
-	mib_set_octets(vb, ibsnmpd_cfg.fabric_name, strlen(ibsnmpd_cfg.fabric_name));
-	return 0;
+	}
 }
 
 static struct mib_scalars instance_scalars = {
 	.name = "ibsnmpdInstance", .group_oid = instance_oid,
 	.group_oid_len = OID_LENGTH(instance_oid), .first = SCALAR_IBSNMPD_FABRIC_NAME,
-	.last = SCALAR_IBSNMPD_FABRIC_NAME, .snapshot = stats_snapshot,
+	.last = SCALAR_IBSNMPD_M_KEY_VIOLATIONS_CAUSED, .snapshot = stats_snapshot,
 	.value = instance_value, .ctx = &stats,
 };
 

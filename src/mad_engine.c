@@ -118,6 +118,7 @@ static struct {
 	 * protected fabric costs this port one violation, not a discovery's. */
 	struct {
 		bool refused, probing, unsettled;
+		unsigned long suspects; /* SMP tries unanswered since one was answered */
 		struct mad_request *held, *held_tail;
 		struct timespec next;   /* the next question allowed */
 		unsigned interval_s;
@@ -189,6 +190,11 @@ void mad_engine_on_smp_guard(void (*changed)(bool refused, void *arg), void *arg
 	eng.guard.changed_arg = arg;
 }
 
+int mad_engine_smp_access(void)
+{
+	return eng.guard.unsettled ? 0 : eng.guard.refused ? 2 : 1;
+}
+
 bool mad_engine_smps_refused(void)
 {
 	return eng.guard.refused;
@@ -258,10 +264,14 @@ static int send_one(struct mad_request *r)
 	return 0;
 }
 
+static bool is_smp(const struct mad_request *r);
+
 static void finish(struct mad_request *r, int result, const uint8_t *data, size_t len)
 {
 	if (result == MAD_TIMEOUT)
 		eng.stats.timeouts++;
+	else if (result != MAD_SEND_FAILED && result != MAD_MALFORMED && is_smp(r))
+		eng.guard.suspects = 0; /* an SMA answered: what went before was no violation */
 	if (!eng.silent && r->done)
 		r->done(r->ctx, result, data, len);
 	free(r);
@@ -375,6 +385,9 @@ static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
 	(void)len;
 	eng.guard.probing = false;
 	eng.guard.unsettled = false;
+	if (result == MAD_TIMEOUT) /* protected: what went unanswered was violations */
+		eng.stats.mkey_violations_caused += eng.guard.suspects;
+	eng.guard.suspects = 0;
 	if (first && result == MAD_OK) /* the start's question, not a suspicion's */
 		memset(&eng.guard.next, 0, sizeof(eng.guard.next));
 	if (result == MAD_OK && eng.guard.refused) {
@@ -672,6 +685,8 @@ void mad_engine_pump(void)
 			continue;
 		}
 		if (request_silent(r)) {
+			if (eng.guard.refused && is_smp(r) && !r->guard)
+				eng.stats.smps_refused++;
 			want_probe(r);
 			dest_make_ready(d);
 			finish(r, MAD_TIMEOUT, NULL, 0);
@@ -695,6 +710,8 @@ static void retry_or_fail(struct mad_request *r)
 	struct timespec now;
 
 	unlink_in_flight(r);
+	if (is_smp(r))
+		eng.guard.suspects++; /* a violation, if the fabric turns out protected */
 	if (!r->done) {
 		probe_ended(r, false);
 		return;

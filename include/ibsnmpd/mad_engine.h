@@ -126,6 +126,8 @@ struct mad_engine_stats {
 	unsigned long timeouts;  /* requests that failed after every retry */
 	unsigned long dropped;   /* received MADs that matched nothing or were malformed */
 	unsigned long probes;    /* the engine's own probes of LIDs taken for dead */
+	unsigned long smps_refused;          /* not sent: the M_Key guard refuses SMPs */
+	unsigned long mkey_violations_caused; /* SMPs unanswered on a fabric found protected */
 	unsigned in_flight;
 	unsigned queued;
 };
@@ -142,6 +144,8 @@ void mad_engine_set_lid_mkey(unsigned lid, uint64_t mkey);
  * when answered. Logged once each way. */
 void mad_engine_set_smp_guard_interval(unsigned seconds);
 bool mad_engine_smps_refused(void);
+/* 0 before the guard's first answer, 1 SMPs answered, 2 refused */
+int mad_engine_smp_access(void);
 /* changed(refused, arg) each time the guard begins or ends refusing SMPs
  * (the topology area: it discovers from the SA meanwhile); one listener. */
 void mad_engine_on_smp_guard(void (*changed)(bool refused, void *arg), void *arg);

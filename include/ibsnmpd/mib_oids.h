@@ -478,6 +478,12 @@
 #define SCALAR_IBSNMPD_NOTIFICATION_TIME 4 /* IBSNMPD-MIB::ibsnmpdNotificationTime */
 #define OID_IBSNMPD_FABRIC_NAME 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10, 1 /* IBSNMPD-MIB::ibsnmpdFabricName */
 #define SCALAR_IBSNMPD_FABRIC_NAME 1 /* IBSNMPD-MIB::ibsnmpdFabricName */
+#define OID_IBSNMPD_SMP_ACCESS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10, 2 /* IBSNMPD-MIB::ibsnmpdSmpAccess */
+#define SCALAR_IBSNMPD_SMP_ACCESS 2 /* IBSNMPD-MIB::ibsnmpdSmpAccess */
+#define OID_IBSNMPD_SMPS_REFUSED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10, 3 /* IBSNMPD-MIB::ibsnmpdSmpsRefused */
+#define SCALAR_IBSNMPD_SMPS_REFUSED 3 /* IBSNMPD-MIB::ibsnmpdSmpsRefused */
+#define OID_IBSNMPD_M_KEY_VIOLATIONS_CAUSED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10, 4 /* IBSNMPD-MIB::ibsnmpdMKeyViolationsCaused */
+#define SCALAR_IBSNMPD_M_KEY_VIOLATIONS_CAUSED 4 /* IBSNMPD-MIB::ibsnmpdMKeyViolationsCaused */
 #define OID_IBSNMPD_ALARMS_ACTIVE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 9, 1 /* IBSNMPD-MIB::ibsnmpdAlarmsActive */
 #define SCALAR_IBSNMPD_ALARMS_ACTIVE 1 /* IBSNMPD-MIB::ibsnmpdAlarmsActive */
 #define OID_IBSNMPD_ALARMS_LAST_CHANGE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 9, 2 /* IBSNMPD-MIB::ibsnmpdAlarmsLastChange */

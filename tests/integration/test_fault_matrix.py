@@ -66,6 +66,7 @@ def test_a_protected_fabric_without_the_key():
     assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, r
     assert r["traps_lost_during"] == 0, r  # traps are GMPs: no key needed
     assert r["mkey_violations_max_node"] <= 5, r
+    assert r["mkey_violations_counted"] == r["mkey_violations"], r  # its own account
     assert len(r["log_kinds"]) <= 8 and r["log_lines"] <= 40, r
 
 

@@ -211,6 +211,9 @@ def test_the_key_from_opensms_guid2mkey_file(tmp_path):
 
 
 SA_LINE = "subnet discovered from the SA (the SM's view)"
+SMP_ACCESS = MIB + "1.10.2.0"          # ibsnmpdSmpAccess
+SMPS_REFUSED = MIB + "1.10.3.0"        # ibsnmpdSmpsRefused
+VIOLATIONS_CAUSED = MIB + "1.10.4.0"   # ibsnmpdMKeyViolationsCaused
 NODE_DESC = MIB + "1.6.1.1.2."    # ibsnmpdNodeDescription (by GUID)
 
 
@@ -247,6 +250,11 @@ def test_without_the_key_the_sas_view_and_the_counters_are_served():
         caused = violations(b, nodes)
         print("MKeyViolations caused without the key: %s" % sorted(caused.items()))
         assert all(v <= 1 for v in caused.values()), caused
+        # its own account: SMPs refused, the violations it caused
+        own = {oid: v for oid, (_, v) in b.get(SMP_ACCESS, SMPS_REFUSED, VIOLATIONS_CAUSED).items()}
+        assert own[SMP_ACCESS] == "3", own  # refused
+        assert int(own[VIOLATIONS_CAUSED]) == sum(caused.values()), own
+        assert int(own[SMPS_REFUSED]) > 0, own
         # someone else's violation (a wrong key): the switch's trap 256,
         # through the SM (the simulator), notified with its M_Key as zeros
         bad_mkey = "OID: .1.3.6.1.3.117.3.2.7"  # ibSmaNotifications 7: trap 256
