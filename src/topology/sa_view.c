@@ -265,8 +265,9 @@ static int view_nodes(struct view *v, const struct sa_table *nr, char *err, size
 
 		memcpy(rec, nr->data + i * nr->record_size, sizeof(rec));
 		type = mad_get_field(rec + NR_NODEINFO, 0, IB_NODE_TYPE_F);
-		if (!be16(rec + NR_LID) || type < 1 || type > 3)
-			continue; /* no LID, or not a node type: nothing to place */
+		if (!be16(rec + NR_LID) || type < 1 || type > 3 ||
+		    mad_get_field(rec + NR_NODEINFO, 0, IB_NODE_NPORTS_F) > 254)
+			continue; /* no LID, not a node type, more ports than IBA's: not placed */
 		nd->guid = mad_get_field64(rec + NR_NODEINFO, 0, IB_NODE_GUID_F);
 		nd->port_guid = mad_get_field64(rec + NR_NODEINFO, 0, IB_NODE_PORT_GUID_F);
 		nd->type = type;

@@ -53,8 +53,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(out, "done 0\n");
 		fclose(out);
 		f = topology_parse(text, len, NULL, err, sizeof(err));
-		if (!f)
-			abort(); /* the view printed what the daemon would refuse */
+		if (!f) { /* the view printed what the daemon would refuse */
+			fprintf(stderr, "refused: %s\n", err);
+			abort();
+		}
 		topology_free(f);
 	} else if (out) {
 		fclose(out);
