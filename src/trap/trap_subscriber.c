@@ -223,6 +223,8 @@ static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
 	if (generation != t->generation || !t->running)
 		return;
 	t->probing = false;
+	if (result == MAD_TIMEOUT && mad_engine_smps_refused())
+		return; /* not asked (M_Key): the subscriptions stay as they are */
 	if (result == MAD_OK && !sma_sminfo_decode(data, len, &sm)) {
 		state = sm.state;
 		act = sm.act_count;
