@@ -987,16 +987,8 @@ int fs_forward_trap(struct fabric *f, const struct fs_origin *from, struct fs_re
 void fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r)
 {
 	struct fs_node *sw = &f->nodes[switch_node];
-	uint8_t *d;
+	uint8_t *d = report_header(f, r);
 
-	memset(r, 0, sizeof(*r));
-	mad_set_field(r->mad, 0, IB_MAD_BASEVER_F, 1);
-	mad_set_field(r->mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
-	mad_set_field(r->mad, 0, IB_MAD_CLASSVER_F, 2);
-	mad_set_field(r->mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_REPORT);
-	mad_set_field64(r->mad, 0, IB_MAD_TRID_F, 0x5100000000ULL + ++f->notice_count);
-	mad_set_field(r->mad, 0, IB_MAD_ATTRID_F, IB_SA_ATTR_NOTICE);
-	d = r->mad + IB_SA_DATA_OFFS;
 	mad_set_field(d, 0, IB_NOTICE_IS_GENERIC_F, 1);
 	mad_set_field(d, 0, IB_NOTICE_TYPE_F, 1);     /* urgent */
 	mad_set_field(d, 0, IB_NOTICE_PRODUCER_F, 2); /* switch */
@@ -1004,14 +996,5 @@ void fs_trap128(struct fabric *f, uint32_t switch_node, struct fs_request *r)
 	mad_set_field(d, 0, IB_NOTICE_ISSUER_LID_F, sw->lid);
 	mad_set_field(d, 0, IB_NOTICE_COUNT_F, f->notice_count);
 	mad_set_field(d, 0, IB_NOTICE_DATA_LID_F, sw->lid);
-	{
-		uint64_t prefix = htobe64(0xfe80000000000000ULL), guid = htobe64(sw->guid);
-
-		memcpy(d + 64, &prefix, 8);
-		memcpy(d + 72, &guid, 8);
-	}
-	r->slid = htons(f->nodes[f->sm_node].lid);
-	r->sqp = htonl(1);
-	r->dqp = htonl(1);
-	r->length = htobe64(256);
+	issuer_gid(d, sw->guid);
 }

@@ -70,6 +70,22 @@ def test_a_protected_fabric_without_the_key():
     assert len(r["log_kinds"]) <= 8 and r["log_lines"] <= 40, r
 
 
+def test_a_rail_dead_and_a_storm_of_links():
+    """fabricsim's rail layout: a rail dead (its switches, every server's
+    HCA on it), then alive; 64 HCAs' links down within a second, then up:
+    GETs answered throughout, traps flowing, every port fresh and every
+    link back after."""
+    results, reports = faults.run_fabric_changes(hold=6, progress=print)
+    faults.print_table(results)
+    assert not reports, "sanitizer reports from ibsnmpd:\n" + "\n".join(reports)
+    assert [r["fault"] for r in results] == ["dead-rail", "link-storm-64-hcas"]
+    for r in results:
+        assert r["recovery_s"] is not None, r
+        assert r["gets_answered"] == r["gets_sent"], r
+        assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, r
+        assert len(r["log_kinds"]) <= 8 and r["log_lines"] <= 40, r
+
+
 def test_the_groups_cover_every_fault():
     names = [f[0] for f in faults.faults(6, 10)]
     grouped = [n for g in GROUPS.values() for n in g]

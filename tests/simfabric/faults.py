@@ -27,9 +27,10 @@ The faults, the manager and the trap source live here, in the test-bed
 package: bench/faults.py prints the figures (run(), print_table()), the
 fault matrix test (tests/integration/test_fault_matrix.py) checks them.
 
-A last fault runs on a fabricsim bed (ibsim has no M_Key): the fabric
-protected by M_Key under an ibsnmpd without the key, then unprotected; its
-figures add the M_Key violations ibsnmpd caused.
+Three more run on fabricsim beds: the fabric protected by M_Key under an
+ibsnmpd without the key, then unprotected (ibsim has no M_Key; its figures
+add the M_Key violations ibsnmpd caused), and, on a rail layout of 16
+servers of 8 HCAs, a rail dead and a storm of 64 HCAs' links down and up.
 
 Usage: bench/faults.py [--hold S] [--stop-hold S] [--only NAME[,NAME...]] [--json FILE]
 Environment: IBSNMPD_BIN (else build/ibsnmpd), SIM_TRAP_INJECTOR and
@@ -57,6 +58,9 @@ NODE_TYPE = ".1.3.6.1.3.117.3.1.1.4.0"
 SYS_UPTIME = ".1.3.6.1.2.1.1.3.0"
 MADS_SENT = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.1.0"
 TREES = (".1.3.6.1.3.117.3", ".1.3.6.1.3.117.1", ".1.3.6.1.4.1.8072.9999.9999.117")
+# a bigger bed's manager walks what does not grow with it: SMA-MIB and
+# ibsnmpdStats (IB-PM-MIB of 3,000 ports is a minute's walk through snmpd)
+SMALL_TREES = (".1.3.6.1.3.117.3", ".1.3.6.1.4.1.8072.9999.9999.117.1.1")
 PM_STALE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1.25"
 PARTITION_NAME = ".1.3.6.1.4.1.8072.9999.9999.117.3.1.1.1.2"
 GUID_BASE = 0x6000000000000000
@@ -73,9 +77,10 @@ def snmp(bed, tool, *args, timeout=1):
 class Poller(threading.Thread):
     """The manager: (start, seconds, answered) of every GET and walk."""
 
-    def __init__(self, bed):
+    def __init__(self, bed, trees=TREES):
         super().__init__(daemon=True)
         self.bed, self.gets, self.walks, self.stop = bed, [], [], False
+        self.trees = trees
 
     def run(self):
         n = 0
@@ -83,7 +88,8 @@ class Poller(threading.Thread):
             n += 1
             t = time.monotonic()
             if n % 10 == 0:
-                out = snmp(self.bed, "snmpbulkwalk", "-Cr25", TREES[(n // 10) % len(TREES)])
+                out = snmp(self.bed, "snmpbulkwalk", "-Cr25",
+                           self.trees[(n // 10) % len(self.trees)])
                 ok = out.returncode == 0 and "Timeout" not in out.stderr
                 self.walks.append((t, time.monotonic() - t, ok))
             else:
@@ -386,29 +392,39 @@ def run(hold=20, stop_hold=30, only=(), progress=None):
     (a dict per fault) and the sanitizer reports of ibsnmpd."""
     topo = fat_tree(4, 2, 3)
     chosen = [f for f in faults(hold, stop_hold) if not only or f[0] in only]
-    results = []
     try:
         r = running(topo, ME, conf=CONF, preload=SHIM)
         helper_script(r.dir)
         with r as bed:
-            wait_subscribed(bed)
-            poller, traps = Poller(bed), TrapSource(bed)
-            poller.start()
-            traps.start()
-            try:
-                for name, fault_hold, apply, remove, check in chosen:
-                    res = run_fault(bed, poller, traps, name, fault_hold, apply, remove, check)
-                    if progress:
-                        progress("%s: recovered in %s s" % (name, res["recovery_s"]))
-                    results.append(res)
-            finally:
-                poller.stop = traps.stop = True
-                poller.join()
-                traps.join()
+            results = run_faults(bed, chosen, TRAP_NODE, progress)
             reports = bed.sanitizer_reports()
     finally:
         os.unlink(topo)
     return results, reports
+
+
+def run_faults(bed, chosen, trap_node, progress=None, measure=None, trees=TREES):
+    """The faults in turn on bed while the manager polls (walking trees in
+    turn) and traps flow from trap_node; measure(bed, result) adds to each
+    result."""
+    results = []
+    wait_subscribed(bed)
+    poller, traps = Poller(bed, trees), TrapSource(bed, node=trap_node)
+    poller.start()
+    traps.start()
+    try:
+        for name, fault_hold, apply, remove, check in chosen:
+            res = run_fault(bed, poller, traps, name, fault_hold, apply, remove, check)
+            if measure:
+                measure(bed, res)
+            if progress:
+                progress("%s: recovered in %s s" % (name, res["recovery_s"]))
+            results.append(res)
+    finally:
+        poller.stop = traps.stop = True
+        poller.join()
+        traps.join()
+    return results
 
 
 # ---- a protected fabric (fabricsim: ibsim has no M_Key) -------------------------------
@@ -445,34 +461,75 @@ def mkey_violations(bed):
     return res
 
 
+# ---- the fabric changing (fabricsim's rail layout) ---------------------------------------
+
+RAIL = {"hosts": 16, "layout": "rail"}
+RAIL_ME, RAIL_TRAP_NODE = "srv-1-hca1", "srv-12-hca1"
+LINK_STATE = ".1.3.6.1.4.1.8072.9999.9999.117.1.5.1.1.6"  # ibsnmpdFabricPortLinkState
+
+
+def links_active(bed):
+    out = snmp(bed, "snmpbulkwalk", "-Cr50", LINK_STATE, timeout=3)
+    return sum(1 for l in out.stdout.splitlines() if l.endswith(" = INTEGER: 4"))
+
+
+def fabric_change_faults(hold):
+    """A rail dead (its switches and every server's HCA on it: a rail's
+    power or its leaf firmware), and a storm: 64 HCAs (4 of each server, as
+    a job resetting adapters does) down within a second and up again."""
+    hcas = ["srv-%d-hca%d" % (n, k) for n in range(1, 17) for k in (3, 4, 5, 6)]
+    before = {}
+
+    def storm(bed):
+        before["active"] = links_active(bed)
+        for h in hcas:
+            bed.sim('Unlink "%s"' % h)
+
+    def calm(bed):
+        for h in hcas:
+            bed.sim('ReLink "%s"' % h)
+
+    def links_back(bed):
+        return links_active(bed) == before["active"] and no_stale_port(bed)
+
+    return [
+        ("dead-rail", hold, lambda b: [b.sim('Dead "*-r2.*"'), b.sim('Dead "srv-*-hca2"')],
+         lambda b: [b.sim('Alive "*-r2.*"'), b.sim('Alive "srv-*-hca2"')], no_stale_port),
+        ("link-storm-64-hcas", hold, storm, calm, links_back),
+    ]
+
+
+def run_fabric_changes(hold=20, progress=None):
+    """The fabric-change faults on a fabricsim rail bed (16 servers of 8
+    HCAs), with the manager and the traps as in run()."""
+    r = running(None, RAIL_ME, conf=BIG_CONF, preload=SHIM, minimal=False, big=RAIL)
+    with r as bed:
+        results = run_faults(bed, fabric_change_faults(hold), RAIL_TRAP_NODE, progress,
+                             trees=SMALL_TREES)
+        reports = bed.sanitizer_reports()
+    return results, reports
+
+
+def violations_measured(bed, res):
+    """the violations ibsnmpd caused, as the simulator counted them and as
+    ibsnmpd did"""
+    caused = mkey_violations(bed)
+    out = snmp(bed, "snmpget", "-Oqv", VIOLATIONS_CAUSED, timeout=2)
+    res["mkey_violations_counted"] = int(out.stdout.split()[0]) \
+        if out.returncode == 0 and out.stdout.split() else None
+    res["mkey_violations"] = sum(v or 0 for v in caused.values())
+    res["mkey_violations_max_node"] = max(v or 0 for v in caused.values())
+    res["mkey_violations_nodes"] = sum(1 for v in caused.values() if v)
+
+
 def run_protected(hold=20, progress=None):
     """The protected-fabric fault on a fabricsim bed, with the manager and
     the traps as in run(); its result also says the M_Key violations ibsnmpd
     caused (per node, from the simulator's counters)."""
-    results = []
     r = running(None, BIG_ME, conf=BIG_CONF, preload=SHIM, minimal=False, big=BIG)
     with r as bed:
-        wait_subscribed(bed)
-        poller, traps = Poller(bed), TrapSource(bed, node=BIG_TRAP_NODE)
-        poller.start()
-        traps.start()
-        try:
-            for name, fault_hold, apply, remove, check in protected_faults(hold):
-                res = run_fault(bed, poller, traps, name, fault_hold, apply, remove, check)
-                caused = mkey_violations(bed)
-                out = snmp(bed, "snmpget", "-Oqv", VIOLATIONS_CAUSED, timeout=2)
-                res["mkey_violations_counted"] = int(out.stdout.split()[0]) \
-                    if out.returncode == 0 and out.stdout.split() else None
-                res["mkey_violations"] = sum(v or 0 for v in caused.values())
-                res["mkey_violations_max_node"] = max(v or 0 for v in caused.values())
-                res["mkey_violations_nodes"] = sum(1 for v in caused.values() if v)
-                if progress:
-                    progress("%s: recovered in %s s" % (name, res["recovery_s"]))
-                results.append(res)
-        finally:
-            poller.stop = traps.stop = True
-            poller.join()
-            traps.join()
+        results = run_faults(bed, protected_faults(hold), BIG_TRAP_NODE, progress,
+                             measure=violations_measured)
         reports = bed.sanitizer_reports()
     return results, reports
 
@@ -493,6 +550,9 @@ def main():
         results, reports = run(args.hold, args.stop_hold, only, progress=progress)
     if not only or "protected-fabric-no-key" in only:
         more, more_reports = run_protected(args.hold, progress=progress)
+        results, reports = results + more, reports + more_reports
+    if not only or any(n in ("dead-rail", "link-storm-64-hcas") for n in only):
+        more, more_reports = run_fabric_changes(args.hold, progress=progress)
         results, reports = results + more, reports + more_reports
     print_table(results)
     if args.json:
