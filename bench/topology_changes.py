@@ -14,7 +14,11 @@ The SMPs each costs the fabric are fabricsim's count of SMPs answered across
 it (nothing else sweeps: the link and counter sweeps' lifetimes are an hour),
 against a full discovery's (ibnetdiscover's, run alone on the same fabric).
 
-Usage: bench/topology_changes.py [--hosts 2000] [--runs 5]
+With --source sa ibsnmpd reads the subnet from the SM's SA (discoverySource
+sa): a change then costs the switches no SMP (fabricsim's SA is as current
+as the simulator; a real SM's is as current as its last sweep).
+
+Usage: bench/topology_changes.py [--hosts 2000] [--runs 5] [--source auto|smp|sa]
 """
 import argparse
 import os
@@ -84,11 +88,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hosts", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--source", choices=("auto", "smp", "sa"), default="auto",
+                    help="ibsnmpd's discoverySource (sa: the subnet from the SM's SA)")
     args = ap.parse_args()
     stop_on_sigterm()
     conf = ["cacheLifetime pmCounters 3600", "cacheLifetime fabricPorts 3600",
             "nodeContextTypes none", "dcbxEnable no", "vitalsEnable no",
-            "notificationLimit 0 60"]
+            "notificationLimit 0 60", "discoverySource " + args.source]
     with TestBed(None, None, conf=conf, direct=True, binary=os.path.join(BUILD, "ibsnmpd"),
                  big={"hosts": args.hosts}) as bed:
         target = bed.env["SNMP_DIRECT_TARGET"]
@@ -116,8 +122,9 @@ def main():
                              "has %d" % (last, len(free), 2 * args.runs))
         leaf_of = {by_guid[a]: (by_guid[b], pb) for a, pa, b, pb in links
                    if by_guid[a].startswith("host-")}
-        print("fat tree, radix 64, %d hosts: %d nodes; ibsnmpd (direct mode) on host-1; "
-              "%s has %d free ports" % (args.hosts, len(nodes), last, len(free)))
+        print("fat tree, radix 64, %d hosts: %d nodes; ibsnmpd (direct mode, discoverySource "
+              "%s) on host-1; %s has %d free ports" % (args.hosts, len(nodes), args.source, last,
+                                                      len(free)))
         # a full discovery's SMPs: ibnetdiscover's, alone
         before = smps_answered(bed)
         subprocess.run(bed.command("ibnetdiscover"), capture_output=True, timeout=600)

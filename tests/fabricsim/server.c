@@ -322,7 +322,8 @@ static void serve_client(int id)
 			int segments = fs_sa_table(&fabric, &from, &r, emit_segment, &e);
 
 			if (segments) {
-				fs_answered[2] += segments > 0;
+				if (segments > 0)
+					fs_answered[2] += (unsigned long)segments; /* every segment */
 				if (segments < 0)
 					fprintf(stderr, "fabricsim: out of memory for an SA table\n");
 				continue;
