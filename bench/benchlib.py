@@ -16,7 +16,7 @@ TestBed = running  # with TestBed(topology, node, conf=...) as bed: a simfabric.
 __all__ = ["TOP", "TOPOLOGIES", "TestBed", "env", "stop_on_sigterm", "STATS", "MADS_SENT",
            "SMA_GROUPS", "PM_TABLE", "snmpget", "walk", "spawn_subagent", "bare_pipelined",
            "sweep_ports", "get_latencies", "group_index", "sweep_durations", "log_match",
-           "next_sweep"]
+           "next_sweep", "fabricsim_answered"]
 
 STATS = ".1.3.6.1.4.1.8072.9999.9999.117.1.1"
 PM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1"  # ibsnmpdPmPortEntry (64-bit counters)
@@ -231,3 +231,19 @@ def get_latencies(target, oid, seconds, interval=0.05, community="public", sent_
         time.sleep(interval)
     sock.close()
     return out, lost
+
+
+def fabricsim_answered(bed):
+    """fabricsim's counts of what it answered so far (its console's Stats):
+    {"smp": ..., "pma": ..., "sa": ...} (SA: every RMPP segment)"""
+    path = os.path.join(bed.dir, "fabricsim.out")
+    size = os.path.getsize(path)
+    bed.sim("Stats")
+    for _ in range(100):
+        with open(path) as f:
+            f.seek(size)
+            m = re.findall(r"answered: (\d+) SMPs, (\d+) PerfMgt, (\d+) SA", f.read())
+        if m:
+            return dict(zip(("smp", "pma", "sa"), (int(v) for v in m[-1])))
+        time.sleep(0.05)
+    raise SystemExit("fabricsim did not answer Stats")

@@ -12,46 +12,30 @@ Usage: bench/sa_view.py [--hosts 2000] [--runs 3]
 """
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import time
 
-from benchlib import TestBed, stop_on_sigterm
+from benchlib import TestBed, fabricsim_answered, stop_on_sigterm
 
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      "..", "build"))
 HELPER = os.path.join(BUILD, "ibsnmpd-discover")
 
 
-def answered(bed):
-    """fabricsim's counts so far: (SMPs, SA MADs) answered"""
-    path = os.path.join(bed.dir, "fabricsim.out")
-    size = os.path.getsize(path)
-    bed.sim("Stats")
-    for _ in range(100):
-        with open(path) as f:
-            f.seek(size)
-            m = re.findall(r"answered: (\d+) SMPs, \d+ PerfMgt, (\d+) SA", f.read())
-        if m:
-            return int(m[-1][0]), int(m[-1][1])
-        time.sleep(0.05)
-    raise SystemExit("fabricsim did not answer Stats")
-
-
 def discover(bed, *mode):
     """(seconds, SMPs, SA MADs, the lines but the timing)"""
-    before = answered(bed)
+    before = fabricsim_answered(bed)
     t = time.monotonic()
     out = subprocess.run(bed.command(HELPER, *mode, "ibsim0", "1", "1000", "2", node="host-1"),
                          capture_output=True, text=True, timeout=1200)
     secs = time.monotonic() - t
     if out.returncode:
         raise SystemExit("the helper failed: %s" % out.stderr[-500:])
-    after = answered(bed)
+    after = fabricsim_answered(bed)
     lines = sorted(l for l in out.stdout.splitlines()
                    if not l.startswith(("done ", "source ", "pinfo ")))
-    return secs, after[0] - before[0], after[1] - before[1], lines
+    return secs, after["smp"] - before["smp"], after["sa"] - before["sa"], lines
 
 
 def main():

@@ -27,7 +27,7 @@ import statistics
 import subprocess
 import time
 
-from benchlib import TestBed, env, stop_on_sigterm
+from benchlib import TestBed, env, fabricsim_answered, stop_on_sigterm
 
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      "..", "build"))
@@ -49,18 +49,8 @@ def get(target, oid):
 
 
 def smps_answered(bed):
-    """fabricsim's count of SMPs answered so far (its console's Stats)"""
-    path = os.path.join(bed.dir, "fabricsim.out")
-    size = os.path.getsize(path)
-    bed.sim("Stats")
-    for _ in range(100):
-        with open(path) as f:
-            f.seek(size)
-            m = re.findall(r"answered: (\d+) SMPs", f.read())
-        if m:
-            return int(m[-1])
-        time.sleep(0.05)
-    raise SystemExit("fabricsim did not answer Stats")
+    """fabricsim's count of SMPs answered so far"""
+    return fabricsim_answered(bed)["smp"]
 
 
 def added_guid(bed, name):
