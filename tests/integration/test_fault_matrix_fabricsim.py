@@ -24,7 +24,10 @@ def test_a_protected_fabric_without_the_key():
     assert r["traps_lost_during"] == 0, r  # traps are GMPs: no key needed
     assert r["mkey_violations_max_node"] <= 5, r
     assert r["mkey_violations_counted"] == r["mkey_violations"], r  # its own account
-    assert len(r["log_kinds"]) <= 8 and r["log_lines"] <= 40, r
+    # the guard's two lines, the discoveries from the SA and by SMP, the local
+    # SMA's refresh failing and working again, the trap subscriptions: a few
+    # kinds more than a fault of the ibsim matrix, each once or twice
+    assert len(r["log_kinds"]) <= 10 and r["log_lines"] <= 40, r
 
 
 def test_a_rail_dead_and_a_storm_of_links():
