@@ -19,14 +19,13 @@
  *                               sma_speed_generation(); 0 when not up)
  *   done SECONDS
  */
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <errno.h>
 
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/umad.h>

@@ -151,7 +151,7 @@ size_t sa_table_records(const struct sa_table *t, size_t min_size)
 /* ---- the view ------------------------------------------------------------------ */
 
 struct view_node {
-	uint64_t guid, port_guid; /* a switch's port GUID; a CA's port 1's or its first */
+	uint64_t guid;
 	unsigned type, num_ports, lid;
 	unsigned vendor, device, revision;
 	char desc[65];
@@ -164,7 +164,8 @@ struct view_node {
 /* what a LID is: a switch (port 0) or one CA port */
 struct lid_entry {
 	unsigned lid;
-	size_t node;
+	uint64_t node_guid;
+	size_t node;              /* index into nodes, once they are merged */
 	unsigned port;
 	uint64_t port_guid;
 };
@@ -269,7 +270,6 @@ static int view_nodes(struct view *v, const struct sa_table *nr, char *err, size
 		    mad_get_field(rec + NR_NODEINFO, 0, IB_NODE_NPORTS_F) > 254)
 			continue; /* no LID, not a node type, more ports than IBA's: not placed */
 		nd->guid = mad_get_field64(rec + NR_NODEINFO, 0, IB_NODE_GUID_F);
-		nd->port_guid = mad_get_field64(rec + NR_NODEINFO, 0, IB_NODE_PORT_GUID_F);
 		nd->type = type;
 		nd->num_ports = mad_get_field(rec + NR_NODEINFO, 0, IB_NODE_NPORTS_F);
 		nd->lid = be16(rec + NR_LID);
@@ -284,8 +284,9 @@ static int view_nodes(struct view *v, const struct sa_table *nr, char *err, size
 		v->lids[v->n_lids].lid = nd->lid;
 		v->lids[v->n_lids].port = type == 2 ? 0
 			: mad_get_field(rec + NR_NODEINFO, 0, IB_NODE_LOCAL_PORT_F);
-		v->lids[v->n_lids].port_guid = nd->port_guid;
-		v->lids[v->n_lids].node = nd->guid; /* a GUID until the nodes are merged */
+		v->lids[v->n_lids].port_guid =
+			mad_get_field64(rec + NR_NODEINFO, 0, IB_NODE_PORT_GUID_F);
+		v->lids[v->n_lids].node_guid = nd->guid;
 		v->n_lids++;
 		v->n_nodes++;
 	}
@@ -308,11 +309,8 @@ static int view_nodes(struct view *v, const struct sa_table *nr, char *err, size
 		}
 		v->n_nodes = out;
 	}
-	for (size_t i = 0; i < v->n_lids; i++) {
-		uint64_t guid = v->lids[i].node;
-
-		v->lids[i].node = find_node(v, guid);
-	}
+	for (size_t i = 0; i < v->n_lids; i++)
+		v->lids[i].node = find_node(v, v->lids[i].node_guid);
 	if (v->n_lids > 1)
 		qsort(v->lids, v->n_lids, sizeof(*v->lids), lid_cmp);
 	for (size_t i = 1; i < v->n_lids; i++)

@@ -76,7 +76,6 @@ struct topology_area {
 	char *out;
 	size_t len, cap;
 	bool alone_noted;                /* a discovery saw only the local node: said */
-	bool from_sa;                    /* the running (or last) discovery reads the SA */
 	unsigned link_trap_alarm;
 	struct trap_area *traps;
 	struct trap_observer trap_seen;
@@ -126,9 +125,10 @@ static void start_discovery(struct cache_group *g)
 {
 	struct topology_area *a = g->owner;
 	char port[16], timeout[16], retries[16];
-	char from_sa[] = "--sa";
+	char sa_flag[] = "--sa";
 	char *argv_smp[] = {a->helper, a->ca_name, port, timeout, retries, NULL};
-	char *argv_sa[] = {a->helper, from_sa, a->ca_name, port, timeout, retries, NULL};
+	char *argv_sa[] = {a->helper, sa_flag, a->ca_name, port, timeout, retries, NULL};
+	bool from_sa;
 	int fds[2], keys[2];
 	char key[32];
 	pid_t pid;
@@ -140,7 +140,7 @@ static void start_discovery(struct cache_group *g)
 		cache_refresh_kept(g);
 		return;
 	}
-	a->from_sa = cfg.source == SOURCE_SA ||
+	from_sa = cfg.source == SOURCE_SA ||
 		     (cfg.source == SOURCE_AUTO && (mad_engine_smps_refused() || mkeys_per_port()));
 	snprintf(port, sizeof(port), "%d", a->port_num);
 	snprintf(timeout, sizeof(timeout), "%u", ibsnmpd_cfg.mad_timeout_ms);
@@ -164,8 +164,8 @@ static void start_discovery(struct cache_group *g)
 	close(keys[1]);
 	memset(key, 0, sizeof(key));
 	/* a discovery that takes longer than the interval between two is hung */
-	pid = child_spawn("the subnet discovery helper", a->from_sa ? argv_sa : argv_smp, keys[0], fds[1], cfg.interval_s,
-			  discovery_exited, a);
+	pid = child_spawn("the subnet discovery helper", from_sa ? argv_sa : argv_smp, keys[0],
+			  fds[1], cfg.interval_s, discovery_exited, a);
 	close(keys[0]);
 	close(fds[1]);
 	if (pid < 0) {
@@ -468,8 +468,9 @@ static void local_ports_published(struct cache_group *g, const void *before, con
 static void smp_guard_changed(bool refused, void *arg)
 {
 	struct topology_area *a = arg;
+	const struct topology *f = cache_snapshot(&a->group);
 
-	if (cfg.source != SOURCE_AUTO || (!refused && !a->from_sa && cache_snapshot(&a->group)))
+	if (cfg.source != SOURCE_AUTO || (!refused && f && !f->from_sa))
 		return; /* answered as before: the discovery it has stays */
 	if (refused)
 		snmp_log(LOG_NOTICE, "discovery: from the SM's SA while this port may not send "

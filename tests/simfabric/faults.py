@@ -48,6 +48,7 @@ import threading
 import time
 
 from .bed import TOP, running, snmp_env as env, stop_all_on_sigterm
+from .manager import generated
 
 BUILD = os.path.join(TOP, "build")
 INJECTOR = os.environ.get("SIM_TRAP_INJECTOR") or os.path.join(BUILD, "tests", "sim-trap-injector")
@@ -449,7 +450,6 @@ def protected_faults(hold):
 def mkey_violations(bed):
     """{node: MKeyViolations} (a switch's port 0, a host's port 1), read with
     smpquery once the key is off"""
-    from .manager import generated
     nodes, _ = generated(bed)
     res = {}
     for name, (kind, guid, nports, lid) in nodes.items():
