@@ -5,10 +5,17 @@
  *   topology_parse.c   pure: the helper's output as a struct topology
  *   sa_view.c          pure: the SA's records (RMPP put together) as the
  *                      helper's output, when it discovers from the SA
+ *   topology_patch.c   pure: where the link sweep's last reading disagrees
+ *                      with the topology, and the topology patched with
+ *                      what probes found there
+ *   topology_probe.c   the probes: NodeInfo by directed route behind a port
+ *                      that came up, and what a node not seen before is
  *   topology_area.c    the area: one cache group whose snapshot is the last
- *                      discovery; it runs the helper every
- *                      pmDiscoveryInterval, after a trap 128 (once a burst
- *                      is over) and when the master SM moves
+ *                      discovery, or the last one patched; it runs the
+ *                      helper at start, every pmDiscoveryInterval, when the
+ *                      master SM moves and when probes cannot place what
+ *                      they found, and probes around the ports whose link
+ *                      changed (after a trap 128, the link sweep's reading)
  *
  * Every area that needs the subnet's nodes (the PM sweeps, the link sweeps,
  * the node contexts, the partition verifier) reads this snapshot and
@@ -71,6 +78,20 @@ struct topology {
 	 * in place of its own SMPs. */
 	bool from_sa;
 	uint8_t (*portinfo)[64];
+	/* Which publication it is (the area numbers them from 1), and, for a
+	 * topology patched from the one before (topology_patch_finish), that
+	 * one's serial and the ports that differ from it (a new node's, a
+	 * link made or gone, a LID given): a follower that read the one
+	 * before reads only those again. patched_from 0: a discovery. */
+	unsigned long serial, patched_from;
+	struct topo_port_ref *changed;
+	size_t n_changed;
+	size_t nodes_added, nodes_removed;
+};
+
+struct topo_port_ref {
+	uint64_t guid;
+	unsigned port;
 };
 
 void topology_free(struct topology *f);
@@ -94,6 +115,71 @@ const struct topo_node *topology_node(const struct topology *f, uint64_t guid);
  * NULL; a binary search. */
 const struct topo_port *topology_port(const struct topology *f, size_t node, unsigned port);
 
+/* Whether f's changed ports (sorted) hold (guid, port). */
+bool topology_port_changed(const struct topology *f, uint64_t guid, unsigned port);
+
+/* ---- following changes (topology_patch.c) ---- */
+
+/* What the link sweep last read of a port of a node of the topology it
+ * swept: its physical link up (a directed-route SMP passes), its LID, its
+ * active speed (sma_speed_generation). */
+struct topo_link_seen {
+	uint64_t guid;
+	unsigned port;
+	bool up;
+	unsigned lid;
+	uint8_t speed;
+};
+
+enum topo_change_kind {
+	TOPO_LINK_GONE,  /* linked in the topology, down now: no probe */
+	TOPO_LINK_NEW,   /* a switch's port up, no link in the topology: probe behind it */
+	TOPO_PORT_LID,   /* a CA port's LID is another now (or it had none) */
+};
+
+struct topo_change {
+	enum topo_change_kind kind;
+	uint64_t guid;
+	unsigned port;
+	unsigned lid;
+	uint8_t speed;
+};
+
+/* Where seen[0..n) disagrees with f, into out (room for n): links gone,
+ * links new (of switches; the local node's own port is the discovery's
+ * root: not probed), LIDs changed. Pure; unit-tested. */
+size_t topology_changes(const struct topology *f, const struct topo_link_seen *seen, size_t n,
+			struct topo_change *out);
+
+/* A topology being patched: a copy of one that changes are made to, then
+ * (finish) pruned to what the local node reaches, sorted, routed and
+ * named. Pure; unit-tested. */
+struct topo_patch;
+struct topo_patch *topology_patch_begin(const struct topology *f);
+void topology_patch_free(struct topo_patch *p);
+/* The node with guid (new ones too): its fields may be changed through the
+ * pointer until the next call that adds; NULL if none. */
+struct topo_node *topology_patch_node(struct topo_patch *p, uint64_t guid);
+/* A node not in it (guid, type, num_ports, desc, ident; a switch's ports
+ * are made, unlinked): -1 if the GUID is there or out of memory. */
+int topology_patch_add(struct topo_patch *p, const struct topo_node *nd);
+/* A port's LID, port GUID, speed (the port made if need be); -1 if its
+ * node is not there, the port is beyond its ports, or out of memory. */
+int topology_patch_port(struct topo_patch *p, uint64_t guid, unsigned port, unsigned lid,
+			uint64_t port_guid, uint8_t speed);
+/* The link between two ports (both nodes there), each unlinked from what it
+ * was linked to before; -1 as above. */
+int topology_patch_link(struct topo_patch *p, uint64_t a, unsigned pa, uint64_t b, unsigned pb);
+/* The link of a port gone, at both ends (a CA's port without a link is
+ * not in a discovery: it goes). */
+void topology_patch_unlink(struct topo_patch *p, uint64_t guid, unsigned port);
+/* The patched topology: the nodes the local node reaches through switches
+ * (the others gone), every node's route from it, its ports that differ
+ * from the original in changed, named after names. NULL out of memory
+ * (err says). The patch stays and is freed by topology_patch_free. */
+struct topology *topology_patch_finish(struct topo_patch *p, const struct node_name_map *names,
+				       char *err, size_t errlen);
+
 /* ---- the area (topology_area.c) ---- */
 
 struct area_def;
@@ -108,5 +194,16 @@ struct cache_group *topology_followed_by(const char *who);
 /* Where SMPs to the node go: its LID, or (no LID yet: no SM) the directed
  * route the discovery took; -1 if neither is known. */
 int topology_node_portid(const struct topo_node *nd, ib_portid_t *to);
+
+/* The link sweep (the fabric area) lends what it last read, for the
+ * topology to follow changes by probes: links(arg, &swept, &seen) returns
+ * the number of ports in *seen (malloc'ed, the caller frees; NULL out of
+ * memory) and the topology they were swept against in *swept (NULL:
+ * none yet). Once, at start; NULL at stop. */
+typedef size_t (*topology_links_fn)(void *arg, const struct topology **swept,
+				    struct topo_link_seen **seen);
+void topology_follow_links(topology_links_fn links, void *arg);
+/* The link sweep published a reading: the topology compares it. */
+void topology_links_read(void);
 
 #endif

@@ -31,6 +31,7 @@ void topology_free(struct topology *f)
 	free(f->nodes);
 	free(f->ports);
 	free(f->portinfo);
+	free(f->changed);
 	free(f->name_pool);
 	free(f);
 }
