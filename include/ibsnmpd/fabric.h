@@ -297,6 +297,13 @@ struct fabric_area {
 	unsigned *trap_lids;
 	size_t n_trap_lids, cap_trap_lids;
 	unsigned trap_alarm;
+	/* the topology's serial the last sweep began with; whether every
+	 * publication since was a patch of it, and the ports they changed
+	 * (the next sweep reads only those) */
+	unsigned long base_serial;
+	bool patch_only;
+	struct topo_port_ref *patched;
+	size_t n_patched, cap_patched;
 	struct state_file state;      /* the baseline's */
 	struct fabric_mib mib;
 };
@@ -311,8 +318,10 @@ void fabric_sweep_init(struct fabric_area *a, unsigned lifetime_s, const char *s
 void fabric_sweep_stop(struct fabric_area *a);
 void fabric_sweep_apply_config(struct fabric_area *a, unsigned lifetime_s,
 			       const char *state_file, bool reset);
-/* A discovery was published: a new node list is swept now. */
-void fabric_sweep_discovered(struct fabric_area *a);
+/* A topology was published (after; before: the one it replaced): a new
+ * node list is swept now, a patched one's changed ports only. */
+void fabric_sweep_discovered(struct fabric_area *a, const struct topology *before,
+			     const struct topology *after);
 /* A trap 128 from the switch at lid: its ports are read again shortly. */
 void fabric_link_trap(struct fabric_area *a, unsigned lid);
 /* Forgets the baseline; the next sweep records it again. */

@@ -151,6 +151,11 @@ struct topo_change {
 size_t topology_changes(const struct topology *f, const struct topo_link_seen *seen, size_t n,
 			struct topo_change *out);
 
+/* About what a discovery by libibnetdisc of f costs in SMPs: NodeInfo and
+ * NodeDescription of each node, PortInfo of each port it reads (a switch's
+ * port 0 too), NodeInfo behind each switch port linked. */
+size_t topology_discovery_cost(const struct topology *f);
+
 /* A topology being patched: a copy of one that changes are made to, then
  * (finish) pruned to what the local node reaches, sorted, routed and
  * named. Pure; unit-tested. */
@@ -170,6 +175,8 @@ int topology_patch_port(struct topo_patch *p, uint64_t guid, unsigned port, unsi
 /* The link between two ports (both nodes there), each unlinked from what it
  * was linked to before; -1 as above. */
 int topology_patch_link(struct topo_patch *p, uint64_t a, unsigned pa, uint64_t b, unsigned pb);
+/* Whether (guid, port) is linked in it. */
+bool topology_patch_linked(struct topo_patch *p, uint64_t guid, unsigned port);
 /* The link of a port gone, at both ends (a CA's port without a link is
  * not in a discovery: it goes). */
 void topology_patch_unlink(struct topo_patch *p, uint64_t guid, unsigned port);

@@ -28,9 +28,7 @@ static const struct cache_decl caches[] = {
 static void discovered(struct cache_group *g, const void *before, const void *after, void *arg)
 {
 	(void)g;
-	(void)before;
-	(void)after;
-	fabric_sweep_discovered(arg);
+	fabric_sweep_discovered(arg, before, after);
 }
 
 static void trap_seen(const struct notice *n, const char *via, void *arg)
@@ -59,7 +57,7 @@ static void *start(const struct area_env *env)
 	a->traps = area_find(&trap_area_def);
 	if (a->traps)
 		trap_observe(a->traps, &a->trap_seen, trap_seen, a);
-	fabric_sweep_discovered(a); /* a discovery may be in already */
+	fabric_sweep_discovered(a, NULL, cache_snapshot(topology)); /* one may be in already */
 	return a;
 }
 

@@ -8,7 +8,10 @@
  *
  * Sweeps: when a discovery brings a new node list, every fabricPorts
  * lifetime, and, a second after a trap 128, of the switches the traps name
- * (a partial sweep: the other rows stay as they are). */
+ * (a partial sweep: the other rows stay as they are); when the topology
+ * followed a change (a patched topology), of the ports it changed. After
+ * each publication the topology compares what was read (it follows the
+ * links that came and went by probes: topology_area.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +31,13 @@ struct sweep {
 	struct fabric_reading *readings;
 	size_t n, pending;
 	bool partial;
-	/* the nodes to read, fed to the engine one by one as it has room */
-	size_t *nodes, n_nodes, next_node;
+	/* what to read, fed to the engine one by one as it has room: a node's
+	 * ports (port 0: all of them) */
+	struct sweep_item {
+		size_t node;
+		unsigned port;
+	} *items;
+	size_t n_items, next_item;
 	struct mad_feeder feeder;
 };
 
@@ -66,7 +74,7 @@ static void sweep_finish(struct sweep *sw)
 	}
 	topology_put(sw->fabric);
 	free(sw->readings);
-	free(sw->nodes);
+	free(sw->items);
 	free(sw);
 	cache_refresh_done(&a->group, s, s ? NULL : "out of memory");
 	if (a->again && !a->group.refreshing) {
@@ -97,24 +105,26 @@ static bool lid_wanted(const struct fabric_area *a, unsigned lid)
 	return false;
 }
 
-/* The feeder: SubnGet(PortInfo) of every port of the next node. */
+/* The feeder: SubnGet(PortInfo) of the next item's ports. */
 static bool feed_node(void *ctx)
 {
 	struct sweep *sw = ctx;
+	const struct sweep_item *it;
 	const struct topo_node *nd;
 	ib_portid_t to;
 
-	if (sw->next_node == sw->n_nodes) {
+	if (sw->next_item == sw->n_items) {
 		DEBUGMSGTL(("ibsnmpd:fabric", "%s sweep: %zu PortInfo SMPs\n",
 			    sw->partial ? "partial" : "full", sw->n));
 		if (--sw->pending == 0) /* the hold of sweep_start */
 			sweep_finish(sw);
 		return false;
 	}
-	nd = &sw->fabric->nodes[sw->nodes[sw->next_node++]];
+	it = &sw->items[sw->next_item++];
+	nd = &sw->fabric->nodes[it->node];
 	if (topology_node_portid(nd, &to))
 		return true;
-	for (unsigned p = 1; p <= nd->num_ports; p++) {
+	for (unsigned p = it->port ? it->port : 1; p <= (it->port ? it->port : nd->num_ports); p++) {
 		struct fabric_reading *r = &sw->readings[sw->n++];
 		struct reading_ref *ref = malloc(sizeof(*ref));
 
@@ -142,12 +152,14 @@ static void sweep_from_sa(struct sweep *sw)
 {
 	const struct topology *f = sw->fabric;
 
-	for (size_t k = 0; k < sw->n_nodes; k++) {
-		const struct topo_node *nd = &f->nodes[sw->nodes[k]];
+	for (size_t k = 0; k < sw->n_items; k++) {
+		const struct sweep_item *it = &sw->items[k];
+		const struct topo_node *nd = &f->nodes[it->node];
 
-		for (unsigned p = 1; p <= nd->num_ports; p++) {
+		for (unsigned p = it->port ? it->port : 1;
+		     p <= (it->port ? it->port : nd->num_ports); p++) {
 			struct fabric_reading *r = &sw->readings[sw->n++];
-			const struct topo_port *tp = topology_port(f, sw->nodes[k], p);
+			const struct topo_port *tp = topology_port(f, it->node, p);
 
 			r->guid = nd->guid;
 			r->port = p;
@@ -160,13 +172,47 @@ static void sweep_from_sa(struct sweep *sw)
 	sweep_finish(sw);
 }
 
+static int ref_cmp(const void *x, const void *y)
+{
+	const struct topo_port_ref *a = x, *b = y;
+
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
+/* What a sweep reads: every node's ports; or those of the switches traps
+ * named, and the ports the topology's patches since the last sweep changed
+ * (once each). */
+static void choose_items(struct fabric_area *a, struct sweep *sw, bool trapped, bool patched)
+{
+	const struct topology *f = sw->fabric;
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		if (!sw->partial || (trapped && f->nodes[i].lid && lid_wanted(a, f->nodes[i].lid)))
+			sw->items[sw->n_items++] = (struct sweep_item){i, 0};
+	if (!patched)
+		return;
+	qsort(a->patched, a->n_patched, sizeof(*a->patched), ref_cmp);
+	for (size_t k = 0; k < a->n_patched; k++) {
+		const struct topo_port_ref *r = &a->patched[k];
+		const struct topo_node *nd = topology_node(f, r->guid);
+
+		if ((k && !ref_cmp(r, &a->patched[k - 1])) || !nd || !r->port || r->port > nd->num_ports)
+			continue; /* read already, or of a node gone since */
+		sw->items[sw->n_items++] = (struct sweep_item){(size_t)(nd - f->nodes), r->port};
+	}
+}
+
 static void sweep_start(struct cache_group *g)
 {
 	struct fabric_area *a = g->owner;
 	const struct topology *f = cache_snapshot(a->topology);
 	struct sweep *sw;
 	size_t cap = 0;
-	bool partial = a->partial_next && cache_snapshot(g) && f == a->swept_fabric;
+	bool patched = a->patch_only && cache_snapshot(g);
+	bool trapped = a->partial_next && cache_snapshot(g) && (f == a->swept_fabric || patched);
+	bool partial = patched || trapped;
 
 	a->partial_next = false;
 	if (!f) {
@@ -175,9 +221,11 @@ static void sweep_start(struct cache_group *g)
 	}
 	for (size_t i = 0; i < f->n_nodes; i++)
 		cap += f->nodes[i].num_ports;
+	cap += patched ? a->n_patched : 0;
 	sw = calloc(1, sizeof(*sw));
 	if (!sw || !(sw->readings = calloc(cap ? cap : 1, sizeof(*sw->readings))) ||
-	    !(sw->nodes = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*sw->nodes)))) {
+	    !(sw->items = calloc(f->n_nodes + (patched ? a->n_patched : 0) + 1,
+				 sizeof(*sw->items)))) {
 		if (sw)
 			free(sw->readings);
 		free(sw);
@@ -187,10 +235,11 @@ static void sweep_start(struct cache_group *g)
 	sw->a = a;
 	sw->fabric = topology_get(f);
 	sw->partial = partial;
-	for (size_t i = 0; i < f->n_nodes; i++)
-		if (!partial || (f->nodes[i].lid && lid_wanted(a, f->nodes[i].lid)))
-			sw->nodes[sw->n_nodes++] = i;
+	choose_items(a, sw, trapped, patched);
 	a->n_trap_lids = 0;
+	a->base_serial = f->serial;
+	a->patch_only = false;
+	a->n_patched = 0;
 	if (f->portinfo) {
 		sweep_from_sa(sw);
 		return;
@@ -251,18 +300,66 @@ static void state_published(struct cache_group *g, const void *before, const voi
 		if ((q = fabric_peer(s, p)))
 			mad_engine_lid_wake(q->lid);
 	}
+	topology_links_read();
 }
 
-void fabric_sweep_discovered(struct fabric_area *a)
+/* The ports a patch changed, kept for the next sweep; false out of memory. */
+static bool keep_patched(struct fabric_area *a, const struct topology *f)
 {
-	if (!cache_snapshot(a->topology) || cache_snapshot(a->topology) == a->swept_fabric)
+	if (a->n_patched + f->n_changed > a->cap_patched) {
+		size_t cap = (a->n_patched + f->n_changed) * 2;
+		void *q = realloc(a->patched, cap * sizeof(*a->patched));
+
+		if (!q)
+			return false;
+		a->patched = q;
+		a->cap_patched = cap;
+	}
+	memcpy(a->patched + a->n_patched, f->changed, f->n_changed * sizeof(*f->changed));
+	a->n_patched += f->n_changed;
+	return true;
+}
+
+void fabric_sweep_discovered(struct fabric_area *a, const struct topology *before,
+			     const struct topology *f)
+{
+	if (!f || f == a->swept_fabric)
 		return;
+	/* patched from the topology the last sweep began with, or from a patch
+	 * of it since: what the patches changed is read, the rest stays */
+	if (f->patched_from && before && f->patched_from == before->serial &&
+	    (before->serial == a->base_serial || a->patch_only) && keep_patched(a, f)) {
+		a->patch_only = true;
+	} else {
+		a->patch_only = false;
+		a->n_patched = 0;
+	}
 	if (!a->group.alarm)
 		cache_group_start(&a->group);
 	else if (a->group.refreshing)
 		a->again = true;
 	else
 		cache_group_refresh_now(&a->group);
+}
+
+/* What was read, lent to the topology (topology_follow_links): each row of
+ * a node of the topology swept that was answered. */
+static size_t lend_links(void *arg, const struct topology **swept, struct topo_link_seen **seen)
+{
+	struct fabric_area *a = arg;
+	const struct fabric_snapshot *s = cache_snapshot(&a->group);
+	size_t n = 0;
+
+	*swept = s ? s->fabric : NULL;
+	*seen = malloc((s && s->n ? s->n : 1) * sizeof(**seen));
+	for (size_t i = 0; s && *seen && i < s->n; i++) {
+		const struct fabric_port *p = &s->ports[i];
+
+		if (p->have_info && !p->stale && !p->gone)
+			(*seen)[n++] = (struct topo_link_seen){p->guid, p->port, p->up, p->pi.lid,
+							       (uint8_t)(p->speed > 0 ? p->speed : 0)};
+	}
+	return n;
 }
 
 static void trap_sweep(unsigned reg, void *arg)
@@ -345,6 +442,7 @@ void fabric_sweep_init(struct fabric_area *a, unsigned lifetime_s, const char *s
 	else
 		load_state(a);
 	cache_group_observe(&a->group, &a->state_saved, state_published, a);
+	topology_follow_links(lend_links, a);
 }
 
 void fabric_sweep_stop(struct fabric_area *a)
@@ -352,9 +450,13 @@ void fabric_sweep_stop(struct fabric_area *a)
 	if (a->trap_alarm)
 		snmp_alarm_unregister(a->trap_alarm);
 	a->trap_alarm = 0;
+	topology_follow_links(NULL, NULL);
 	cache_group_stop(&a->group);
 	fabric_snapshot_free(a->loaded);
 	a->loaded = NULL;
+	free(a->patched);
+	a->patched = NULL;
+	a->n_patched = a->cap_patched = 0;
 	free(a->trap_lids);
 	a->trap_lids = NULL;
 	topology_put(a->swept_fabric);

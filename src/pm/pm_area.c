@@ -36,8 +36,12 @@ static void discovered(struct cache_group *g, const void *before, const void *af
 
 	(void)g;
 	(void)before;
-	(void)after;
 	pm_view_refresh(pm);
+	/* a topology patched after a change: the next sweep reads its new
+	 * ports (a sweep of every port for one host's link would load every
+	 * node's PMA again and again) */
+	if (after && ((const struct topology *)after)->patched_from && pm->sweep.alarm)
+		return;
 	pm_sweep_discovered(pm);
 	cache_group_start(&pm->samples);
 }

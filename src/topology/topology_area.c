@@ -5,9 +5,23 @@
  * says why a process of its own); its output is read from a pipe watched by
  * the main loop and parsed by topology_parse(). A discovery that failed, or
  * that saw the local node alone (its link is down), keeps the previous
- * snapshot. Refreshes: every pmDiscoveryInterval, two seconds after the last
- * of a burst of traps 128, and when the master SM moves (a new SM may have
- * given new LIDs).
+ * snapshot. Discoveries: at start, every pmDiscoveryInterval, when the
+ * master SM moves (a new SM may have given new LIDs), and when probes find
+ * what they cannot place.
+ *
+ * Between them the topology follows the fabric's changes by probes: each
+ * time the link sweep (the fabric area, which reads a switch a trap 128
+ * names within a second) publishes what it read, the ports whose link
+ * differs from the topology are looked at (topology_changes): a link gone
+ * is taken out at once, with the nodes no longer reached (no SMP); behind a
+ * switch port up without a link the probes of topology_probe.c ask what is
+ * there. Each result is published as a topology patched from the one
+ * before, naming the ports that changed, so that the followers read those
+ * again and keep every other row. A port behind which nothing answered is
+ * not probed again until it is seen down or a discovery comes. Where the
+ * link sweep does not run, or the subnet is read from the SA (a discovery
+ * from it costs the switches nothing), a burst of traps 128 brings a
+ * discovery, two seconds after its last.
  *
  * discoverySource: the helper discovers by directed route (libibnetdisc), or
  * reads the SM's view from its SA (sa_view.c): always (sa), never (smp), or
@@ -42,6 +56,7 @@
 #include "ibsnmpd/sma.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
+#include "topology_internal.h"
 
 #define LINK_TRAP_QUIET_S 2 /* a burst of traps 128 is one rediscovery */
 #define NAME_MAP_CHECK_S 5  /* how soon an edited node-name map is read */
@@ -89,6 +104,17 @@ struct topology_area {
 	struct stat names_seen;
 	bool names_file_seen, names_failed;
 	unsigned names_alarm;
+	/* following changes: the link sweep's reading (topology_follow_links),
+	 * the probes under way, a reading that came meanwhile, the ports
+	 * behind which nothing answered (sorted), the publications' count */
+	topology_links_fn links;
+	void *links_arg;
+	struct topo_round *round;
+	bool recheck;
+	unsigned links_alarm;
+	struct topo_port_ref *silent;
+	size_t n_silent;
+	unsigned long serial;
 };
 
 struct cache_group *topology_followed_by(const char *who)
@@ -187,6 +213,10 @@ static void rediscover(struct topology_area *a)
 {
 	if (a->group.refreshing)
 		return; /* one at a time */
+	if (a->round) { /* the discovery sees what they would have found */
+		topo_round_abandon(a->round);
+		a->round = NULL;
+	}
 	snmp_log(LOG_INFO, "rediscovering the subnet\n");
 	cache_group_refresh_now(&a->group);
 }
@@ -280,6 +310,15 @@ static void discovery_finish(struct topology_area *a)
 		 f->from_sa ? " from the SA (the SM's view)" : "", f->n_nodes, f->n_ports,
 		 f->seconds);
 	mkeys_apply(f); /* each LID's M_Key, by its port's GUID (mKeyFile) */
+	f->serial = ++a->serial;
+	/* a discovery: every port is probed again where it differs */
+	free(a->silent);
+	a->silent = NULL;
+	a->n_silent = 0;
+	if (a->round) {
+		topo_round_abandon(a->round);
+		a->round = NULL;
+	}
 	cache_refresh_done(&a->group, (void *)topology_get(f), NULL);
 }
 
@@ -345,6 +384,7 @@ static void republish_names(struct topology_area *a)
 		snmp_log(LOG_WARNING, "out of memory renaming the nodes: the names stay\n");
 		return;
 	}
+	renamed->serial = ++a->serial;
 	cache_publish(&a->group, (void *)topology_get(renamed));
 }
 
@@ -422,6 +462,252 @@ static void name_map_check(unsigned reg, void *arg)
 	name_map_load(arg, false);
 }
 
+/* ---- following changes -------------------------------------------------------- */
+
+static struct topology_area *the_area; /* for the link sweep's calls */
+
+/* Whether changes are followed by probes: the link sweep lends its
+ * readings, the subnet was discovered by SMP and SMPs are answered. */
+static bool following(const struct topology_area *a)
+{
+	const struct topology *f = cache_snapshot(&a->group);
+
+	return a->links && cfg.source != SOURCE_SA && f && !f->from_sa &&
+	       !mad_engine_smps_refused();
+}
+
+static int ref_cmp(const void *x, const void *y)
+{
+	const struct topo_port_ref *a = x, *b = y;
+
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
+static bool is_silent(const struct topology_area *a, uint64_t guid, unsigned port)
+{
+	const struct topo_port_ref key = {guid, port};
+
+	return a->n_silent &&
+	       bsearch(&key, a->silent, a->n_silent, sizeof(key), ref_cmp) != NULL;
+}
+
+/* The ports seen down are probed again when they come up. */
+static void forget_silent_down(struct topology_area *a, const struct topo_link_seen *seen,
+			       size_t n)
+{
+	size_t kept = 0;
+
+	if (!a->n_silent)
+		return;
+	for (size_t k = 0; k < n; k++)
+		if (!seen[k].up && is_silent(a, seen[k].guid, seen[k].port))
+			for (size_t j = 0; j < a->n_silent; j++)
+				if (a->silent[j].guid == seen[k].guid && a->silent[j].port == seen[k].port)
+					a->silent[j].guid = 0; /* marked */
+	for (size_t j = 0; j < a->n_silent; j++)
+		if (a->silent[j].guid)
+			a->silent[kept++] = a->silent[j];
+	a->n_silent = kept;
+}
+
+static void add_silent(struct topology_area *a, const struct topo_port_ref *refs, size_t n)
+{
+	struct topo_port_ref *q;
+	size_t kept = 0;
+
+	if (!n || !(q = realloc(a->silent, (a->n_silent + n) * sizeof(*q))))
+		return;
+	a->silent = q;
+	memcpy(a->silent + a->n_silent, refs, n * sizeof(*refs));
+	a->n_silent += n;
+	qsort(a->silent, a->n_silent, sizeof(*q), ref_cmp);
+	for (size_t j = 0; j < a->n_silent; j++)
+		if (!kept || ref_cmp(&a->silent[kept - 1], &a->silent[j]))
+			a->silent[kept++] = a->silent[j];
+	a->n_silent = kept;
+}
+
+/* t, patched from the topology published now, published in its place. */
+static void publish_patch(struct topology_area *a, struct topology *t)
+{
+	const struct topology *prev = cache_snapshot(&a->group);
+
+	t->serial = ++a->serial;
+	t->patched_from = prev ? prev->serial : 0;
+	mkeys_apply(t);
+	cache_publish(&a->group, (void *)topology_get(t));
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void follow_links(struct topology_area *a);
+
+static void round_done(struct topo_round *r, void *arg)
+{
+	struct topology_area *a = arg;
+	struct topology *t;
+	char err[80];
+
+	a->round = NULL;
+	if (r->why[0]) {
+		snmp_log(LOG_NOTICE, "subnet: probes around the ports that came up: %s; "
+			 "rediscovering the subnet\n", r->why);
+		topo_round_free(r);
+		rediscover(a);
+		return;
+	}
+	add_silent(a, r->silent, r->n_silent);
+	t = topology_patch_finish(r->patch, a->names, err, sizeof(err));
+	if (!t) {
+		snmp_log(LOG_WARNING, "subnet: following a change: %s\n", err);
+	} else if (!t->n_changed) {
+		topology_free(t);
+	} else {
+		t->seconds = seconds_since(&r->began);
+		snmp_log(LOG_INFO, "subnet changed: %zu ports probed, %zu answered, %zu nodes new "
+			 "(%zu SMPs in %.3f s): %zu nodes, %zu ports\n", r->probed, r->found,
+			 t->nodes_added, r->smps, t->seconds, t->n_nodes, t->n_ports);
+		publish_patch(a, t);
+	}
+	topo_round_free(r);
+	if (a->recheck)
+		follow_links(a);
+}
+
+/* f with the links gone and the LIDs given of c taken (no SMP), the nodes
+ * no longer reached gone; NULL if c has none of them (or out of memory:
+ * said). */
+static struct topology *gone_taken(struct topology_area *a, const struct topology *f,
+				   const struct topo_change *c, size_t n, size_t *gone)
+{
+	struct topo_patch *p = NULL;
+	struct topology *t;
+	char err[80];
+
+	*gone = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (c[k].kind == TOPO_LINK_NEW)
+			continue;
+		if (!p && !(p = topology_patch_begin(f)))
+			return NULL;
+		if (c[k].kind == TOPO_LINK_GONE) {
+			topology_patch_unlink(p, c[k].guid, c[k].port);
+			++*gone;
+		} else {
+			topology_patch_port(p, c[k].guid, c[k].port, c[k].lid, 0, c[k].speed);
+		}
+	}
+	if (!p)
+		return NULL;
+	t = topology_patch_finish(p, a->names, err, sizeof(err));
+	topology_patch_free(p);
+	if (!t)
+		snmp_log(LOG_WARNING, "subnet: following a change: %s\n", err);
+	return t;
+}
+
+/* The link sweep's last reading against the topology: links gone are
+ * taken out at once; where links came up too, one round of probes makes
+ * both into one patch (a cable moved keeps its node). */
+static void follow_links(struct topology_area *a)
+{
+	const struct topology *f = cache_snapshot(&a->group), *swept = NULL;
+	struct topo_link_seen *seen = NULL;
+	struct topology *without;
+	struct topo_change *c = NULL, *news = NULL;
+	size_t n, k = 0, m, n_news = 0, gone, cost;
+
+	if (!following(a))
+		return;
+	if (a->group.refreshing || a->round) {
+		a->recheck = true; /* looked at when they are over */
+		return;
+	}
+	a->recheck = false;
+	n = a->links(a->links_arg, &swept, &seen);
+	if (!seen || swept != f || !n || !(c = malloc(2 * n * sizeof(*c))) ||
+	    !(news = malloc(n * sizeof(*news)))) {
+		free(seen); /* read against another topology: its sweep comes */
+		free(c);
+		return;
+	}
+	forget_silent_down(a, seen, n);
+	m = topology_changes(f, seen, n, news);
+	for (size_t j = 0; j < m; j++)
+		if (news[j].kind != TOPO_LINK_NEW)
+			c[k++] = news[j];
+	without = (struct topology *)topology_get(gone_taken(a, f, c, k, &gone));
+	/* the ports to probe: against the topology without what is gone */
+	m = topology_changes(without ? without : f, seen, n, news);
+	free(seen);
+	for (size_t j = 0; j < m; j++)
+		if (news[j].kind == TOPO_LINK_NEW && !is_silent(a, news[j].guid, news[j].port)) {
+			c[k++] = news[j];
+			n_news++;
+		}
+	free(news);
+	cost = topology_discovery_cost(f);
+	if (n_news && n_news * 3 > cost) {
+		snmp_log(LOG_NOTICE, "subnet: %zu links came up at once: a discovery costs less than "
+			 "probing each; rediscovering the subnet\n", n_news);
+		topology_put(without);
+		free(c);
+		rediscover(a);
+		return;
+	}
+	if (!n_news) {
+		if (without && without->n_changed) {
+			snmp_log(LOG_INFO, "subnet changed: %zu links gone, %zu nodes no longer "
+				 "reached: %zu nodes, %zu ports\n", gone, without->nodes_removed,
+				 without->n_nodes, without->n_ports);
+			publish_patch(a, without);
+		}
+		topology_put(without);
+		free(c);
+		return;
+	}
+	a->round = topo_round_start(f, without ? without : f, c, k, cost, round_done, a);
+	if (!a->round)
+		snmp_log(LOG_WARNING, "subnet: out of memory probing %zu ports\n", n_news);
+	topology_put(without); /* the round holds it */
+	free(c);
+	if (a->round)
+		topo_round_release(a->round);
+}
+
+void topology_follow_links(topology_links_fn links, void *arg)
+{
+	if (!the_area)
+		return;
+	the_area->links = links;
+	the_area->links_arg = arg;
+}
+
+static void links_read_now(unsigned reg, void *arg)
+{
+	struct topology_area *a = arg;
+
+	(void)reg;
+	a->links_alarm = 0;
+	follow_links(a);
+}
+
+/* From the link sweep's observer: looked at from the main loop, not while
+ * its publication is told (a patch published now would start its sweep). */
+void topology_links_read(void)
+{
+	if (the_area && !the_area->links_alarm)
+		the_area->links_alarm = snmp_alarm_register(0, 0, links_read_now, the_area);
+}
+
 /* ---- events ------------------------------------------------------------------ */
 
 static void rediscover_now(unsigned reg, void *arg)
@@ -440,8 +726,8 @@ static void trap_seen(const struct notice *n, const char *via, void *arg)
 	struct topology_area *a = arg;
 
 	(void)via;
-	if (!n->is_generic || n->trap_number != 128)
-		return;
+	if (!n->is_generic || n->trap_number != 128 || following(a))
+		return; /* followed: the link sweep reads the switch, probes follow */
 	if (a->link_trap_alarm)
 		snmp_alarm_unregister(a->link_trap_alarm);
 	a->link_trap_alarm = snmp_alarm_register(LINK_TRAP_QUIET_S, 0, rediscover_now, a);
@@ -531,6 +817,7 @@ static void *start(const struct area_env *env)
 		a->local_ports = sma_group(sma_local(sma), SMA_PORT_INFO);
 		cache_group_observe(a->local_ports, &a->sm_watch, local_ports_published, a);
 	}
+	the_area = a;
 	cache_group_start(&a->group); /* the sweeps of the other areas follow */
 	return a;
 }
@@ -550,6 +837,12 @@ static void stop(void *self)
 
 	mad_engine_on_smp_guard(NULL, NULL);
 	mib_set_ca_port_guid_resolver(NULL, NULL);
+	the_area = NULL;
+	if (a->links_alarm)
+		snmp_alarm_unregister(a->links_alarm);
+	if (a->round)
+		topo_round_abandon(a->round); /* freed by its last answer */
+	free(a->silent);
 	if (a->link_trap_alarm)
 		snmp_alarm_unregister(a->link_trap_alarm);
 	if (a->names_alarm)

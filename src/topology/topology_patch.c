@@ -44,6 +44,17 @@ size_t topology_changes(const struct topology *f, const struct topo_link_seen *s
 	return k;
 }
 
+size_t topology_discovery_cost(const struct topology *f)
+{
+	size_t smps = 0;
+
+	for (size_t k = 0; k < f->n_nodes; k++)
+		smps += 2 + (f->nodes[k].type == 2 ? f->nodes[k].num_ports + 1 : 1);
+	for (size_t k = 0; k < f->n_ports; k++)
+		smps += f->ports[k].peer_guid && f->nodes[f->ports[k].node].type == 2;
+	return smps;
+}
+
 bool topology_port_changed(const struct topology *f, uint64_t guid, unsigned port)
 {
 	for (size_t lo = 0, hi = f ? f->n_changed : 0; lo < hi;) {
@@ -244,6 +255,14 @@ int topology_patch_port(struct topo_patch *p, uint64_t guid, unsigned port, unsi
 		tp->port_guid = port_guid;
 	tp->speed = speed;
 	return 0;
+}
+
+bool topology_patch_linked(struct topo_patch *p, uint64_t guid, unsigned port)
+{
+	long k = find_node(p, guid);
+	const struct topo_port *tp = k < 0 ? NULL : find_port(p, (size_t)k, port);
+
+	return tp && tp->peer_guid;
 }
 
 /* One end unlinked: a CA's port without a link goes (but the local
