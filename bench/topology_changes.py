@@ -18,16 +18,25 @@ With --source sa ibsnmpd reads the subnet from the SM's SA (discoverySource
 sa): a change then costs the switches no SMP (fabricsim's SA is as current
 as the simulator; a real SM's is as current as its last sweep).
 
+With --storm N (after the runs; --runs 0 for the storm alone): N hosts'
+links down (Unlink) spread over the first half of --window seconds, up again
+(ReLink) over the second half, while a manager GETs every 50 ms; printed:
+the SMPs the storm cost against a full discovery's, the seconds from the
+last ReLink until every one of those hosts is served again (its leaf port
+active, its node in ibsnmpdNodeTable as reached), and the GETs' latency.
+
 Usage: bench/topology_changes.py [--hosts 2000] [--runs 5] [--source auto|smp|sa]
+                                 [--storm 500 --window 60]
 """
 import argparse
 import os
 import re
 import statistics
 import subprocess
+import threading
 import time
 
-from benchlib import TestBed, env, fabricsim_answered, stop_on_sigterm
+from benchlib import TestBed, env, fabricsim_answered, get_latencies, stop_on_sigterm
 
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      "..", "build"))
@@ -35,6 +44,7 @@ MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
 LINK_STATE = MIB + "1.5.1.1.6."
 REMOTE_DESC = MIB + "1.5.1.1.16."
 NODE_DESC = MIB + "1.6.1.1.2."
+NODE_REACHABLE = MIB + "1.6.1.1.7."
 
 
 def index(guid, port=None):
@@ -46,6 +56,61 @@ def get(target, oid):
     out = subprocess.run(["snmpget", "-v2c", "-c", "public", "-Oqv", "-t", "2", target, oid],
                          capture_output=True, text=True, env=env())
     return out.stdout.strip().strip('"')
+
+
+def get_many(target, oids):
+    """[value] of many OIDs, 40 to a request"""
+    out = []
+    for k in range(0, len(oids), 40):
+        r = subprocess.run(["snmpget", "-v2c", "-c", "public", "-Oqv", "-t", "5", target] +
+                           oids[k:k + 40], capture_output=True, text=True, env=env())
+        vals = r.stdout.splitlines()
+        out += vals if len(vals) == len(oids[k:k + 40]) else [""] * len(oids[k:k + 40])
+    return out
+
+
+def storm(bed, target, hosts, nodes, leaf_of, window, full):
+    """N hosts down over the first half of window, up over the second"""
+    oids = []
+    for h in hosts:
+        leaf, port = leaf_of[h]
+        oids += [LINK_STATE + index(nodes[leaf][1], port), NODE_REACHABLE + index(nodes[h][1])]
+    latencies = []
+    poller = threading.Thread(target=lambda: latencies.extend(
+        get_latencies(target, MIB + "1.5.1.1.6", window + 120, interval=0.05)[0]))
+    before = smps_answered(bed)
+    t_start = time.monotonic()
+    poller.start()
+    half = window / 2.0
+    for i, h in enumerate(hosts):
+        due = t_start + half * i / len(hosts)
+        time.sleep(max(0.0, due - time.monotonic()))
+        bed.sim('Unlink "%s"' % h)
+    for i, h in enumerate(hosts):
+        due = t_start + half + half * i / len(hosts)
+        time.sleep(max(0.0, due - time.monotonic()))
+        bed.sim('ReLink "%s"' % h)
+    t_last = time.monotonic()
+    while True:
+        vals = get_many(target, oids)
+        if all(v == ("4" if k % 2 == 0 else "1") for k, v in enumerate(vals)):
+            break
+        if time.monotonic() - t_last > 600:
+            raise SystemExit("the storm's hosts not served after 600 s")
+        time.sleep(0.5)
+    matched = time.monotonic() - t_last
+    time.sleep(3)
+    smps = smps_answered(bed) - before
+    poller.join()
+    lat = sorted(latencies)
+    print("\nstorm: %d hosts down within %.0f s and up within the next %.0f s" %
+          (len(hosts), half, half))
+    print("  SMPs: %d (%.2f full discoveries of %d)" % (smps, smps / full if full else 0, full))
+    print("  served again %.1f s after the last ReLink" % matched)
+    if lat:
+        print("  GET latency during it: median %.1f ms, 99th %.1f ms, worst %.1f ms (%d GETs)" %
+              (1000 * statistics.median(lat), 1000 * lat[int(0.99 * (len(lat) - 1))],
+               1000 * lat[-1], len(lat)))
 
 
 def smps_answered(bed):
@@ -80,6 +145,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--source", choices=("auto", "smp", "sa"), default="auto",
                     help="ibsnmpd's discoverySource (sa: the subnet from the SM's SA)")
+    ap.add_argument("--storm", type=int, default=0, help="hosts down and up in a storm")
+    ap.add_argument("--window", type=float, default=60.0, help="the storm's seconds")
     args = ap.parse_args()
     stop_on_sigterm()
     conf = ["cacheLifetime pmCounters 3600", "cacheLifetime fabricPorts 3600",
@@ -107,7 +174,7 @@ def main():
                         key=lambda n: nodes[n][1])
         last = leaves[-1]
         free = [p for p in range(1, nodes[last][2] // 2 + 1) if (nodes[last][1], p) not in used]
-        if len(free) < 2 * args.runs:
+        if len(free) < 2 * args.runs and args.runs:
             raise SystemExit("the last leaf %s has %d free ports: give --hosts so that it "
                              "has %d" % (last, len(free), 2 * args.runs))
         leaf_of = {by_guid[a]: (by_guid[b], pb) for a, pa, b, pb in links
@@ -143,12 +210,20 @@ def main():
                 == mover))
         print("\n%-20s %12s %12s %16s %10s" % ("change", "median s", "worst s", "median SMPs",
                                                "/ full"))
-        for what, runs in results.items():
+        for what, runs in (results.items() if args.runs else ()):
             secs, smps = [r[0] for r in runs], [r[1] for r in runs]
             print("%-20s %12.2f %12.2f %16d %10.2f" % (
                 what, statistics.median(secs), max(secs), statistics.median(smps),
                 statistics.median(smps) / full if full else 0))
         print("\na full discovery (ibnetdiscover alone): %d SMPs" % full)
+        if args.storm:
+            # hosts of every leaf but host-1's, none of those the runs moved
+            pool = sorted((h for h in leaf_of if h != "host-1" and leaf_of[h][0] != leaf_of["host-1"][0]
+                           and not 2 <= int(h.split("-")[1]) < 2 + args.runs
+                           and not 20 <= int(h.split("-")[1]) < 20 + args.runs),
+                          key=lambda h: int(h.split("-")[1]))
+            step = max(1, len(pool) // args.storm)
+            storm(bed, target, pool[::step][:args.storm], nodes, leaf_of, args.window, full)
 
 
 if __name__ == "__main__":

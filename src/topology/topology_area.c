@@ -783,6 +783,16 @@ static uint64_t ca_port_guid(uint64_t node_guid, void *arg)
 
 /* ---- the area ----------------------------------------------------------------- */
 
+/* Without the key the guard asks its own port every discovery interval, at
+ * most every GUARD_MAX_S: a key set meanwhile is noticed within minutes
+ * though discoveries are an hour apart (each question unanswered is one
+ * violation). */
+#define GUARD_MAX_S 300
+static unsigned guard_interval(void)
+{
+	return cfg.interval_s < GUARD_MAX_S ? cfg.interval_s : GUARD_MAX_S;
+}
+
 static void *start(const struct area_env *env)
 {
 	struct topology_area *a = calloc(1, sizeof(*a));
@@ -805,7 +815,7 @@ static void *start(const struct area_env *env)
 	a->group.free_snapshot = free_snapshot;
 	a->group.owner = a;
 	a->group.lifetime_s = cfg.interval_s;
-	mad_engine_set_smp_guard_interval(cfg.interval_s);
+	mad_engine_set_smp_guard_interval(guard_interval());
 	mad_engine_on_smp_guard(smp_guard_changed, a);
 	mib_set_ca_port_guid_resolver(ca_port_guid, a);
 	name_map_load(a, true);
@@ -827,7 +837,7 @@ static void reload(void *self)
 	struct topology_area *a = self;
 
 	cache_group_set_lifetime(&a->group, cfg.interval_s);
-	mad_engine_set_smp_guard_interval(cfg.interval_s);
+	mad_engine_set_smp_guard_interval(guard_interval());
 	name_map_load(a, true); /* SIGHUP: read again, changed or not */
 }
 
@@ -867,7 +877,10 @@ static void stop(void *self)
 static void defaults(void)
 {
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.interval_s = 300;
+	/* changes are followed between discoveries: a discovery of 40,000
+	 * hosts (some 300,000 SMPs) every five minutes would be a switch's
+	 * management processor's busiest work */
+	cfg.interval_s = 3600;
 	cfg.source = SOURCE_AUTO;
 }
 
