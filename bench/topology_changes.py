@@ -9,7 +9,10 @@ console command to the agent serving it (GETs every 50 ms), RUNS times:
 - a new host on a free port of the last leaf (Add, Link): served when
   ibsnmpdNodeTable has it;
 - a moved cable: host-K from its leaf to a free port of the last leaf: served
-  when that port's row names host-K as the other end.
+  when that port's row names host-K as the other end;
+- a new switch with hosts: a radix-64 switch with two hosts behind it
+  (cabled first) on a free port of the last leaf: served when
+  ibsnmpdNodeTable has its second host.
 The SMPs each costs the fabric are fabricsim's count of SMPs answered across
 it (nothing else sweeps: the link and counter sweeps' lifetimes are an hour),
 against a full discovery's (ibnetdiscover's, run alone on the same fabric).
@@ -174,9 +177,9 @@ def main():
                         key=lambda n: nodes[n][1])
         last = leaves[-1]
         free = [p for p in range(1, nodes[last][2] // 2 + 1) if (nodes[last][1], p) not in used]
-        if len(free) < 2 * args.runs and args.runs:
+        if len(free) < 3 * args.runs and args.runs:
             raise SystemExit("the last leaf %s has %d free ports: give --hosts so that it "
-                             "has %d" % (last, len(free), 2 * args.runs))
+                             "has %d" % (last, len(free), 3 * args.runs))
         leaf_of = {by_guid[a]: (by_guid[b], pb) for a, pa, b, pb in links
                    if by_guid[a].startswith("host-")}
         print("fat tree, radix 64, %d hosts: %d nodes; ibsnmpd (direct mode, discoverySource "
@@ -186,7 +189,8 @@ def main():
         before = smps_answered(bed)
         subprocess.run(bed.command("ibnetdiscover"), capture_output=True, timeout=600)
         full = smps_answered(bed) - before
-        results = {"a host's link back": [], "a new host": [], "a moved cable": []}
+        results = {"a host's link back": [], "a new host": [], "a moved cable": [],
+                   "a new switch, 2 hosts": []}
         for k in range(args.runs):
             host = "host-%d" % (2 + k)
             leaf, port = leaf_of[host]
@@ -208,6 +212,16 @@ def main():
                 bed, ['Link "%s"[%d] "%s"[1]' % (last, free[2 * k + 1], mover)],
                 lambda: get(target, REMOTE_DESC + index(nodes[last][1], free[2 * k + 1]))
                 == mover))
+            sw, hosts = "switch-new-%d" % k, ["host-sw%d-%d" % (k, j) for j in (1, 2)]
+            bed.sim('Add switch "%s" 64' % sw)
+            for j, h in enumerate(hosts):
+                bed.sim('Add ca "%s" 1' % h)
+                bed.sim('Link "%s"[%d] "%s"[1]' % (sw, j + 1, h))
+            time.sleep(0.3)
+            g_host = added_guid(bed, hosts[-1])
+            results["a new switch, 2 hosts"].append(timed(
+                bed, ['Link "%s"[%d] "%s"[64]' % (last, free[2 * args.runs + k], sw)],
+                lambda: get(target, NODE_DESC + index(g_host)) == hosts[-1]))
         print("\n%-20s %12s %12s %16s %10s" % ("change", "median s", "worst s", "median SMPs",
                                                "/ full"))
         for what, runs in (results.items() if args.runs else ()):

@@ -111,6 +111,7 @@ struct topology_area {
 	void *links_arg;
 	struct topo_round *round;
 	bool recheck;
+	bool storm_pending;              /* a discovery was asked for many links up at once */
 	unsigned links_alarm;
 	struct topo_port_ref *silent;
 	size_t n_silent;
@@ -529,11 +530,18 @@ static void add_silent(struct topology_area *a, const struct topo_port_ref *refs
 	a->n_silent = kept;
 }
 
-/* t, patched from the topology published now, published in its place. */
+/* t, patched from the topology published now, published in its place;
+ * not a topology of the local node alone (its own link is down: the nodes
+ * behind it are not gone, as after a discovery that saw it alone). */
 static void publish_patch(struct topology_area *a, struct topology *t)
 {
 	const struct topology *prev = cache_snapshot(&a->group);
 
+	if (t->n_nodes == 1 && prev && prev->n_nodes > 1) {
+		topology_free(t);
+		return;
+	}
+	a->storm_pending = false;
 	t->serial = ++a->serial;
 	t->patched_from = prev ? prev->serial : 0;
 	mkeys_apply(t);
@@ -655,11 +663,28 @@ static void follow_links(struct topology_area *a)
 		}
 	free(news);
 	cost = topology_discovery_cost(f);
-	if (n_news && n_news * 3 > cost) {
+	if (n_news && n_news * 3 > cost && a->storm_pending && !f->patched_from) {
+		/* the discovery asked for them did not reach them either: they are
+		 * not probed one by one (nor is the subnet discovered again) until
+		 * each is seen down */
+		snmp_log(LOG_NOTICE, "subnet: %zu ports are up with nothing that answers behind them\n",
+			 n_news);
+		struct topo_port_ref *refs = malloc(n_news * sizeof(*refs));
+		size_t r = 0;
+
+		for (size_t j = 0; refs && j < k; j++)
+			if (c[j].kind == TOPO_LINK_NEW)
+				refs[r++] = (struct topo_port_ref){c[j].guid, c[j].port};
+		add_silent(a, refs, r);
+		free(refs);
+		a->storm_pending = false;
+		n_news = 0;
+	} else if (n_news && n_news * 3 > cost) {
 		snmp_log(LOG_NOTICE, "subnet: %zu links came up at once: a discovery costs less than "
 			 "probing each; rediscovering the subnet\n", n_news);
 		topology_put(without);
 		free(c);
+		a->storm_pending = true;
 		rediscover(a);
 		return;
 	}

@@ -18,7 +18,8 @@ from conftest import (TRAP_OID, node_guids, notifications, parse_varbinds, start
 TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.5.1.1."
 FABRIC = ".1.3.6.1.4.1.8072.9999.9999.117.1.5."
 NOTIFY = ".1.3.6.1.4.1.8072.9999.9999.117.0."
-NODE_CONTEXT = ".1.3.6.1.4.1.8072.9999.9999.117.1.6.1.1.6."
+NODE = ".1.3.6.1.4.1.8072.9999.9999.117.1.6.1.1."  # ibsnmpdNodeEntry
+NODE_CONTEXT = NODE + "6."
 COL = {"desc": 3, "type": 4, "lid": 5, "state": 6, "phys": 7, "width": 8, "wsup": 9, "wen": 10,
        "speed": 11, "rate": 14, "rguid": 15, "rdesc": 16, "rport": 17, "degraded": 18,
        "change": 19, "base": 22, "bwidth": 23, "bspeed": 24, "stale": 25}
@@ -178,6 +179,33 @@ def test_switch_link_down_and_up_is_one_notification_each(bed):
     assert wait_for(lambda: row(bed, leaf, 28)["state"] == "4", seconds=60)
     theirs = bed.run_on_node("smpquery", "portinfo", str(guids["leaf3"][1]), "28")
     assert re.search(r"^LinkState:\.+Active$", theirs, re.M)
+
+
+def node_row(bed, guid):
+    """(LID, reachable) of a node in ibsnmpdNodeTable"""
+    idx = ".".join(str(x) for x in guid.to_bytes(8, "big"))
+    got = bed.get(NODE + "4." + idx, NODE + "7." + idx)
+    return tuple(v[1] for v in got.values())
+
+
+def test_a_host_unlinked_and_relinked_is_followed_by_probes(bed):
+    """ibsim's Unlink and ReLink of a host's cable, told by opensm's trap
+    128: the host leaves ibsnmpd's topology as it leaves ibnetdiscover's, and
+    comes back at the LID ibnetdiscover shows, by probes around the leaf's
+    port rather than a discovery of the subnet."""
+    guids = node_guids(bed)
+    host, lid = guids["h5-3"]
+    mark = bed.log_size()
+    bed.simfabric("sim", 'Unlink "h5-3"[1]')
+    assert wait_for(lambda: "h5-3" not in node_guids(bed), seconds=30)
+    assert wait_for(lambda: node_row(bed, host)[1] == "2", seconds=60)
+    bed.simfabric("sim", 'ReLink "h5-3"[1]')
+    assert wait_for(lambda: node_guids(bed).get("h5-3") == (host, lid), seconds=60)
+    assert wait_for(lambda: node_row(bed, host) == (str(lid), "1"), seconds=60)
+    log = bed.log_since(mark)
+    assert "subnet changed: 1 links gone, 1 nodes no longer reached" in log, log
+    assert "1 nodes new" in log, log
+    assert "rediscovering the subnet" not in log, log
 
 
 def test_narrowed_link_is_degraded_until_restored(bed):
