@@ -182,14 +182,15 @@ static int ref_cmp(const void *x, const void *y)
 }
 
 /* What a sweep reads: every node's ports; or those of the switches traps
- * named, and the ports the topology's patches since the last sweep changed
- * (once each). */
-static void choose_items(struct fabric_area *a, struct sweep *sw, bool trapped, bool patched)
+ * named (all that came since the last sweep began, whatever made this one
+ * partial), and the ports the topology's patches since then changed (once
+ * each). */
+static void choose_items(struct fabric_area *a, struct sweep *sw, bool patched)
 {
 	const struct topology *f = sw->fabric;
 
 	for (size_t i = 0; i < f->n_nodes; i++)
-		if (!sw->partial || (trapped && f->nodes[i].lid && lid_wanted(a, f->nodes[i].lid)))
+		if (!sw->partial || (f->nodes[i].lid && lid_wanted(a, f->nodes[i].lid)))
 			sw->items[sw->n_items++] = (struct sweep_item){i, 0};
 	if (!patched)
 		return;
@@ -235,7 +236,7 @@ static void sweep_start(struct cache_group *g)
 	sw->a = a;
 	sw->fabric = topology_get(f);
 	sw->partial = partial;
-	choose_items(a, sw, trapped, patched);
+	choose_items(a, sw, patched);
 	a->n_trap_lids = 0;
 	a->base_serial = f->serial;
 	a->patch_only = false;

@@ -498,19 +498,24 @@ static bool is_silent(const struct topology_area *a, uint64_t guid, unsigned por
 static void forget_silent_down(struct topology_area *a, const struct topo_link_seen *seen,
 			       size_t n)
 {
+	bool *down;
 	size_t kept = 0;
 
-	if (!a->n_silent)
+	if (!a->n_silent || !(down = calloc(a->n_silent, sizeof(*down))))
 		return;
-	for (size_t k = 0; k < n; k++)
-		if (!seen[k].up && is_silent(a, seen[k].guid, seen[k].port))
-			for (size_t j = 0; j < a->n_silent; j++)
-				if (a->silent[j].guid == seen[k].guid && a->silent[j].port == seen[k].port)
-					a->silent[j].guid = 0; /* marked */
+	for (size_t k = 0; k < n; k++) {
+		const struct topo_port_ref key = {seen[k].guid, seen[k].port};
+		const struct topo_port_ref *hit = seen[k].up ? NULL :
+			bsearch(&key, a->silent, a->n_silent, sizeof(key), ref_cmp);
+
+		if (hit)
+			down[hit - a->silent] = true;
+	}
 	for (size_t j = 0; j < a->n_silent; j++)
-		if (a->silent[j].guid)
+		if (!down[j])
 			a->silent[kept++] = a->silent[j];
 	a->n_silent = kept;
+	free(down);
 }
 
 static void add_silent(struct topology_area *a, const struct topo_port_ref *refs, size_t n)
@@ -537,10 +542,8 @@ static void publish_patch(struct topology_area *a, struct topology *t)
 {
 	const struct topology *prev = cache_snapshot(&a->group);
 
-	if (t->n_nodes == 1 && prev && prev->n_nodes > 1) {
-		topology_free(t);
+	if (t->n_nodes == 1 && prev && prev->n_nodes > 1)
 		return;
-	}
 	a->storm_pending = false;
 	t->serial = ++a->serial;
 	t->patched_from = prev ? prev->serial : 0;
@@ -573,18 +576,18 @@ static void round_done(struct topo_round *r, void *arg)
 		return;
 	}
 	add_silent(a, r->silent, r->n_silent);
-	t = topology_patch_finish(r->patch, a->names, err, sizeof(err));
+	t = (struct topology *)topology_get(topology_patch_finish(r->patch, a->names, err,
+								  sizeof(err)));
 	if (!t) {
 		snmp_log(LOG_WARNING, "subnet: following a change: %s\n", err);
-	} else if (!t->n_changed) {
-		topology_free(t);
-	} else {
+	} else if (t->n_changed) {
 		t->seconds = seconds_since(&r->began);
 		snmp_log(LOG_INFO, "subnet changed: %zu ports probed, %zu answered, %zu nodes new "
 			 "(%zu SMPs in %.3f s): %zu nodes, %zu ports\n", r->probed, r->found,
 			 t->nodes_added, r->smps, t->seconds, t->n_nodes, t->n_ports);
 		publish_patch(a, t);
 	}
+	topology_put(t);
 	topo_round_free(r);
 	if (a->recheck)
 		follow_links(a);

@@ -181,33 +181,6 @@ def test_switch_link_down_and_up_is_one_notification_each(bed):
     assert re.search(r"^LinkState:\.+Active$", theirs, re.M)
 
 
-def node_row(bed, guid):
-    """(LID, reachable) of a node in ibsnmpdNodeTable"""
-    idx = ".".join(str(x) for x in guid.to_bytes(8, "big"))
-    got = bed.get(NODE + "4." + idx, NODE + "7." + idx)
-    return tuple(v[1] for v in got.values())
-
-
-def test_a_host_unlinked_and_relinked_is_followed_by_probes(bed):
-    """ibsim's Unlink and ReLink of a host's cable, told by opensm's trap
-    128: the host leaves ibsnmpd's topology as it leaves ibnetdiscover's, and
-    comes back at the LID ibnetdiscover shows, by probes around the leaf's
-    port rather than a discovery of the subnet."""
-    guids = node_guids(bed)
-    host, lid = guids["h5-3"]
-    mark = bed.log_size()
-    bed.simfabric("sim", 'Unlink "h5-3"[1]')
-    assert wait_for(lambda: "h5-3" not in node_guids(bed), seconds=30)
-    assert wait_for(lambda: node_row(bed, host)[1] == "2", seconds=60)
-    bed.simfabric("sim", 'ReLink "h5-3"[1]')
-    assert wait_for(lambda: node_guids(bed).get("h5-3") == (host, lid), seconds=60)
-    assert wait_for(lambda: node_row(bed, host) == (str(lid), "1"), seconds=60)
-    log = bed.log_since(mark)
-    assert "subnet changed: 1 links gone, 1 nodes no longer reached" in log, log
-    assert "1 nodes new" in log, log
-    assert "rediscovering the subnet" not in log, log
-
-
 def test_narrowed_link_is_degraded_until_restored(bed):
     guids = node_guids(bed)
     leaf, lid = guids["leaf5"]
@@ -295,3 +268,40 @@ def test_a_node_without_a_lid_is_read_by_directed_route():
         assert (r["phys"], r["stale"], r["rdesc"]) == ("5", "2", '"sw1"')
     finally:
         stop_testbed(b)
+
+
+def node_row(bed, guid):
+    """(LID, reachable) of a node in ibsnmpdNodeTable"""
+    idx = ".".join(str(x) for x in guid.to_bytes(8, "big"))
+    got = bed.get(NODE + "4." + idx, NODE + "7." + idx)
+    return tuple(v[1] for v in got.values())
+
+
+def test_a_host_unlinked_relinked_and_moved_is_followed_by_probes(bed):
+    """ibsim's Unlink, ReLink and Link of a host's cable, told by opensm's
+    trap 128: the host leaves ibsnmpd's topology as it leaves ibnetdiscover's,
+    comes back at the LID ibnetdiscover shows, and its cable moved to a free
+    port of a spine is served where ibnetdiscover shows it, each by probes
+    around the switch's port rather than a discovery of the subnet."""
+    guids = node_guids(bed)
+    host, lid = guids["h5-3"]
+    spine = guids["spine1"][0]
+    mark = bed.log_size()
+    bed.simfabric("sim", 'Unlink "h5-3"[1]')
+    assert wait_for(lambda: "h5-3" not in node_guids(bed), seconds=30)
+    assert wait_for(lambda: node_row(bed, host)[1] == "2", seconds=60)
+    bed.simfabric("sim", 'ReLink "h5-3"[1]')
+    assert wait_for(lambda: node_guids(bed).get("h5-3") == (host, lid), seconds=60)
+    assert wait_for(lambda: node_row(bed, host) == (str(lid), "1"), seconds=60)
+    # the cable from leaf5 port 3 to spine1's free port 30
+    bed.simfabric("sim", 'Link "spine1"[30] "h5-3"[1]')
+    theirs = bed.run_on_node("ibnetdiscover")
+    assert re.search(r'^\[30\]\s+"H-%016x"\[1\]' % host, theirs, re.M), theirs
+    assert wait_for(lambda: row(bed, spine, 30)["state"] == "4" and
+                    row(bed, spine, 30)["rdesc"] == '"h5-3"', seconds=60)
+    lid = node_guids(bed)["h5-3"][1]
+    assert wait_for(lambda: node_row(bed, host) == (str(lid), "1"), seconds=60)
+    log = bed.log_since(mark)
+    assert "subnet changed: 1 links gone, 1 nodes no longer reached" in log, log
+    assert "1 nodes new" in log, log
+    assert "rediscovering the subnet" not in log, log
