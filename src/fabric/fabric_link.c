@@ -367,7 +367,8 @@ static unsigned port_index(const void *data, oid *index)
 /* The health notifications: a port's bit error rate crossing its
  * threshold (each end for what it receives), a link starting to flap (one
  * per link: the other end is marked said). */
-static void health_events(struct fabric_port *ports, size_t n, time_t now)
+static void health_events(struct fabric_port *ports, size_t n, struct fabric_port *const *peer_at,
+			  time_t now)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct fabric_port *p = &ports[i], *peer;
@@ -381,8 +382,7 @@ static void health_events(struct fabric_port *ports, size_t n, time_t now)
 			continue;
 		p->events |= FABRIC_EV_FLAPPING;
 		h->flap_said = (uint32_t)now;
-		peer = p->remote_guid ? find_port(ports, n, p->remote_guid, p->remote_port) : NULL;
-		if (peer)
+		if ((peer = peer_at[i]))
 			peer->health.flap_said = (uint32_t)now;
 	}
 }
@@ -391,8 +391,8 @@ static void health_events(struct fabric_port *ports, size_t n, time_t now)
  * while a neighbour that answers sees its link up (a node cut off shows as
  * its links down instead); silent once it was so in the build before and
  * for FABRIC_SILENT_AFTER_S. */
-static void node_silence(struct fabric_port *ports, size_t n, const struct fabric_snapshot *prev,
-			 time_t now)
+static void node_silence(struct fabric_port *ports, size_t n, struct fabric_port *const *peer_at,
+			 const struct fabric_port *const *prev_at, time_t now)
 {
 	size_t first = 0;
 
@@ -403,9 +403,11 @@ static void node_silence(struct fabric_port *ports, size_t n, const struct fabri
 		if (i + 1 < n && ports[i + 1].guid == ports[i].guid)
 			continue;
 		for (size_t k = first; k <= i; k++) {
-			const struct fabric_port *q = peer_of(ports, n, &ports[k]),
-						 *was = fabric_find(prev, ports[k].guid, ports[k].port);
+			const struct fabric_port *q = peer_at[k], *was = prev_at[k];
 
+			/* the other end, if its row says this is its other end */
+			if (q && (q->remote_guid != ports[k].guid || q->remote_port != ports[k].port))
+				q = NULL;
 			all &= !ports[k].gone && ports[k].stale;
 			read |= ports[k].have_info;
 			reached |= q && !q->stale && !q->gone && q->up;
@@ -424,6 +426,31 @@ static void node_silence(struct fabric_port *ports, size_t n, const struct fabri
 	}
 }
 
+/* Each row's row in the snapshot before and its link's other end, looked
+ * up once (a build of 250,000 rows would look them up a million times):
+ * both sorted, the first by a walk side by side. */
+static int link_rows(struct fabric_port *ports, size_t n, const struct fabric_snapshot *prev,
+		     struct fabric_port ***peer_at, const struct fabric_port ***prev_at)
+{
+	size_t j = 0;
+
+	*peer_at = calloc(n ? n : 1, sizeof(**peer_at));
+	*prev_at = calloc(n ? n : 1, sizeof(**prev_at));
+	if (!*peer_at || !*prev_at)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct fabric_port *p = &ports[i];
+
+		if (p->remote_guid)
+			(*peer_at)[i] = find_port(ports, n, p->remote_guid, p->remote_port);
+		while (prev && j < prev->n && fabric_port_cmp(&prev->ports[j], p) < 0)
+			j++;
+		if (prev && j < prev->n && !fabric_port_cmp(&prev->ports[j], p))
+			(*prev_at)[i] = &prev->ports[j];
+	}
+	return 0;
+}
+
 /* A link of the baseline whose node the discovery no longer reaches: its
  * row stays. */
 static bool kept_link(const struct fabric_build *in, const struct fabric_port *old)
@@ -437,6 +464,8 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 	struct fabric_snapshot *s = calloc(1, sizeof(*s));
 	const struct topology *f = in->fabric;
 	struct name_memo node_memo = {0}, remote_memo = {0};
+	struct fabric_port **peer_at = NULL;
+	const struct fabric_port **prev_at = NULL;
 	size_t cap = 0, n = 0;
 	struct fabric_health_config defaults;
 	const struct fabric_health_config *health = in->health;
@@ -484,9 +513,11 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 			qsort(s->ports, n, sizeof(*s->ports), fabric_port_cmp);
 			break;
 		}
+	if (link_rows(s->ports, n, in->prev, &peer_at, &prev_at))
+		goto oom;
 	for (size_t i = 0; i < n; i++) {
 		struct fabric_port *p = &s->ports[i];
-		const struct fabric_port *prev = fabric_find(in->prev, p->guid, p->port);
+		const struct fabric_port *prev = prev_at[i];
 
 		derive(p);
 		if (in->reset_baseline) {
@@ -505,10 +536,9 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct fabric_port *p = &s->ports[i];
-		const struct fabric_port *prev = fabric_find(in->prev, p->guid, p->port);
+		const struct fabric_port *prev = prev_at[i];
 
-		p->degraded = is_degraded(p, p->up ? find_port(s->ports, n, p->remote_guid,
-								  p->remote_port) : NULL);
+		p->degraded = is_degraded(p, p->up ? peer_at[i] : NULL);
 		p->cond = condition(p);
 		if (!prev)
 			p->reported = in->prev ? LINK_NONE : p->cond; /* the very first sweep: quiet */
@@ -524,12 +554,14 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 		s->baseline_changed = true; /* the file keeps what was notified */
 		/* the other end: said too, unless it was read now and differs
 		 * (then it speaks for itself) */
-		peer = p->remote_guid ? find_port(s->ports, n, p->remote_guid, p->remote_port) : NULL;
+		peer = peer_at[i];
 		if (peer && (!peer->read_now || peer->cond == p->cond))
 			peer->reported = p->cond;
 	}
-	health_events(s->ports, n, in->now);
-	node_silence(s->ports, n, in->prev, in->now);
+	health_events(s->ports, n, peer_at, in->now);
+	node_silence(s->ports, n, peer_at, prev_at, in->now);
+	free(peer_at);
+	free(prev_at);
 	for (size_t i = 0; i < n; i++) {
 		const struct fabric_port *p = &s->ports[i];
 
@@ -541,6 +573,8 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 				    .index_of = port_index};
 	return s;
 oom:
+	free(peer_at);
+	free(prev_at);
 	fabric_snapshot_free(s);
 	return NULL;
 }

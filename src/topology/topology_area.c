@@ -906,7 +906,7 @@ static void defaults(void)
 {
 	memset(&cfg, 0, sizeof(cfg));
 	/* changes are followed between discoveries: a discovery of 40,000
-	 * hosts (some 300,000 SMPs) every five minutes would be a switch's
+	 * hosts (some 750,000 SMPs) every five minutes would be a switch's
 	 * management processor's busiest work */
 	cfg.interval_s = 3600;
 	cfg.source = SOURCE_AUTO;

@@ -323,12 +323,13 @@ static int index_by_guid(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static const struct topology *sort_topology;
+static const struct topo_port *sort_ports;
 
-static int port_by_node(const void *x, const void *y)
+static int port_index_cmp(const void *x, const void *y)
 {
-	const struct topo_port *a = x, *b = y;
-	uint64_t ga = sort_topology->nodes[a->node].guid, gb = sort_topology->nodes[b->node].guid;
+	const struct topo_port *a = &sort_ports[*(const size_t *)x];
+	const struct topo_port *b = &sort_ports[*(const size_t *)y];
+	uint64_t ga = sort_nodes[a->node].guid, gb = sort_nodes[b->node].guid;
 
 	if (ga != gb)
 		return ga < gb ? -1 : 1;
@@ -344,42 +345,64 @@ static int ref_cmp(const void *x, const void *y)
 	return a->port < b->port ? -1 : a->port > b->port;
 }
 
+/* The order of items [0, n): the original's part [0, n_base) is in order
+ * already, what was added is sorted and merged in (a change adds a few
+ * nodes and ports to some 250,000). NULL out of memory. */
+static size_t *merged_order(size_t n_base, size_t n, int (*cmp)(const void *, const void *))
+{
+	size_t n_added = n - n_base, i = 0, j = 0, k = 0;
+	size_t *added = malloc((n_added + 1) * sizeof(*added));
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
+
+	if (!added || !order) {
+		free(added);
+		free(order);
+		return NULL;
+	}
+	for (size_t x = 0; x < n_added; x++)
+		added[x] = n_base + x;
+	qsort(added, n_added, sizeof(*added), cmp);
+	while (i < n_base || j < n_added)
+		order[k++] = j == n_added || (i < n_base && cmp(&i, &added[j]) <= 0) ? i++ : added[j++];
+	free(added);
+	return order;
+}
+
 /* The nodes and live ports, sorted as a discovery's; NULL out of memory. */
 static struct topology *sorted_copy(const struct topo_patch *p)
 {
 	struct topology *t = calloc(1, sizeof(*t));
-	size_t *order = malloc((p->n_nodes ? p->n_nodes : 1) * sizeof(*order));
-	size_t *where = malloc((p->n_nodes ? p->n_nodes : 1) * sizeof(*where));
+	size_t *order = NULL, *where = malloc((p->n_nodes ? p->n_nodes : 1) * sizeof(*where));
 	size_t n = 0;
 
-	if (!t || !order || !where ||
-	    !(t->nodes = malloc((p->n_nodes ? p->n_nodes : 1) * sizeof(*t->nodes))) ||
-	    !(t->ports = malloc((p->n_ports ? p->n_ports : 1) * sizeof(*t->ports)))) {
-		free(order);
-		free(where);
-		topology_free(t);
-		return NULL;
-	}
-	for (size_t k = 0; k < p->n_nodes; k++)
-		order[k] = k;
 	sort_nodes = p->nodes;
-	qsort(order, p->n_nodes, sizeof(*order), index_by_guid);
+	sort_ports = p->ports;
+	if (!t || !where || !(order = merged_order(p->n_base_nodes, p->n_nodes, index_by_guid)) ||
+	    !(t->nodes = malloc((p->n_nodes ? p->n_nodes : 1) * sizeof(*t->nodes))) ||
+	    !(t->ports = malloc((p->n_ports ? p->n_ports : 1) * sizeof(*t->ports))))
+		goto fail;
 	for (size_t k = 0; k < p->n_nodes; k++) {
 		t->nodes[k] = p->nodes[order[k]];
 		where[order[k]] = k;
 	}
 	t->n_nodes = p->n_nodes;
+	free(order);
+	if (!(order = merged_order(p->n_base_ports, p->n_ports, port_index_cmp)))
+		goto fail;
 	for (size_t k = 0; k < p->n_ports; k++)
-		if (!p->dropped[k]) {
-			t->ports[n] = p->ports[k];
-			t->ports[n++].node = where[p->ports[k].node];
+		if (!p->dropped[order[k]]) {
+			t->ports[n] = p->ports[order[k]];
+			t->ports[n++].node = where[p->ports[order[k]].node];
 		}
 	t->n_ports = n;
-	sort_topology = t;
-	qsort(t->ports, n, sizeof(*t->ports), port_by_node);
 	free(order);
 	free(where);
 	return t;
+fail:
+	free(order);
+	free(where);
+	topology_free(t);
+	return NULL;
 }
 
 /* Breadth first from the local node, through switches: reached[k] and
