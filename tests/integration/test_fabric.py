@@ -293,15 +293,17 @@ def test_a_host_unlinked_relinked_and_moved_is_followed_by_probes(bed):
     bed.simfabric("sim", 'ReLink "h5-3"[1]')
     assert wait_for(lambda: node_guids(bed).get("h5-3") == (host, lid), seconds=60)
     assert wait_for(lambda: node_row(bed, host) == (str(lid), "1"), seconds=60)
-    # the cable from leaf5 port 3 to spine1's free port 30
+    # the cable from leaf5 port 3 to spine1's free port 30 (ibsim links free
+    # ports: unplugged first)
+    bed.simfabric("sim", 'Unlink "h5-3"[1]')
     bed.simfabric("sim", 'Link "spine1"[30] "h5-3"[1]')
-    theirs = bed.run_on_node("ibnetdiscover")
-    assert re.search(r'^\[30\]\s+"H-%016x"\[1\]' % host, theirs, re.M), theirs
+    assert wait_for(lambda: re.search(r'^\[30\]\s+"H-%016x"\[1\]' % host,
+                                      bed.run_on_node("ibnetdiscover"), re.M), seconds=30)
     assert wait_for(lambda: row(bed, spine, 30)["state"] == "4" and
                     row(bed, spine, 30)["rdesc"] == '"h5-3"', seconds=60)
     lid = node_guids(bed)["h5-3"][1]
     assert wait_for(lambda: node_row(bed, host) == (str(lid), "1"), seconds=60)
-    log = bed.log_since(mark)
+    log = "\n".join(bed.log_since(mark))
     assert "subnet changed: 1 links gone, 1 nodes no longer reached" in log, log
     assert "1 nodes new" in log, log
     assert "rediscovering the subnet" not in log, log
