@@ -215,6 +215,8 @@ struct fabric_reading {
 	int result; /* MAD_OK, or how it failed */
 	uint8_t data[64];
 };
+/* By (GUID, port), the order a build takes them in. */
+int fabric_reading_cmp(const void *a, const void *b);
 
 struct fabric_build {
 	const struct topology *fabric;          /* the discovery; NULL: none yet */

@@ -93,6 +93,8 @@ struct topo_port_ref {
 	uint64_t guid;
 	unsigned port;
 };
+/* By GUID, then port (qsort, bsearch). */
+int topo_port_ref_cmp(const void *x, const void *y);
 
 void topology_free(struct topology *f);
 /* Parses ibsnmpd-discover's output, its nodes named after the node-name map

@@ -126,7 +126,7 @@ const struct fabric_port *fabric_find(const struct fabric_snapshot *s, uint64_t 
 	return s ? find_port(s->ports, s->n, guid, port) : NULL;
 }
 
-static int reading_cmp(const void *a, const void *b)
+int fabric_reading_cmp(const void *a, const void *b)
 {
 	const struct fabric_reading *x = a, *y = b;
 
@@ -141,7 +141,7 @@ static const struct fabric_reading *find_reading(const struct fabric_build *in, 
 	struct fabric_reading key = {.guid = guid, .port = port};
 
 	return in->n_readings ? bsearch(&key, in->readings, in->n_readings, sizeof(key),
-					reading_cmp)
+					fabric_reading_cmp)
 			      : NULL;
 }
 

@@ -63,7 +63,16 @@ static void sweep_finish(struct sweep *sw)
 		.n_counters = pm ? pm->n : 0,
 		.health = &a->health,
 	};
-	struct fabric_snapshot *s = fabric_build(&in);
+	struct fabric_snapshot *s;
+
+	/* the build looks readings up by (GUID, port): a partial sweep's
+	 * switches and patched ports come one list after the other */
+	for (size_t i = 1; i < sw->n; i++)
+		if (fabric_reading_cmp(&sw->readings[i - 1], &sw->readings[i]) > 0) {
+			qsort(sw->readings, sw->n, sizeof(*sw->readings), fabric_reading_cmp);
+			break;
+		}
+	s = fabric_build(&in);
 
 	if (s) {
 		a->reset_pending = false;
@@ -172,15 +181,6 @@ static void sweep_from_sa(struct sweep *sw)
 	sweep_finish(sw);
 }
 
-static int ref_cmp(const void *x, const void *y)
-{
-	const struct topo_port_ref *a = x, *b = y;
-
-	if (a->guid != b->guid)
-		return a->guid < b->guid ? -1 : 1;
-	return a->port < b->port ? -1 : a->port > b->port;
-}
-
 /* What a sweep reads: every node's ports; or those of the switches traps
  * named (all that came since the last sweep began, whatever made this one
  * partial), and the ports the topology's patches since then changed (once
@@ -194,12 +194,13 @@ static void choose_items(struct fabric_area *a, struct sweep *sw, bool patched)
 			sw->items[sw->n_items++] = (struct sweep_item){i, 0};
 	if (!patched)
 		return;
-	qsort(a->patched, a->n_patched, sizeof(*a->patched), ref_cmp);
+	qsort(a->patched, a->n_patched, sizeof(*a->patched), topo_port_ref_cmp);
 	for (size_t k = 0; k < a->n_patched; k++) {
 		const struct topo_port_ref *r = &a->patched[k];
 		const struct topo_node *nd = topology_node(f, r->guid);
 
-		if ((k && !ref_cmp(r, &a->patched[k - 1])) || !nd || !r->port || r->port > nd->num_ports)
+		if ((k && !topo_port_ref_cmp(r, &a->patched[k - 1])) || !nd || !r->port ||
+		    r->port > nd->num_ports)
 			continue; /* read already, or of a node gone since */
 		sw->items[sw->n_items++] = (struct sweep_item){(size_t)(nd - f->nodes), r->port};
 	}

@@ -477,21 +477,12 @@ static bool following(const struct topology_area *a)
 	       !mad_engine_smps_refused();
 }
 
-static int ref_cmp(const void *x, const void *y)
-{
-	const struct topo_port_ref *a = x, *b = y;
-
-	if (a->guid != b->guid)
-		return a->guid < b->guid ? -1 : 1;
-	return a->port < b->port ? -1 : a->port > b->port;
-}
-
 static bool is_silent(const struct topology_area *a, uint64_t guid, unsigned port)
 {
 	const struct topo_port_ref key = {guid, port};
 
 	return a->n_silent &&
-	       bsearch(&key, a->silent, a->n_silent, sizeof(key), ref_cmp) != NULL;
+	       bsearch(&key, a->silent, a->n_silent, sizeof(key), topo_port_ref_cmp) != NULL;
 }
 
 /* The ports seen down are probed again when they come up. */
@@ -506,7 +497,7 @@ static void forget_silent_down(struct topology_area *a, const struct topo_link_s
 	for (size_t k = 0; k < n; k++) {
 		const struct topo_port_ref key = {seen[k].guid, seen[k].port};
 		const struct topo_port_ref *hit = seen[k].up ? NULL :
-			bsearch(&key, a->silent, a->n_silent, sizeof(key), ref_cmp);
+			bsearch(&key, a->silent, a->n_silent, sizeof(key), topo_port_ref_cmp);
 
 		if (hit)
 			down[hit - a->silent] = true;
@@ -528,9 +519,9 @@ static void add_silent(struct topology_area *a, const struct topo_port_ref *refs
 	a->silent = q;
 	memcpy(a->silent + a->n_silent, refs, n * sizeof(*refs));
 	a->n_silent += n;
-	qsort(a->silent, a->n_silent, sizeof(*q), ref_cmp);
+	qsort(a->silent, a->n_silent, sizeof(*q), topo_port_ref_cmp);
 	for (size_t j = 0; j < a->n_silent; j++)
-		if (!kept || ref_cmp(&a->silent[kept - 1], &a->silent[j]))
+		if (!kept || topo_port_ref_cmp(&a->silent[kept - 1], &a->silent[j]))
 			a->silent[kept++] = a->silent[j];
 	a->n_silent = kept;
 }

@@ -55,6 +55,15 @@ size_t topology_discovery_cost(const struct topology *f)
 	return smps;
 }
 
+int topo_port_ref_cmp(const void *x, const void *y)
+{
+	const struct topo_port_ref *a = x, *b = y;
+
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
 bool topology_port_changed(const struct topology *f, uint64_t guid, unsigned port)
 {
 	for (size_t lo = 0, hi = f ? f->n_changed : 0; lo < hi;) {
@@ -336,15 +345,6 @@ static int port_index_cmp(const void *x, const void *y)
 	return a->port < b->port ? -1 : a->port > b->port;
 }
 
-static int ref_cmp(const void *x, const void *y)
-{
-	const struct topo_port_ref *a = x, *b = y;
-
-	if (a->guid != b->guid)
-		return a->guid < b->guid ? -1 : 1;
-	return a->port < b->port ? -1 : a->port > b->port;
-}
-
 /* The order of items [0, n): the original's part [0, n_base) is in order
  * already, what was added is sorted and merged in (a change adds a few
  * nodes and ports to some 250,000). NULL out of memory. */
@@ -549,7 +549,7 @@ static int diff(struct topology *t, const struct topology *base)
 			refs[n++] = (struct topo_port_ref){x->nodes[a->node].guid, a->port};
 		}
 	}
-	qsort(refs, n, sizeof(*refs), ref_cmp);
+	qsort(refs, n, sizeof(*refs), topo_port_ref_cmp);
 	t->changed = refs;
 	t->n_changed = n;
 	for (size_t k = 0; k < t->n_nodes; k++)
