@@ -18,7 +18,8 @@
  * there. Each result is published as a topology patched from the one
  * before, naming the ports that changed, so that the followers read those
  * again and keep every other row. A port behind which nothing answered is
- * not probed again until it is seen down or a discovery comes. Where the
+ * probed again after 10 s, then 20, 40, ... (at most pmDiscoveryInterval),
+ * and at once when it has been seen down or a discovery came. Where the
  * link sweep does not run, or the subnet is read from the SA (a discovery
  * from it costs the switches nothing), a burst of traps 128 brings a
  * discovery, two seconds after its last.
@@ -44,6 +45,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ibsnmpd/area.h"
@@ -77,6 +79,16 @@ static struct topology_config {
 	char helper[4096];               /* pmDiscoveryHelper; "" = beside the daemon or in libexec */
 	char name_map[4096];             /* nodeNameMap; "" = the tools' default */
 } cfg;
+
+/* A port behind which nothing answered: probed again once `next` has
+ * passed (SILENT_FIRST_S, doubling with each try, at most a discovery's
+ * interval), or when it has been seen down. */
+struct silent_port {
+	struct topo_port_ref ref; /* first: sorted and found by it */
+	unsigned tries;
+	time_t next;
+};
+#define SILENT_FIRST_S 10
 
 struct topology_area {
 	struct cache_group group;        /* snapshot: struct topology */
@@ -112,8 +124,8 @@ struct topology_area {
 	struct topo_round *round;
 	bool recheck;
 	bool storm_pending;              /* a discovery was asked for many links up at once */
-	unsigned links_alarm;
-	struct topo_port_ref *silent;
+	unsigned links_alarm, silent_alarm;
+	struct silent_port *silent;
 	size_t n_silent;
 	unsigned long serial;
 };
@@ -316,6 +328,9 @@ static void discovery_finish(struct topology_area *a)
 	free(a->silent);
 	a->silent = NULL;
 	a->n_silent = 0;
+	if (a->silent_alarm)
+		snmp_alarm_unregister(a->silent_alarm);
+	a->silent_alarm = 0;
 	if (a->round) {
 		topo_round_abandon(a->round);
 		a->round = NULL;
@@ -477,12 +492,13 @@ static bool following(const struct topology_area *a)
 	       !mad_engine_smps_refused();
 }
 
-static bool is_silent(const struct topology_area *a, uint64_t guid, unsigned port)
+static bool is_silent(const struct topology_area *a, uint64_t guid, unsigned port, time_t now)
 {
 	const struct topo_port_ref key = {guid, port};
+	const struct silent_port *hit = a->n_silent ?
+		bsearch(&key, a->silent, a->n_silent, sizeof(*a->silent), topo_port_ref_cmp) : NULL;
 
-	return a->n_silent &&
-	       bsearch(&key, a->silent, a->n_silent, sizeof(key), topo_port_ref_cmp) != NULL;
+	return hit && now < hit->next;
 }
 
 /* The ports seen down are probed again when they come up. */
@@ -496,8 +512,8 @@ static void forget_silent_down(struct topology_area *a, const struct topo_link_s
 		return;
 	for (size_t k = 0; k < n; k++) {
 		const struct topo_port_ref key = {seen[k].guid, seen[k].port};
-		const struct topo_port_ref *hit = seen[k].up ? NULL :
-			bsearch(&key, a->silent, a->n_silent, sizeof(key), topo_port_ref_cmp);
+		const struct silent_port *hit = seen[k].up ? NULL :
+			bsearch(&key, a->silent, a->n_silent, sizeof(*a->silent), topo_port_ref_cmp);
 
 		if (hit)
 			down[hit - a->silent] = true;
@@ -509,21 +525,56 @@ static void forget_silent_down(struct topology_area *a, const struct topo_link_s
 	free(down);
 }
 
+static void follow_links(struct topology_area *a);
+
+static void silent_retry(unsigned reg, void *arg)
+{
+	struct topology_area *a = arg;
+
+	(void)reg;
+	a->silent_alarm = 0;
+	follow_links(a); /* what the link sweep last read, the waits over */
+}
+
+/* The link sweep's reading is looked at again when the first wait is over
+ * (no sweep may come before: fabricPorts can be an hour). */
+static void silent_retry_at_next(struct topology_area *a)
+{
+	time_t first = 0, now = time(NULL);
+
+	for (size_t j = 0; j < a->n_silent; j++)
+		if (!first || a->silent[j].next < first)
+			first = a->silent[j].next;
+	if (a->silent_alarm)
+		snmp_alarm_unregister(a->silent_alarm);
+	a->silent_alarm = first ? snmp_alarm_register(first > now ? (unsigned)(first - now) : 1, 0,
+						      silent_retry, a) : 0;
+}
+
+/* Ports probed with no answer: each waits longer before the next try. */
 static void add_silent(struct topology_area *a, const struct topo_port_ref *refs, size_t n)
 {
-	struct topo_port_ref *q;
-	size_t kept = 0;
+	time_t now = time(NULL);
+	size_t n_new = 0;
+	struct silent_port *q;
 
 	if (!n || !(q = realloc(a->silent, (a->n_silent + n) * sizeof(*q))))
 		return;
 	a->silent = q;
-	memcpy(a->silent + a->n_silent, refs, n * sizeof(*refs));
-	a->n_silent += n;
+	for (size_t k = 0; k < n; k++) {
+		struct silent_port *hit = a->n_silent ?
+			bsearch(&refs[k], a->silent, a->n_silent, sizeof(*q), topo_port_ref_cmp) : NULL;
+		unsigned tries = hit ? hit->tries + 1 : 1;
+		time_t wait = (time_t)SILENT_FIRST_S << (tries < 12 ? tries - 1 : 11);
+
+		if (!hit)
+			hit = &a->silent[a->n_silent + n_new++];
+		*hit = (struct silent_port){refs[k], tries,
+					    now + (wait < cfg.interval_s ? wait : cfg.interval_s)};
+	}
+	a->n_silent += n_new;
 	qsort(a->silent, a->n_silent, sizeof(*q), topo_port_ref_cmp);
-	for (size_t j = 0; j < a->n_silent; j++)
-		if (!kept || topo_port_ref_cmp(&a->silent[kept - 1], &a->silent[j]))
-			a->silent[kept++] = a->silent[j];
-	a->n_silent = kept;
+	silent_retry_at_next(a);
 }
 
 /* t, patched from the topology published now, published in its place;
@@ -549,8 +600,6 @@ static double seconds_since(const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
-
-static void follow_links(struct topology_area *a);
 
 static void round_done(struct topo_round *r, void *arg)
 {
@@ -626,6 +675,7 @@ static void follow_links(struct topology_area *a)
 	struct topology *without;
 	struct topo_change *c = NULL, *news = NULL;
 	size_t n, k = 0, m, n_news = 0, gone, cost;
+	time_t now = time(NULL);
 
 	if (!following(a))
 		return;
@@ -651,7 +701,8 @@ static void follow_links(struct topology_area *a)
 	m = topology_changes(without ? without : f, seen, n, news);
 	free(seen);
 	for (size_t j = 0; j < m; j++)
-		if (news[j].kind == TOPO_LINK_NEW && !is_silent(a, news[j].guid, news[j].port)) {
+		if (news[j].kind == TOPO_LINK_NEW &&
+		    !is_silent(a, news[j].guid, news[j].port, now)) {
 			c[k++] = news[j];
 			n_news++;
 		}
@@ -869,6 +920,8 @@ static void stop(void *self)
 	the_area = NULL;
 	if (a->links_alarm)
 		snmp_alarm_unregister(a->links_alarm);
+	if (a->silent_alarm)
+		snmp_alarm_unregister(a->silent_alarm);
 	if (a->round)
 		topo_round_abandon(a->round); /* freed by its last answer */
 	free(a->silent);
