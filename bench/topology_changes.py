@@ -6,13 +6,15 @@ on host-1; each change is made on the simulator's console and timed from the
 console command to the agent serving it (GETs every 50 ms), RUNS times:
 - a host's link back: Unlink, then ReLink of host-K; served when its leaf
   port's ibsnmpdFabricPortLinkState is active(4);
-- a new host on a free port of the last leaf (Add, Link): served when
-  ibsnmpdNodeTable has it;
-- a moved cable: host-K from its leaf to a free port of the last leaf: served
-  when that port's row names host-K as the other end;
 - a new switch with hosts: a radix-64 switch with two hosts behind it
   (cabled first) on a free port of the last leaf: served when
-  ibsnmpdNodeTable has its second host.
+  ibsnmpdNodeTable has its second host;
+- a new host on a free port of the first new switch (Add, Link): served
+  when ibsnmpdNodeTable has it;
+- a moved cable: host-K from its leaf to a free port of the first new
+  switch: served when that port's row names host-K as the other end.
+The last leaf needs RUNS free ports: give HOSTS as 32 times the leaves and
+one (e.g. 1985, 9985, 39969).
 The SMPs each costs the fabric are fabricsim's count of SMPs answered across
 it (nothing else sweeps: the link and counter sweeps' lifetimes are an hour),
 against a full discovery's (ibnetdiscover's, run alone on the same fabric).
@@ -177,9 +179,9 @@ def main():
                         key=lambda n: nodes[n][1])
         last = leaves[-1]
         free = [p for p in range(1, nodes[last][2] // 2 + 1) if (nodes[last][1], p) not in used]
-        if len(free) < 3 * args.runs and args.runs:
+        if len(free) < args.runs or args.runs > 30:
             raise SystemExit("the last leaf %s has %d free ports: give --hosts so that it "
-                             "has %d" % (last, len(free), 3 * args.runs))
+                             "has %d (and --runs 30 at most)" % (last, len(free), args.runs))
         leaf_of = {by_guid[a]: (by_guid[b], pb) for a, pa, b, pb in links
                    if by_guid[a].startswith("host-")}
         print("fat tree, radix 64, %d hosts: %d nodes; ibsnmpd (direct mode, discoverySource "
@@ -200,18 +202,7 @@ def main():
             results["a host's link back"].append(timed(
                 bed, ['ReLink "%s"' % host],
                 lambda: get(target, LINK_STATE + index(g_leaf, port)) == "4"))
-            name = "host-new-%d" % k
-            bed.sim('Add ca "%s" 1' % name)
-            time.sleep(0.3)
-            g_new = added_guid(bed, name)
-            results["a new host"].append(timed(
-                bed, ['Link "%s"[%d] "%s"[1]' % (last, free[2 * k], name)],
-                lambda: get(target, NODE_DESC + index(g_new)) == name))
-            mover = "host-%d" % (20 + k)
-            results["a moved cable"].append(timed(
-                bed, ['Link "%s"[%d] "%s"[1]' % (last, free[2 * k + 1], mover)],
-                lambda: get(target, REMOTE_DESC + index(nodes[last][1], free[2 * k + 1]))
-                == mover))
+            # a switch with two hosts cabled to it, then to a free port of the last leaf
             sw, hosts = "switch-new-%d" % k, ["host-sw%d-%d" % (k, j) for j in (1, 2)]
             bed.sim('Add switch "%s" 64' % sw)
             for j, h in enumerate(hosts):
@@ -220,8 +211,21 @@ def main():
             time.sleep(0.3)
             g_host = added_guid(bed, hosts[-1])
             results["a new switch, 2 hosts"].append(timed(
-                bed, ['Link "%s"[%d] "%s"[64]' % (last, free[2 * args.runs + k], sw)],
+                bed, ['Link "%s"[%d] "%s"[64]' % (last, free[k], sw)],
                 lambda: get(target, NODE_DESC + index(g_host)) == hosts[-1]))
+            # a new host and a moved cable on the first new switch's free ports
+            g_sw0 = added_guid(bed, "switch-new-0")
+            name = "host-new-%d" % k
+            bed.sim('Add ca "%s" 1' % name)
+            time.sleep(0.3)
+            g_new = added_guid(bed, name)
+            results["a new host"].append(timed(
+                bed, ['Link "switch-new-0"[%d] "%s"[1]' % (3 + k, name)],
+                lambda: get(target, NODE_DESC + index(g_new)) == name))
+            mover, to = "host-%d" % (2 + args.runs + k), 3 + args.runs + k
+            results["a moved cable"].append(timed(
+                bed, ['Link "switch-new-0"[%d] "%s"[1]' % (to, mover)],
+                lambda: get(target, REMOTE_DESC + index(g_sw0, to)) == mover))
         print("\n%-20s %12s %12s %16s %10s" % ("change", "median s", "worst s", "median SMPs",
                                                "/ full"))
         for what, runs in (results.items() if args.runs else ()):
@@ -233,8 +237,7 @@ def main():
         if args.storm:
             # hosts of every leaf but host-1's, none of those the runs moved
             pool = sorted((h for h in leaf_of if h != "host-1" and leaf_of[h][0] != leaf_of["host-1"][0]
-                           and not 2 <= int(h.split("-")[1]) < 2 + args.runs
-                           and not 20 <= int(h.split("-")[1]) < 20 + args.runs),
+                           and not 2 <= int(h.split("-")[1]) < 2 + 2 * args.runs),
                           key=lambda h: int(h.split("-")[1]))
             step = max(1, len(pool) // args.storm)
             storm(bed, target, pool[::step][:args.storm], nodes, leaf_of, args.window, full)

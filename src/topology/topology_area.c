@@ -615,6 +615,9 @@ static void round_done(struct topo_round *r, void *arg)
 		rediscover(a);
 		return;
 	}
+	if (r->n_silent)
+		DEBUGMSGTL(("ibsnmpd:topology", "nothing answered behind %zu ports: probed again "
+			    "later\n", r->n_silent));
 	add_silent(a, r->silent, r->n_silent);
 	t = (struct topology *)topology_get(topology_patch_finish(r->patch, a->names, err,
 								  sizeof(err)));
