@@ -113,26 +113,15 @@ static long find_node(const struct topo_patch *p, uint64_t guid)
 	return -1;
 }
 
-/* The entry of (node, port), dropped or not; NULL if none. */
+/* The entry of (node, port), dropped or not; NULL if none. The original's
+ * entries are where they are in it. */
 static struct topo_port *find_entry(struct topo_patch *p, size_t node, unsigned port)
 {
-	if (node < p->n_base_nodes) {
-		uint64_t guid = p->nodes[node].guid;
-		size_t lo = 0, hi = p->n_base_ports;
+	const struct topo_port *in_base = node < p->n_base_nodes ?
+		topology_port(p->base, node, port) : NULL;
 
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			const struct topo_port *r = &p->ports[mid];
-			uint64_t g = p->nodes[r->node].guid;
-
-			if (g < guid || (g == guid && r->port < port))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < p->n_base_ports && p->ports[lo].node == node && p->ports[lo].port == port)
-			return &p->ports[lo];
-	}
+	if (in_base)
+		return &p->ports[in_base - p->base->ports];
 	for (size_t k = p->n_base_ports; k < p->n_ports; k++)
 		if (p->ports[k].node == node && p->ports[k].port == port)
 			return &p->ports[k];

@@ -31,13 +31,15 @@ def bed():
         stop_testbed(b)
 
 
+def column(bed, entry, n):
+    """{index: value} of column n of a table's entry"""
+    prefix = entry + "%d." % n
+    return {oid[len(prefix):]: v.strip('"') for oid, (_, v) in bed.walk(prefix[:-1]).items()}
+
+
 def served_links(bed):
     """{(node, port): (remote node, remote port)} of the links up in the table"""
-    def column(n):
-        prefix = PORT + "%d." % n
-        return {oid[len(prefix):]: v.strip('"') for oid, (_, v) in
-                bed.walk(prefix[:-1]).items()}
-    desc, state, rdesc, rport = column(3), column(6), column(16), column(17)
+    desc, state, rdesc, rport = (column(bed, PORT, n) for n in (3, 6, 16, 17))
     # a row that came between the columns' walks is read at the next try
     return {(desc[i], int(i.rsplit(".", 1)[1])): (rdesc[i], int(rport[i]))
             for i in state if state[i] == "4" and rdesc.get(i) and i in desc and i in rport}
@@ -45,12 +47,9 @@ def served_links(bed):
 
 def served_nodes(bed):
     """{node GUID: (LID, context)} of the nodes ibsnmpd says it reaches"""
-    def column(n):
-        prefix = NODE + "%d." % n
-        return {tuple(int(x) for x in oid[len(prefix):].split(".")): v.strip('"')
-                for oid, (_, v) in bed.walk(prefix[:-1]).items()}
-    lid, context, reachable = column(4), column(6), column(7)
-    return {int.from_bytes(bytes(i), "big"): (int(lid[i]), context.get(i))
+    lid, context, reachable = (column(bed, NODE, n) for n in (4, 6, 7))
+    return {int.from_bytes(bytes(int(x) for x in i.split(".")), "big"): (int(lid[i]),
+                                                                         context.get(i))
             for i in reachable if reachable[i] == "1" and i in lid}
 
 
