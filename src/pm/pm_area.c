@@ -37,10 +37,12 @@ static void discovered(struct cache_group *g, const void *before, const void *af
 	(void)g;
 	(void)before;
 	pm_view_refresh(pm);
-	/* a topology patched after a change: the next sweep reads its new
-	 * ports (a sweep of every port for one host's link would load every
-	 * node's PMA again and again) */
-	if (after && ((const struct topology *)after)->patched_from && pm->sweep.alarm)
+	/* a topology patched after a change: a sweep of every port only for
+	 * new nodes (their counters then come at once); a link gone or back
+	 * waits for the next sweep (every node's PMA read again for each link
+	 * would be a discovery's load again and again) */
+	if (after && ((const struct topology *)after)->patched_from &&
+	    !((const struct topology *)after)->nodes_added && pm->sweep.alarm)
 		return;
 	pm_sweep_discovered(pm);
 	cache_group_start(&pm->samples);

@@ -138,16 +138,19 @@ def test_a_scrape_passes_promtool_and_serves_no_series_twice(bed):
         out.stdout + out.stderr
     samples = [l.rsplit(" ", 1)[0] for l in text.splitlines() if l and not l.startswith("#")]
     assert len(samples) == len(set(samples))
-    # every port ibnetdiscover shows has its counters
-    ports = set(re.findall(r'^infiniband_port_receive_bytes_total\{node_guid="0x[0-9a-f]+",'
-                           r'node="([^"]*)",port="(\d+)"\}', text, re.M))
+    # every port ibnetdiscover shows has its counters (a port back from the
+    # test before: at the counters' sweep after the topology took it)
+    def ports():
+        text = fetch(bed.metrics_url)[2]
+        return set(re.findall(r'^infiniband_port_receive_bytes_total\{node_guid="0x[0-9a-f]+",'
+                              r'node="([^"]*)",port="(\d+)"\}', text, re.M))
     expect = set()
     for line in bed.run_on_node("ibnetdiscover", "-p").splitlines():
         # "CA 2 1 0x0000000000100001 4x SDR - SW 1 1 0x... ( 'hca1' - 'sw1' )"
         m = re.match(r"^(?:SW|CA)\s+\d+\s+(\d+)\s+0x[0-9a-f]+.*\( '([^']*)'", line)
         if m:
             expect.add((m.group(2), m.group(1)))
-    assert expect and expect <= ports, expect - ports
+    assert expect and wait_for(lambda: expect <= ports(), seconds=30), expect - ports()
     # OpenMetrics when asked
     status, ctype, om = fetch(bed.metrics_url, accept="application/openmetrics-text;"
                               "version=1.0.0,text/plain;version=0.0.4;q=0.5")
