@@ -668,6 +668,19 @@ static struct topology *gone_taken(struct topology_area *a, const struct topolog
 	return t;
 }
 
+/* The TOPO_LINK_NEW ports of c wait before they are probed. */
+static void silence_new(struct topology_area *a, const struct topo_change *c, size_t n)
+{
+	struct topo_port_ref *refs = malloc((n ? n : 1) * sizeof(*refs));
+	size_t r = 0;
+
+	for (size_t j = 0; refs && j < n; j++)
+		if (c[j].kind == TOPO_LINK_NEW)
+			refs[r++] = (struct topo_port_ref){c[j].guid, c[j].port};
+	add_silent(a, refs, r);
+	free(refs);
+}
+
 /* The link sweep's last reading against the topology: links gone are
  * taken out at once; where links came up too, one round of probes makes
  * both into one patch (a cable moved keeps its node). */
@@ -712,19 +725,12 @@ static void follow_links(struct topology_area *a)
 	free(news);
 	cost = topology_discovery_cost(f);
 	if (n_news && n_news * 3 > cost && a->storm_pending && !f->patched_from) {
-		/* the discovery asked for them did not reach them either: they are
-		 * not probed one by one (nor is the subnet discovered again) until
-		 * each is seen down */
-		snmp_log(LOG_NOTICE, "subnet: %zu ports are up with nothing that answers behind them\n",
-			 n_news);
-		struct topo_port_ref *refs = malloc(n_news * sizeof(*refs));
-		size_t r = 0;
-
-		for (size_t j = 0; refs && j < k; j++)
-			if (c[j].kind == TOPO_LINK_NEW)
-				refs[r++] = (struct topo_port_ref){c[j].guid, c[j].port};
-		add_silent(a, refs, r);
-		free(refs);
+		/* the discovery asked for them did not reach them either: they
+		 * wait as any port with nothing behind it (nor is the subnet
+		 * discovered again for them) */
+		snmp_log(LOG_NOTICE, "subnet: %zu ports are up with nothing that answers behind "
+			 "them\n", n_news);
+		silence_new(a, c, k);
 		a->storm_pending = false;
 		n_news = 0;
 	} else if (n_news && n_news * 3 > cost) {
