@@ -31,6 +31,8 @@
 
 #include "ibsnmpd/cache.h"
 
+#define TOPO_MAX_HOPS 63 /* the longest directed route (IBA: HopCount 0..63) */
+
 struct topo_node {
 	uint64_t guid;
 	unsigned type;        /* 1 CA, 2 switch, 3 router */
@@ -44,7 +46,7 @@ struct topo_node {
 	 * local node), for a node without a LID yet; hops 0: the local node */
 	bool has_route;
 	unsigned route_hops;
-	uint8_t route[63];
+	uint8_t route[TOPO_MAX_HOPS];
 	/* NodeInfo's identity ("ident" line) */
 	bool has_ident;
 	unsigned vendor_id, device_id, revision;
@@ -117,8 +119,12 @@ const struct topo_node *topology_node(const struct topology *f, uint64_t guid);
  * NULL; a binary search. */
 const struct topo_port *topology_port(const struct topology *f, size_t node, unsigned port);
 
-/* Whether f's changed ports (sorted) hold (guid, port). */
-bool topology_port_changed(const struct topology *f, uint64_t guid, unsigned port);
+/* Whether f is a patch that brings no node (links gone or back, LIDs):
+ * a follower that reads every node has nothing new to read. */
+static inline bool topology_patch_adds_no_node(const struct topology *f)
+{
+	return f && f->patched_from && !f->nodes_added;
+}
 
 /* ---- following changes (topology_patch.c) ---- */
 

@@ -41,8 +41,7 @@ static void discovered(struct cache_group *g, const void *before, const void *af
 	 * new nodes (their counters then come at once); a link gone or back
 	 * waits for the next sweep (every node's PMA read again for each link
 	 * would be a discovery's load again and again) */
-	if (after && ((const struct topology *)after)->patched_from &&
-	    !((const struct topology *)after)->nodes_added && pm->sweep.alarm)
+	if (topology_patch_adds_no_node(after) && pm->sweep.alarm)
 		return;
 	pm_sweep_discovered(pm);
 	cache_group_start(&pm->samples);

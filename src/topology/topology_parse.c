@@ -193,7 +193,7 @@ static int route_line(struct parse *ps, const char *line)
 	int hops, used = 0;
 	struct topo_node *nd;
 
-	if (sscanf(line, "route %llx %d%n", &guid, &hops, &used) != 2 || hops < 0 || hops > 63)
+	if (sscanf(line, "route %llx %d%n", &guid, &hops, &used) != 2 || hops < 0 || hops > TOPO_MAX_HOPS)
 		return 1;
 	if (!ps->f->n_nodes || ps->f->nodes[ps->f->n_nodes - 1].guid != guid)
 		return 1;

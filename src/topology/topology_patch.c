@@ -12,8 +12,6 @@
 
 #include "ibsnmpd/topology.h"
 
-#define MAX_HOPS 63 /* a directed route's */
-
 static bool is_local(const struct topo_node *nd)
 {
 	return nd->has_route && nd->route_hops == 0;
@@ -62,22 +60,6 @@ int topo_port_ref_cmp(const void *x, const void *y)
 	if (a->guid != b->guid)
 		return a->guid < b->guid ? -1 : 1;
 	return a->port < b->port ? -1 : a->port > b->port;
-}
-
-bool topology_port_changed(const struct topology *f, uint64_t guid, unsigned port)
-{
-	for (size_t lo = 0, hi = f ? f->n_changed : 0; lo < hi;) {
-		size_t mid = (lo + hi) / 2;
-		const struct topo_port_ref *r = &f->changed[mid];
-
-		if (r->guid == guid && r->port == port)
-			return true;
-		if (r->guid < guid || (r->guid == guid && r->port < port))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
 }
 
 /* ---- the patch ------------------------------------------------------------- */
@@ -414,7 +396,7 @@ static void route_all(struct topology *t, const size_t *first, bool *reached, ui
 		size_t u = queue[head++];
 		struct topo_node *nu = &t->nodes[u];
 
-		if ((u != queue[0] && nu->type != 2) || nu->route_hops >= MAX_HOPS)
+		if ((u != queue[0] && nu->type != 2) || nu->route_hops >= TOPO_MAX_HOPS)
 			continue; /* a CA does not pass a directed route on */
 		for (size_t k = first[u]; k < first[u + 1]; k++) {
 			const struct topo_node *peer = t->ports[k].peer_guid ?

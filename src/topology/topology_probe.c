@@ -21,8 +21,6 @@
 #include "ibsnmpd/sma_attr.h"
 #include "topology_internal.h"
 
-#define MAX_HOPS 63
-
 enum probe_kind { PROBE_NODEINFO, PROBE_NODEDESC, PROBE_PORTINFO };
 
 struct probe {
@@ -34,7 +32,6 @@ struct probe {
 	uint8_t from_speed;
 	uint64_t guid;          /* NodeDescription, PortInfo: the node */
 	unsigned port;          /* PortInfo: which (0: a switch's port 0) */
-	unsigned entry_port;    /* the port it was reached by */
 	uint64_t port_guid;     /* a CA port's, from its NodeInfo */
 	bool is_switch;
 };
@@ -97,7 +94,7 @@ static void probe_behind(struct topo_round *r, uint64_t guid, unsigned port, uin
 
 	if (!nd) /* a node this round found: the route it was found by */
 		nd = topology_patch_node(r->patch, guid);
-	if (!nd || !nd->has_route || nd->route_hops >= MAX_HOPS ||
+	if (!nd || !nd->has_route || nd->route_hops >= TOPO_MAX_HOPS ||
 	    topology_patch_linked(r->patch, guid, port))
 		return;
 	mad_portid_local(&pr.path);
@@ -142,10 +139,10 @@ static void got_nodeinfo(struct topo_round *r, struct probe *pr, const uint8_t *
 	struct topo_node *known;
 	struct probe next = *pr;
 
+	/* reached through a link: its LocalPortNum is that link's port */
 	if (sma_nodeinfo_decode(data, len, &ni) || ni.node_type < 1 || ni.node_type > 3 ||
-	    !ni.num_ports || ni.num_ports > 254 || !ni.node_guid ||
-	    (ni.node_type == 2 ? ni.local_port > ni.num_ports
-			       : !ni.local_port || ni.local_port > ni.num_ports)) {
+	    !ni.num_ports || ni.num_ports > 254 || !ni.node_guid || !ni.local_port ||
+	    ni.local_port > ni.num_ports) {
 		give_up(r, "the node behind %016" PRIx64 " port %u answered a NodeInfo that does "
 			"not hold together", pr->from_guid, pr->from_port);
 		return;
@@ -170,9 +167,7 @@ static void got_nodeinfo(struct topo_round *r, struct probe *pr, const uint8_t *
 		set_route(r, ni.node_guid, &pr->path);
 		r->added++;
 	}
-	/* a switch's port 0 is reached: its local port is the one the SMP came in */
-	if (!ni.local_port ||
-	    topology_patch_link(r->patch, pr->from_guid, pr->from_port, ni.node_guid,
+	if (topology_patch_link(r->patch, pr->from_guid, pr->from_port, ni.node_guid,
 				ni.local_port) ||
 	    topology_patch_port(r->patch, pr->from_guid, pr->from_port, 0, 0, pr->from_speed)) {
 		give_up(r, "the link from %016" PRIx64 " port %u cannot be placed", pr->from_guid,
@@ -180,7 +175,6 @@ static void got_nodeinfo(struct topo_round *r, struct probe *pr, const uint8_t *
 		return;
 	}
 	next.guid = ni.node_guid;
-	next.entry_port = ni.local_port;
 	next.port_guid = ni.port_guid;
 	next.is_switch = ni.node_type == 2;
 	if (!known)
@@ -198,7 +192,11 @@ static void got_nodeinfo(struct topo_round *r, struct probe *pr, const uint8_t *
 			    pr->from_speed);
 	if (known)
 		return;
+	/* its LID (port 0) and its other ports: the one it was reached by
+	 * is the link just made */
 	for (unsigned p = 0; p <= ni.num_ports; p++) {
+		if (p == ni.local_port)
+			continue;
 		next.port = p;
 		send_probe(r, &next, IB_ATTR_PORT_INFO, p);
 	}
@@ -223,8 +221,6 @@ static void got_portinfo(struct topo_round *r, struct probe *pr, const uint8_t *
 		topology_patch_port(r->patch, pr->guid, pr->port, pi.lid, pr->port_guid, speed);
 		return;
 	}
-	if (pr->port == pr->entry_port)
-		return; /* its speed came with the link */
 	topology_patch_port(r->patch, pr->guid, pr->port, 0, pr->port_guid, speed);
 	if (up)
 		probe_behind(r, pr->guid, pr->port, speed);

@@ -26,13 +26,10 @@ static const struct cache_decl caches[] = {
 
 static void discovered(struct cache_group *g, const void *before, const void *after, void *arg)
 {
-	const struct topology *f = after;
-
 	(void)g;
 	(void)before;
-	/* a patched topology without a new node: nothing new to inventory */
-	if (f && f->patched_from && !f->nodes_added)
-		return;
+	if (topology_patch_adds_no_node(after))
+		return; /* nothing new to inventory */
 	vitals_sweep_discovered(arg);
 }
 

@@ -499,15 +499,20 @@ def fabric_change_faults(hold):
     ]
 
 
+def run_on_fabricsim(me, big, fault_list, trap_node, progress, **options):
+    """fault_list on a fabricsim bed (big: its layout) with ibsnmpd on node
+    me, the manager and the traps as in run(): (results, sanitizer reports)"""
+    with running(None, me, conf=BIG_CONF, preload=SHIM, minimal=False, big=big) as bed:
+        results = run_faults(bed, fault_list, trap_node, progress, **options)
+        reports = bed.sanitizer_reports()
+    return results, reports
+
+
 def run_fabric_changes(hold=20, progress=None):
     """The fabric-change faults on a fabricsim rail bed (16 servers of 8
     HCAs), with the manager and the traps as in run()."""
-    r = running(None, RAIL_ME, conf=BIG_CONF, preload=SHIM, minimal=False, big=RAIL)
-    with r as bed:
-        results = run_faults(bed, fabric_change_faults(hold), RAIL_TRAP_NODE, progress,
-                             trees=SMALL_TREES)
-        reports = bed.sanitizer_reports()
-    return results, reports
+    return run_on_fabricsim(RAIL_ME, RAIL, fabric_change_faults(hold), RAIL_TRAP_NODE, progress,
+                            trees=SMALL_TREES)
 
 
 def violations_measured(bed, res):
@@ -526,12 +531,8 @@ def run_protected(hold=20, progress=None):
     """The protected-fabric fault on a fabricsim bed, with the manager and
     the traps as in run(); its result also says the M_Key violations ibsnmpd
     caused (per node, from the simulator's counters)."""
-    r = running(None, BIG_ME, conf=BIG_CONF, preload=SHIM, minimal=False, big=BIG)
-    with r as bed:
-        results = run_faults(bed, protected_faults(hold), BIG_TRAP_NODE, progress,
-                             measure=violations_measured)
-        reports = bed.sanitizer_reports()
-    return results, reports
+    return run_on_fabricsim(BIG_ME, BIG, protected_faults(hold), BIG_TRAP_NODE, progress,
+                            measure=violations_measured)
 
 
 def main():

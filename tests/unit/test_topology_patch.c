@@ -43,6 +43,15 @@ static const char fabric_text[] =
 	"route 0000000000000200 2 1 4\n"
 	"done 0.01\n";
 
+/* Whether t's changed ports hold (guid, port). */
+static bool topology_port_changed(const struct topology *t, uint64_t guid, unsigned port)
+{
+	const struct topo_port_ref key = {guid, port};
+
+	return t->n_changed && bsearch(&key, t->changed, t->n_changed, sizeof(key),
+				       topo_port_ref_cmp) != NULL;
+}
+
 static struct topology *fabric(void)
 {
 	char err[160];
