@@ -7,6 +7,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -166,4 +168,97 @@ void compat_default_context_first(void)
 			return;
 		}
 	}
+}
+
+/* ---- 5. a write to a stream socket never waits ----------------------------------
+ *
+ * net-snmp writes to its stream sockets (AgentX's Unix socket to snmpd, TCP
+ * clients and sinks in direct mode) with a blocking sendto() and loops until
+ * all is written: a peer that stops reading (snmpd blocked writing answers
+ * nobody reads, a stopped snmpd, a TCP client that never reads) would hold
+ * the main loop for good. net-snmp has no send queue and no option for
+ * this, so ibsnmpd provides sendto() (as connect() above): on a stream
+ * socket it writes only what fits now (MSG_DONTWAIT) and, to keep a
+ * message whole, only when the socket has room for all of it; otherwise it
+ * fails with EAGAIN, which net-snmp treats as a failed send (the request
+ * times out, a response is lost, the peer asks again). A message that went
+ * out in part would corrupt the stream: the connection is shut down and
+ * net-snmp sees it close (AgentX reconnects). Every other sendto() is
+ * libc's, untouched. Relies on: the interposition above, net-snmp's Unix
+ * and TCP transports sending with sendto() (UDP already sends with
+ * MSG_DONTWAIT), and Linux's SIOCOUTQ: on a Unix stream socket the bytes
+ * (with their buffers' overhead) the peer has not read, which the kernel
+ * holds against SO_SNDBUF; on TCP the bytes not yet acknowledged. */
+
+/* a message's buffers cost about this much beyond its bytes (Unix sockets
+ * count each skb's truesize) */
+#define STREAM_MESSAGE_OVERHEAD 2048
+
+static ssize_t (*libc_sendto)(int, const void *, size_t, int, const struct sockaddr *,
+			      socklen_t);
+static unsigned long writes_refused, streams_shut;
+
+long compat_stream_room(int fd)
+{
+	int queued = 0, sndbuf = 0, type = 0;
+	socklen_t len = sizeof(sndbuf), tlen = sizeof(type);
+	long room;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) || ioctl(fd, SIOCOUTQ, &queued))
+		return -1;
+	room = (long)sndbuf - queued;
+	if (type == SOCK_STREAM && room > 0) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		/* TCP's SIOCOUTQ leaves out the overhead: keep half for it */
+		if (!getsockname(fd, (struct sockaddr *)&ss, &sl) && ss.ss_family != AF_UNIX)
+			room = (long)sndbuf / 2 - queued;
+	}
+	return room > 0 ? room : 0;
+}
+
+void compat_get_write_stats(struct compat_write_stats *st)
+{
+	st->refused = writes_refused;
+	st->shut = streams_shut;
+}
+
+ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to,
+	       socklen_t tolen)
+{
+	int type = 0;
+	socklen_t tlen = sizeof(type);
+	ssize_t r;
+	long room;
+
+	if (!libc_sendto) {
+		libc_sendto = (ssize_t(*)(int, const void *, size_t, int, const struct sockaddr *,
+					  socklen_t))dlsym(RTLD_NEXT, "sendto");
+		if (!libc_sendto) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) || type != SOCK_STREAM)
+		return libc_sendto(fd, buf, len, flags, to, tolen);
+	room = compat_stream_room(fd);
+	if (room >= 0 && (size_t)room < len + STREAM_MESSAGE_OVERHEAD) {
+		writes_refused++;
+		errno = EAGAIN;
+		return -1;
+	}
+	r = libc_sendto(fd, buf, len, flags | MSG_DONTWAIT | MSG_NOSIGNAL, to, tolen);
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		writes_refused++;
+		return -1;
+	}
+	if (r >= 0 && (size_t)r < len) {
+		streams_shut++;
+		shutdown(fd, SHUT_RDWR);
+		errno = EPIPE;
+		return -1;
+	}
+	return r;
 }

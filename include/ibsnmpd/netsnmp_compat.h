@@ -20,6 +20,18 @@ void compat_context_roots(const char *context);
  * after contexts were added (requests find their context by walking it). */
 void compat_default_context_first(void);
 
+/* Writes to stream sockets (AgentX, TCP) never wait: sendto() there sends
+ * a message whole if the socket has room for it now, else fails with
+ * EAGAIN; one sent in part shuts the connection down. refused: writes
+ * that found no room; shut: connections shut down that way. */
+struct compat_write_stats {
+	unsigned long refused, shut;
+};
+void compat_get_write_stats(struct compat_write_stats *st);
+/* What fd (a stream socket) takes now without waiting, in bytes; -1 if it
+ * cannot be told. */
+long compat_stream_room(int fd);
+
 /* Test hooks: how many connect() calls were bounded by the replacement. */
 unsigned long compat_bounded_connects(void);
 

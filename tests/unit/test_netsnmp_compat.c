@@ -8,7 +8,10 @@
  *      callbacks for its roots, and compat_context_roots() keeps them quiet;
  *   4. net-snmp's contexts are a list, newest first, and after
  *      compat_default_context_first() the default one heads it and every
- *      context still answers.
+ *      context still answers;
+ *   5. net-snmp's stream transport (AgentX's) writing to a peer that never
+ *      reads: the sendto() ibsnmpd provides refuses a message the socket has
+ *      no room for instead of waiting, and every message that went is whole.
  * A hang is a failure too: each part runs under an alarm (the default
  * action of SIGALRM ends the test). */
 #include <stdarg.h>
@@ -327,6 +330,67 @@ static void the_default_context_heads_the_list_and_all_answer(void **state)
 		mib_table_unregister(&tables[i]);
 }
 
+/* ---- 5. a write to a stream socket never waits ---------------------------------- */
+
+static void a_peer_that_does_not_read_is_not_waited_for(void **state)
+{
+	char path[200], spec[220], msg[3000], got[sizeof(msg)];
+	struct compat_write_stats before, after;
+	netsnmp_transport *t;
+	int lfd, peer, rc = 0;
+	size_t sent = 0, read_back = 0;
+
+	(void)state;
+	alarm(HANG_GUARD_S); /* a send that waits ends the test here */
+	path_in_dir(path, sizeof(path), "deaf.sock");
+	lfd = listener(path, 4);
+	snprintf(spec, sizeof(spec), "unix:%s", path);
+	t = netsnmp_tdomain_transport(spec, 0, "unix");
+	assert_non_null(t);
+	peer = accept(lfd, NULL, NULL); /* snmpd, blocked elsewhere: reads nothing */
+	assert_true(peer >= 0);
+	compat_get_write_stats(&before);
+	for (int i = 0; i < 10000; i++) {
+		memset(msg, 'a' + i % 26, sizeof(msg));
+		rc = t->f_send(t, msg, sizeof(msg), NULL, NULL);
+		if (rc < 0)
+			break;
+		assert_int_equal(rc, sizeof(msg));
+		sent++;
+	}
+	assert_true(rc < 0);
+	assert_int_equal(errno, EAGAIN);
+	assert_true(sent > 0);
+	compat_get_write_stats(&after);
+	assert_int_equal(after.refused, before.refused + 1);
+	assert_int_equal(after.shut, before.shut);
+	/* what went is whole: every message, in order, nothing in part */
+	fcntl(peer, F_SETFL, O_NONBLOCK);
+	for (size_t k = 0; k < sent; k++) {
+		size_t have = 0;
+
+		while (have < sizeof(got)) {
+			ssize_t r = read(peer, got + have, sizeof(got) - have);
+
+			assert_true(r > 0);
+			have += (size_t)r;
+		}
+		assert_int_equal(got[0], 'a' + (int)(k % 26));
+		assert_int_equal(got[sizeof(got) - 1], 'a' + (int)(k % 26));
+		read_back++;
+	}
+	assert_int_equal(read(peer, got, 1), -1); /* and nothing more */
+	assert_int_equal(read_back, sent);
+	/* read: it takes messages again */
+	assert_int_equal(t->f_send(t, msg, sizeof(msg), NULL, NULL), sizeof(msg));
+	alarm(0);
+	t->f_close(t);
+	netsnmp_transport_free(t);
+	close(peer);
+	close(lfd);
+	unlink(path);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -353,6 +417,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(agentx_sessions_to_snmpd_give_up_quickly),
 		cmocka_unit_test(a_new_contexts_roots_are_registered_quietly),
 		cmocka_unit_test(the_default_context_heads_the_list_and_all_answer),
+		cmocka_unit_test(a_peer_that_does_not_read_is_not_waited_for),
 	};
 	if (argc == 3 && !strcmp(argv[1], "--subagent"))
 		return subagent_session_is_quick(argv[2]);
