@@ -242,6 +242,10 @@ static const struct config_token core_tokens[] = {
 	 .help = "COUNT SECONDS"},
 	{"notificationQueue", CONFIG_UINT, &ibsnmpd_cfg.notify_queue, .min = 0, .max = 1000000,
 	 .help = "COUNT"},
+	{"notificationRate", CONFIG_UINT, &ibsnmpd_cfg.notify_rate, .min = 0, .max = 100000,
+	 .help = "PER_SECOND"},
+	{"loopWatchdog", CONFIG_UINT, &ibsnmpd_cfg.loop_watchdog_s, .min = 0, .max = 3600,
+	 .help = "SECONDS"},
 	{"nodeContextTypes", CONFIG_CUSTOM, .parse = parse_node_context_types,
 	 .help = "switch|ca|router ...|none"},
 };

@@ -23,7 +23,9 @@ void config_set_defaults(struct ibsnmpd_config *cfg)
 	cfg->expose_keys = false;
 	cfg->notify_limit_count = 10;
 	cfg->notify_limit_window_s = 60;
-	cfg->notify_queue = 1000;
+	cfg->notify_queue = 10000;
+	cfg->notify_rate = 200;
+	cfg->loop_watchdog_s = 5;
 	/* the nodes without an agent of their own: hosts have theirs, and
 	 * 40,000 CA contexts would fill snmpd and an NMS's device list */
 	cfg->node_context_types = 1u << 2 | 1u << 3;

@@ -18,6 +18,7 @@
 #include "ibsnmpd/area.h"
 #include "ibsnmpd/child.h"
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/loop.h"
 #include "ibsnmpd/mad_device.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/mkeys.h"
@@ -202,6 +203,7 @@ static void reload_config(void)
 	}
 	mad_engine_set_mkey(mkeys_default());
 	notify_apply_config();
+	loop_set_stall(ibsnmpd_cfg.loop_watchdog_s);
 	areas_reload();
 }
 
@@ -327,6 +329,7 @@ static void start_areas(const struct mad_local_port *local)
 
 static void stop_all(void)
 {
+	loop_stop();
 	mad_engine_stop_calling_back();
 	agent_mib_unregister();
 	areas_unregister_mib();
@@ -388,13 +391,15 @@ int main(int argc, char **argv)
 	signal(SIGHUP, on_hup);
 	signal(SIGPIPE, SIG_IGN);
 
+	loop_start(ibsnmpd_cfg.loop_watchdog_s);
 	start_areas(&local);
 
 	snmp_log(LOG_INFO, APP_NAME " started\n");
 	report_ready(0);
+	loop_ready();
 
 	while (!stop_requested) {
-		agent_check_and_process(1);
+		loop_pass();
 		if (reload_requested) {
 			reload_requested = 0;
 			reload_config();

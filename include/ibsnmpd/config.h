@@ -42,7 +42,9 @@ struct ibsnmpd_config {
 	char mkey_file[4096];              /* mKeyFile: opensm's guid2mkey ("": none), mkeys.c */
 	unsigned notify_limit_count;       /* per notification kind and source; 0 = no limit */
 	unsigned notify_limit_window_s;
-	unsigned notify_queue;             /* kept while the master agent is away; 0: none */
+	unsigned notify_queue;             /* waiting for the master agent; 0: none */
+	unsigned notify_rate;              /* notifications a second at most; 0: no limit */
+	unsigned loop_watchdog_s;          /* a pass of the main loop longer is logged; 0: off */
 	/* which nodes are served in a context of their own (ib-<GUID>): read by
 	 * the node area and named in the link notifications */
 	unsigned node_context_types;       /* 1 << NodeType (1 CA, 2 switch, 3 router); 0: none */

@@ -154,3 +154,50 @@ def test_daemon_mode_reports_start_up_and_writes_pid_file(ca_bed, tmp_path):
     assert stopped, "ibsnmpd did not stop within 30 s of SIGTERM"
     assert "ibsnmpd stopping" in log_file.read_text()
     assert not pid_file.exists()
+
+
+def test_systemd_is_told_ready_alive_and_stopping(ca_bed, tmp_path):
+    """The unit's Type=notify and WatchdogSec, by systemd's protocol (no
+    systemd here: a datagram socket in its place): READY=1 once it serves,
+    WATCHDOG=1 several times in WatchdogSec while its main loop comes round,
+    STOPPING=1 on SIGTERM."""
+    import socket
+    sock_path = str(tmp_path / "notify.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(sock_path)
+    listener.settimeout(1.0)
+    conf = tmp_path / "ibsnmpd.conf"
+    conf.write_text("madTimeout 500\n")
+    env = snmp_env()
+    env.update({"LD_PRELOAD": ca_bed.env["UMAD2SIM"], "SIM_HOST": "hca3",
+                "IBSIM_SOCKNAME": ca_bed.env["IBSIM_SOCKNAME"],
+                "NOTIFY_SOCKET": sock_path, "WATCHDOG_USEC": "2000000"})
+    proc = subprocess.Popen([ibsnmpd_bin(), "-f", "-Le", "-c", str(conf), "-x",
+                             "unix:%s" % (tmp_path / "none.sock")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    got = []
+
+    def receive(seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                got.append((time.monotonic(), listener.recv(4096).decode()))
+            except socket.timeout:
+                pass
+
+    try:
+        receive(8)
+        proc.terminate()
+        receive(3)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        listener.close()
+    messages = [m for _, m in got]
+    assert messages and messages[0] == "READY=1", messages
+    pings = [t for t, m in got if m == "WATCHDOG=1"]
+    assert len(pings) >= 4, messages  # about one a second in 7 s
+    assert max(b - a for a, b in zip(pings, pings[1:])) < 2.0, pings  # within WatchdogSec
+    assert messages[-1] == "STOPPING=1", messages
