@@ -1,6 +1,23 @@
 /* The notification path (notify.h): one limiter for every family, so that
  * notificationLimit means the same for an IB trap and a DCBX event, and one
- * queue for what comes while the AgentX session is down. */
+ * queue for everything not sent yet: while the AgentX session is down, and
+ * while earlier notifications wait for snmpd's answers.
+ *
+ * snmpd answers every AgentX Notify PDU. A subagent that writes hundreds
+ * of them in one pass, reading nothing, fills snmpd's socket with answers
+ * until snmpd blocks writing them, and then itself blocks writing to
+ * snmpd: both stand still for good. So a subagent's notifications go out
+ * through a window: at most NOTIFY_WINDOW unanswered, each answer letting
+ * the next one go, and only while the socket has room (the main loop reads
+ * between two writes); the rest wait in the queue, in order. They are sent
+ * here rather than through net-snmp's send_v2trap(), which gives no way to
+ * know when snmpd has answered. In direct mode (the agent's own sinks, UDP
+ * or TCP, no answers) a pass sends at most NOTIFY_DIRECT_BATCH.
+ *
+ * Either way at most notificationRate a second: snmpd forwards each at once,
+ * over UDP, and a receiver that falls behind loses what its socket cannot
+ * hold (snmptrapd lost one in twenty of a 2,000 burst forwarded as fast as
+ * snmpd could). */
 #include "ibsnmpd/notify.h" /* net-snmp's headers first, in their order */
 
 #include <stdio.h>
@@ -11,9 +28,21 @@
 #include <net-snmp/library/snmp-tc.h>
 
 #include "ibsnmpd/config.h"
+#include "ibsnmpd/loop.h"
 #include "ibsnmpd/mib_oids.h"
+#include "ibsnmpd/netsnmp_compat.h"
 
 #include "notify_limit.h"
+
+/* agentx-Notify-PDU (RFC 2741 6.2.10; net-snmp's agentx/protocol.h is not
+ * installed) */
+#define AGENTX_NOTIFY_PDU 12
+#define NOTIFY_WINDOW 8         /* Notify PDUs snmpd has not answered yet */
+#define NOTIFY_DIRECT_BATCH 16  /* direct mode: notifications a pass sends */
+#define NOTIFY_LATE_MS 1000     /* waited this long: it says when it happened */
+#define NOTIFY_ROOM 16384       /* free in the AgentX socket before a Notify goes */
+#define NOTIFY_RETRY_MS 20      /* the socket was full: look again */
+#define NOTIFY_RATE_BURST_S 20  /* notificationRate / this: sent back to back at most */
 
 /* How the log names a notification and its source. */
 static const struct {
@@ -32,21 +61,40 @@ static struct notify_limiter limiter;
 static unsigned expire_alarm;
 static struct notify_stats stats[NOTIFY_FAMILIES];
 
-/* What waits for the AgentX session: a ring, oldest first. */
+/* A notification not sent yet, or sent and not answered. */
 struct kept {
 	netsnmp_variable_list *vl;
 	char *context;      /* NULL: the default */
-	time_t when;
+	time_t when;        /* ibsnmpdNotificationTime */
+	long long queued_ms; /* monotonic */
 	enum notify_family family;
+	bool away;          /* kept while the session was down */
 };
+
 static struct {
 	bool subagent, connected;
-	struct kept *ring;
+	netsnmp_session *session; /* the AgentX session while it is open */
+	struct kept *ring;        /* what waits, oldest first */
 	size_t cap, head, n;
+	struct kept flight[NOTIFY_WINDOW]; /* sent, snmpd's answer not in yet */
+	long flight_reqid[NOTIFY_WINDOW];   /* 0: a free slot */
+	size_t n_flight;
 	struct notify_queue_stats st;
-	bool dropping;      /* said once a burst of drops */
-	unsigned replay_alarm;
+	bool dropping;            /* said once a burst of drops */
+	size_t sent_late_burst;   /* kept while away, sent since the session came back */
+	struct loop_deferred next_pass;
+	unsigned retry_alarm;
+	double tokens;            /* notificationRate's bucket */
+	long long tokens_at_ms;
 } q;
+
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
 
 /* The limiter's key: the family in the high bits, the number below. */
 static unsigned kind_of(enum notify_family family, unsigned number)
@@ -80,77 +128,281 @@ static void kept_free(struct kept *k)
 	memset(k, 0, sizeof(*k));
 }
 
-/* Keeps vl (taken over) for the session's return; false: not kept (no
- * queue, out of memory), vl freed. */
-static bool keep(enum notify_family family, netsnmp_variable_list *vl, const char *context)
+static void count_waiting(void)
 {
-	struct kept *k;
+	q.st.queued = q.n;
+	q.st.in_flight = q.n_flight;
+}
 
+static void drop_oldest(void)
+{
+	kept_free(&q.ring[q.head]);
+	q.head = (q.head + 1) % q.cap;
+	q.n--;
+	q.st.dropped++;
+	if (!q.dropping)
+		snmp_log(LOG_WARNING, "%zu notifications wait for the master agent: dropping the "
+			 "oldest (notificationQueue %zu)\n", q.cap, q.cap);
+	q.dropping = true;
+}
+
+/* Takes k over: at the end of the queue (front: at its head, as the oldest,
+ * a notification snmpd did not answer before its session closed). false:
+ * not kept (notificationQueue 0), freed. */
+static bool keep(struct kept *k, bool front)
+{
 	if (!q.ring || !q.cap) {
-		snmp_free_varbind(vl); /* notificationQueue 0: lost, as net-snmp loses it */
+		kept_free(k); /* notificationQueue 0: lost, as net-snmp loses it */
 		q.st.dropped++;
 		return false;
 	}
 	if (q.n == q.cap) {
-		/* full: the oldest goes */
-		kept_free(&q.ring[q.head]);
-		q.head = (q.head + 1) % q.cap;
-		q.n--;
-		q.st.dropped++;
-		if (!q.dropping)
-			snmp_log(LOG_WARNING, "the master agent is away and %zu notifications wait: "
-				 "dropping the oldest (notificationQueue %zu)\n", q.cap, q.cap);
-		q.dropping = true;
+		if (front) { /* it is the oldest: it goes */
+			kept_free(k);
+			q.st.dropped++;
+			return false;
+		}
+		drop_oldest();
 	}
-	k = &q.ring[(q.head + q.n) % q.cap];
-	k->vl = vl;
-	k->context = context ? strdup(context) : NULL;
-	k->when = time(NULL);
-	k->family = family;
+	if (front) {
+		q.head = (q.head + q.cap - 1) % q.cap;
+		q.ring[q.head] = *k;
+	} else {
+		q.ring[(q.head + q.n) % q.cap] = *k;
+	}
 	q.n++;
-	q.st.queued = q.n;
+	count_waiting();
 	return true;
 }
 
-static void send_now(netsnmp_variable_list *vl, const char *context)
+static void pop_head(void)
 {
-	if (context)
-		send_trap_vars_with_context(-1, -1, vl, context); /* -1, -1: an SNMPv2 trap */
-	else
-		send_v2trap(vl);
+	memset(&q.ring[q.head], 0, sizeof(q.ring[q.head]));
+	q.head = (q.head + 1) % q.cap;
+	q.n--;
+	count_waiting();
 }
 
-/* The session is back: what was kept goes out in order, each saying when
- * it happened. */
-static void replay(unsigned reg, void *arg)
+/* The varbinds that go out: sysUpTime.0 first (as net-snmp's own sending
+ * adds it), the notification's, and ibsnmpdNotificationTime when it waited
+ * (kept while snmpd was away, or behind a burst for a second or more). */
+static netsnmp_variable_list *varbinds_of(const struct kept *k, bool *late)
 {
+	static const oid uptime_oid[] = {1, 3, 6, 1, 2, 1, 1, 3, 0};
 	static const oid time_oid[] = {OID_IBSNMPD_NOTIFICATION_TIME, 0};
-	size_t sent = 0;
+	netsnmp_variable_list *vars = NULL;
+	u_long uptime = netsnmp_get_agent_uptime();
 
-	(void)reg;
-	(void)arg;
-	q.replay_alarm = 0;
-	while (q.n && q.connected) {
-		struct kept *k = &q.ring[q.head];
+	*late = k->away || mono_ms() - k->queued_ms >= NOTIFY_LATE_MS;
+	if (!snmp_varlist_add_variable(&vars, uptime_oid, OID_LENGTH(uptime_oid), ASN_TIMETICKS,
+				       &uptime, sizeof(uptime)))
+		return NULL;
+	if (!(vars->next_variable = snmp_clone_varbind(k->vl))) {
+		snmp_free_varbind(vars);
+		return NULL;
+	}
+	if (*late) {
 		size_t len = 0;
 		u_char *when = date_n_time(&k->when, &len);
 
-		snmp_varlist_add_variable(&k->vl, time_oid, OID_LENGTH(time_oid), ASN_OCTET_STR,
+		snmp_varlist_add_variable(&vars, time_oid, OID_LENGTH(time_oid), ASN_OCTET_STR,
 					  when, len);
-		send_now(k->vl, k->context);
-		stats[k->family].sent++;
-		kept_free(k);
-		q.head = (q.head + 1) % q.cap;
-		q.n--;
-		sent++;
 	}
-	q.st.queued = q.n;
-	q.st.sent_late += sent;
-	if (sent)
-		snmp_log(LOG_NOTICE, "the master agent is back: %zu notification%s kept while it was "
-			 "away sent%s\n", sent, sent == 1 ? "" : "s",
-			 q.dropping ? " (the oldest were dropped: ibsnmpdNotificationsDropped)" : "");
+	return vars;
+}
+
+static void sent(const struct kept *k, bool late)
+{
+	stats[k->family].sent++;
+	if (late)
+		q.st.sent_late++;
+	if (k->away)
+		q.sent_late_burst++;
+}
+
+static void pump(void);
+
+static int flight_slot_of(long reqid)
+{
+	for (int i = 0; i < NOTIFY_WINDOW; i++)
+		if (q.flight_reqid[i] == reqid)
+			return i;
+	return -1;
+}
+
+/* snmpd's answer to a Notify PDU (or none: net-snmp says it timed out,
+ * also for those in flight when the session closes, by then forgotten
+ * here). */
+static int on_answer(int op, netsnmp_session *s, int reqid, netsnmp_pdu *pdu, void *magic)
+{
+	int slot = reqid ? flight_slot_of(reqid) : -1;
+
+	(void)s;
+	(void)magic;
+	if (slot < 0)
+		return 1;
+	if (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE) {
+		if (pdu && pdu->errstat)
+			q.st.refused++; /* snmpd could not take it (its AgentX error) */
+	} else {
+		/* snmpd alive but slower than the session's timeout: it has most
+		 * likely sent it on; not sent twice */
+		q.st.unanswered++;
+	}
+	kept_free(&q.flight[slot]);
+	q.flight_reqid[slot] = 0;
+	q.n_flight--;
+	count_waiting();
+	pump();
+	return 1;
+}
+
+/* The AgentX session's socket: room for one more Notify without waiting. */
+static bool agentx_has_room(void)
+{
+	struct session_list *sl = snmp_sess_pointer(q.session);
+	long room = sl && sl->transport ? compat_stream_room(sl->transport->sock) : -1;
+
+	return room < 0 || room >= NOTIFY_ROOM;
+}
+
+/* The head of the queue as an AgentX Notify PDU, into the window; false:
+ * not sent (still at the head). */
+static bool send_agentx(void)
+{
+	struct kept *k = &q.ring[q.head];
+	netsnmp_pdu *pdu = snmp_pdu_create(AGENTX_NOTIFY_PDU);
+	bool late;
+	int slot = flight_slot_of(0);
+
+	if (!pdu || slot < 0)
+		goto fail;
+	if (!(pdu->variables = varbinds_of(k, &late)))
+		goto fail;
+	pdu->version = q.session->version;
+	pdu->sessid = q.session->sessid;
+	if (k->context) {
+		pdu->contextName = strdup(k->context);
+		pdu->contextNameLen = strlen(k->context);
+	}
+	q.flight_reqid[slot] = pdu->reqid;
+	if (!snmp_async_send(q.session, pdu, on_answer, NULL)) {
+		q.flight_reqid[slot] = 0;
+		goto fail;
+	}
+	sent(k, late);
+	q.flight[slot] = *k;
+	q.n_flight++;
+	pop_head();
+	return true;
+fail:
+	snmp_free_pdu(pdu);
+	return false;
+}
+
+/* Direct mode: the agent's own sinks (net-snmp's sending, its
+ * NOTIFICATION-LOG-MIB too). */
+static void send_direct(void)
+{
+	struct kept *k = &q.ring[q.head];
+	bool late;
+	netsnmp_variable_list *vars = varbinds_of(k, &late);
+
+	if (vars) {
+		if (k->context)
+			send_trap_vars_with_context(-1, -1, vars, k->context); /* -1, -1: v2 */
+		else
+			send_v2trap(vars);
+		snmp_free_varbind(vars);
+		sent(k, late);
+	} else {
+		q.st.dropped++; /* out of memory */
+	}
+	kept_free(k);
+	pop_head();
+}
+
+static void retry(unsigned reg, void *arg)
+{
+	(void)reg;
+	(void)arg;
+	q.retry_alarm = 0;
+	pump();
+}
+
+static void retry_in(long ms)
+{
+	struct timeval t = {ms / 1000, ms % 1000 * 1000};
+
+	if (!q.retry_alarm)
+		q.retry_alarm = snmp_alarm_register_hr(t, 0, retry, NULL);
+}
+
+/* notificationRate: a token a notification, at that rate, a few saved up
+ * at most; 0 ms: one may go now, else when the next token comes. */
+static long rate_wait_ms(void)
+{
+	unsigned rate = ibsnmpd_cfg.notify_rate;
+	double most = rate / NOTIFY_RATE_BURST_S > 1 ? rate / NOTIFY_RATE_BURST_S : 1;
+	long long now = mono_ms();
+
+	if (!rate)
+		return 0;
+	q.tokens += (double)(now - q.tokens_at_ms) * rate / 1000.0;
+	if (q.tokens > most)
+		q.tokens = most;
+	q.tokens_at_ms = now;
+	return q.tokens >= 1 ? 0 : (long)((1 - q.tokens) * 1000.0 / rate) + 1;
+}
+
+static void say_back(void)
+{
+	if (!q.sent_late_burst || q.n)
+		return;
+	snmp_log(LOG_NOTICE, "the master agent is back: %zu notification%s kept while it was "
+		 "away sent%s\n", q.sent_late_burst, q.sent_late_burst == 1 ? "" : "s",
+		 q.dropping ? " (the oldest were dropped: ibsnmpdNotificationsDropped)" : "");
+	q.sent_late_burst = 0;
 	q.dropping = false;
+}
+
+/* Sends what waits, as far as the window, the socket, the rate and the pass
+ * allow; called again by what opens them (an answer, the session, the
+ * retry, the next pass). */
+static void pump(void)
+{
+	size_t batch = 0;
+	long wait;
+
+	while (q.n) {
+		if (q.subagent && (!q.connected || !q.session || q.n_flight >= NOTIFY_WINDOW))
+			break;
+		if (!q.subagent && batch++ == NOTIFY_DIRECT_BATCH) {
+			loop_defer(&q.next_pass);
+			break;
+		}
+		if ((wait = rate_wait_ms())) {
+			retry_in(wait);
+			break;
+		}
+		if (q.subagent && (!agentx_has_room() || !send_agentx())) {
+			q.st.deferred++;
+			retry_in(NOTIFY_RETRY_MS);
+			break;
+		}
+		if (!q.subagent)
+			send_direct();
+		q.tokens -= 1;
+	}
+	say_back();
+	if (!q.n)
+		q.dropping = false; /* the next burst of drops is said again */
+}
+
+static void pump_deferred(void *arg)
+{
+	(void)arg;
+	pump();
 }
 
 /* net-snmp's subagent calls these when its AgentX session opens (its trap
@@ -159,22 +411,44 @@ static int session_opened(int major, int minor, void *server_arg, void *client_a
 {
 	(void)major;
 	(void)minor;
-	(void)server_arg;
 	(void)client_arg;
+	q.session = server_arg;
 	q.connected = true;
-	/* from the main loop, after the library has finished opening */
-	if (q.n && !q.replay_alarm)
-		q.replay_alarm = snmp_alarm_register(0, 0, replay, NULL);
+	/* at the end of the pass, after the library has finished opening */
+	if (q.n)
+		loop_defer(&q.next_pass);
 	return SNMP_ERR_NOERROR;
 }
 
+/* What snmpd had not answered goes back to the head of the queue, in
+ * order: it may not have been sent on (sent twice rather than lost). */
 static int session_closed(int major, int minor, void *server_arg, void *client_arg)
 {
+	long long now = mono_ms();
+
 	(void)major;
 	(void)minor;
 	(void)server_arg;
 	(void)client_arg;
 	q.connected = false;
+	q.session = NULL;
+	while (q.n_flight) {
+		int newest = -1;
+
+		for (int i = 0; i < NOTIFY_WINDOW; i++)
+			if (q.flight_reqid[i] &&
+			    (newest < 0 || q.flight_reqid[i] > q.flight_reqid[newest]))
+				newest = i;
+		q.flight[newest].away = true;
+		q.flight[newest].queued_ms = now;
+		keep(&q.flight[newest], true);
+		memset(&q.flight[newest], 0, sizeof(q.flight[newest]));
+		q.flight_reqid[newest] = 0;
+		q.n_flight--;
+	}
+	for (size_t i = 0; i < q.n; i++)
+		q.ring[(q.head + i) % q.cap].away = true;
+	count_waiting();
 	return SNMP_ERR_NOERROR;
 }
 
@@ -182,6 +456,8 @@ void notify_init(bool subagent)
 {
 	q.subagent = subagent;
 	q.connected = !subagent;
+	q.next_pass.fn = pump_deferred;
+	q.tokens_at_ms = mono_ms();
 	if (subagent) {
 		snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START,
 				       session_opened, NULL);
@@ -198,7 +474,7 @@ void notify_get_queue_stats(struct notify_queue_stats *st)
 /* notificationQueue: a new size keeps the newest of what waits. */
 static void resize_queue(void)
 {
-	size_t cap = q.subagent ? ibsnmpd_cfg.notify_queue : 0;
+	size_t cap = ibsnmpd_cfg.notify_queue;
 	struct kept *ring;
 
 	if (cap == q.cap)
@@ -221,7 +497,7 @@ static void resize_queue(void)
 	q.ring = ring;
 	q.cap = cap;
 	q.head = 0;
-	q.st.queued = q.n;
+	count_waiting();
 }
 
 void notify_apply_config(void)
@@ -243,17 +519,23 @@ void notify_stop(void)
 	if (expire_alarm)
 		snmp_alarm_unregister(expire_alarm);
 	expire_alarm = 0;
-	if (q.replay_alarm)
-		snmp_alarm_unregister(q.replay_alarm);
-	q.replay_alarm = 0;
-	if (q.n)
-		snmp_log(LOG_WARNING, "stopping with %zu notifications kept for the master agent: "
-			 "not sent\n", q.n);
+	if (q.retry_alarm)
+		snmp_alarm_unregister(q.retry_alarm);
+	q.retry_alarm = 0;
+	loop_cancel(&q.next_pass);
+	if (q.n + q.n_flight)
+		snmp_log(LOG_WARNING, "stopping with %zu notifications not sent to the master agent "
+			 "and %zu not answered by it\n", q.n, q.n_flight);
 	while (q.n) {
 		kept_free(&q.ring[q.head]);
 		q.head = (q.head + 1) % q.cap;
 		q.n--;
 	}
+	for (int i = 0; i < NOTIFY_WINDOW; i++) {
+		kept_free(&q.flight[i]);
+		q.flight_reqid[i] = 0;
+	}
+	q.n_flight = 0;
 	free(q.ring);
 	q.ring = NULL;
 	q.cap = q.head = 0;
@@ -276,6 +558,7 @@ bool notify_send_context(enum notify_family family, unsigned number, unsigned so
 			 netsnmp_variable_list *vl, const char *context)
 {
 	unsigned ended = 0;
+	struct kept k;
 
 	if (!vl)
 		return false; /* out of memory while it was built */
@@ -305,14 +588,13 @@ bool notify_send_context(enum notify_family family, unsigned number, unsigned so
 		if (!context)
 			context = ibsnmpd_cfg.fabric_name;
 	}
-	DEBUGMSGTL(("ibsnmpd:notify", "%s %u %s %u sent\n", family_label[family].name, number,
+	DEBUGMSGTL(("ibsnmpd:notify", "%s %u %s %u queued\n", family_label[family].name, number,
 		    family_label[family].source, source));
-	/* the session is down, or back with older ones still to go: kept, in
-	 * order (the limit above still applied) */
-	if (q.subagent && (!q.connected || q.n))
-		return keep(family, vl, context);
-	send_now(vl, context);
-	snmp_free_varbind(vl);
-	stats[family].sent++;
+	k = (struct kept){.vl = vl, .context = context ? strdup(context) : NULL,
+			  .when = time(NULL), .queued_ms = mono_ms(), .family = family,
+			  .away = q.subagent && !q.connected};
+	if (!keep(&k, false))
+		return false;
+	pump();
 	return true;
 }
