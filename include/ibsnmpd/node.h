@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "ibsnmpd/cache.h"
+#include "ibsnmpd/loop.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/sma.h"
 
@@ -283,7 +284,14 @@ struct node_area {
 	struct node_context **contexts; /* sorted by GUID */
 	size_t n_contexts, cap_contexts;
 	unsigned tick_alarm;
-	unsigned follow_alarm;        /* the contexts follow a new directory (node_contexts.c) */
+	/* the contexts follow a new directory (node_contexts.c), a slice a
+	 * pass: added and failed so far, when it began (monotonic s) */
+	struct loop_deferred follow;
+	struct {
+		bool running;
+		size_t added, failed;
+		double began;
+	} following;
 	unsigned hold_s, idle_s;      /* nodeContextHold, nodeContextIdle */
 	time_t boot;                  /* the agent's start, wall clock (node_dir_build) */
 	struct node_table_mib mib;

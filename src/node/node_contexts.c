@@ -45,6 +45,10 @@ struct node_context {
 	bool sma_running, sma_started;
 	bool retired;                  /* unregistered; freed once no read is in flight */
 	time_t last_asked;             /* monotonic */
+	/* entConfigChange (RFC 6933): when the last went (monotonic s), and
+	 * whether a change waits for the end of its throttling period */
+	double entity_notified;
+	bool entity_pending;
 	/* one registration: mib-2, SMA-MIB, ibsnmpdPortExtTable */
 	struct node_context_regs regs;
 };
@@ -256,77 +260,112 @@ static int add_context(struct node_area *a, struct node_context *c)
 	return 0;
 }
 
-/* Contexts of nodes gone (or whose type no longer gets one) go, new nodes
- * get theirs, switches first: after a directory is published, from an alarm
- * (dir_published). */
-static void contexts_follow_dir(unsigned reg, void *arg)
+static double now_s(void)
 {
-	struct node_area *a = arg;
-	const struct node_dir *d = cache_snapshot(&a->dir);
-	size_t added = 0, failed = 0;
-	struct timespec t0, t1;
+	struct timespec t;
 
-	(void)reg;
-	a->follow_alarm = 0;
-	if (!d)
-		return;
-	for (size_t k = 0; k < a->n_contexts; k++) {
-		struct node_context *c = a->contexts[k];
-		const struct node_entry *e = node_dir_find(d, c->guid);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
 
-		if (!c->retired && (!e || !e->context[0]))
-			context_retire(c);
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	/* the new ones, found while the array is sorted; then made */
+/* Contexts of nodes gone (or whose type no longer gets one) go, new nodes
+ * get theirs, switches first: after a directory is published, at the end
+ * of the pass (dir_published). Each registration and unregistration is an
+ * AgentX exchange that net-snmp makes synchronously (a round trip to
+ * snmpd): thousands of them at once would hold the main loop for seconds,
+ * so a pass makes them for FOLLOW_SLICE_S at most and the next pass goes
+ * on (from the directory published by then). */
+#define FOLLOW_SLICE_S 0.05
+
+/* The new contexts of d, switches first; false when the slice ran out. */
+static bool contexts_add(struct node_area *a, const struct node_dir *d, double deadline)
+{
 	size_t n_new = 0, *fresh = calloc(d->n ? d->n : 1, sizeof(*fresh));
+	bool done = true;
 
 	if (!fresh) {
 		snmp_log(LOG_ERR, "node contexts: out of memory\n");
-		return;
+		return true;
 	}
+	/* found while the array is sorted; then made */
 	for (size_t k = 0; k < d->n; k++)
 		if (d->nodes[k].context[0] && !find_context(a, d->nodes[k].guid))
 			fresh[n_new++] = k;
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 2 && done; pass++) {
 		for (size_t j = 0; j < n_new; j++) {
 			const struct node_entry *e = &d->nodes[fresh[j]];
 			struct node_context *c;
 
 			if ((e->type == 2) != (pass == 0))
 				continue;
+			if (now_s() >= deadline) {
+				done = false;
+				break;
+			}
 			if (!(c = context_new(a, e)) || add_context(a, c)) {
 				if (c) {
 					context_retire(c);
 					context_free(c);
 				}
-				failed++;
+				a->following.failed++;
 				continue;
 			}
-			added++;
+			a->following.added++;
 		}
 	}
 	free(fresh);
 	if (a->n_contexts > 1) /* none at all: no array (qsort wants one) */
 		qsort(a->contexts, a->n_contexts, sizeof(*a->contexts), context_cmp);
-	if (added)
+	if (a->following.added)
 		compat_default_context_first();
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (added || failed)
-		snmp_log(failed ? LOG_WARNING : LOG_INFO,
-			 "node contexts: %zu registered in %.2f s%s (%zu in all)\n", added,
-			 (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-			 failed ? ", some could not be (see above)" : "", a->n_contexts);
+	return done;
 }
 
-/* Registering or unregistering a context is an AgentX exchange that net-snmp
- * makes synchronously, in a select loop of its own over every session. A
- * directory is published while the main loop dispatches a ready descriptor
- * (MAD answers, the discovery's output); a nested loop there takes what the
- * outer loop found ready, which then blocks reading it: the daemon stalled
- * until snmpd timed it out and dropped the session (seen in CI). net-snmp
- * runs alarms once every ready descriptor has been read: the contexts
- * follow the directory from one. */
+static void contexts_follow_dir(void *arg)
+{
+	struct node_area *a = arg;
+	const struct node_dir *d = cache_snapshot(&a->dir);
+	double deadline = now_s() + FOLLOW_SLICE_S;
+
+	if (!d)
+		return;
+	if (!a->following.running) {
+		memset(&a->following, 0, sizeof(a->following));
+		a->following.running = true;
+		a->following.began = now_s();
+	}
+	for (size_t k = 0; k < a->n_contexts; k++) {
+		struct node_context *c = a->contexts[k];
+		const struct node_entry *e = node_dir_find(d, c->guid);
+
+		if (c->retired || (e && e->context[0]))
+			continue;
+		if (now_s() >= deadline) {
+			loop_defer(&a->follow);
+			return;
+		}
+		context_retire(c);
+	}
+	if (!contexts_add(a, d, deadline)) {
+		DEBUGMSGTL(("ibsnmpd:nodes", "node contexts: %zu registered so far, going on in "
+			    "the next pass\n", a->following.added));
+		loop_defer(&a->follow);
+		return;
+	}
+	a->following.running = false;
+	if (a->following.added || a->following.failed)
+		snmp_log(a->following.failed ? LOG_WARNING : LOG_INFO,
+			 "node contexts: %zu registered in %.2f s%s (%zu in all)\n",
+			 a->following.added, now_s() - a->following.began,
+			 a->following.failed ? ", some could not be (see above)" : "", a->n_contexts);
+}
+
+/* A directory published while the main loop dispatches a ready descriptor
+ * (MAD answers, the discovery's output): net-snmp's synchronous AgentX
+ * exchange there would run a select loop of its own, take what the outer
+ * loop found ready and block reading it (the daemon stalled until snmpd
+ * dropped the session: seen in CI). The contexts follow at the end of the
+ * pass, once every ready descriptor has been read. */
 static void dir_published(struct cache_group *g, const void *before, const void *after,
 			  void *arg)
 {
@@ -335,8 +374,68 @@ static void dir_published(struct cache_group *g, const void *before, const void 
 	(void)g;
 	(void)before;
 	(void)after;
-	if (!a->follow_alarm)
-		a->follow_alarm = snmp_alarm_register(0, 0, contexts_follow_dir, a);
+	loop_defer(&a->follow);
+}
+
+/* ENTITY-MIB::entConfigChange for a node whose entities changed while its
+ * context served (modules in or out), in its context (v3 receivers see it)
+ * and naming it (ibsnmpdNodeContext) for the others. RFC 6933's throttle,
+ * per context (each is an agent to an NMS): at most one in
+ * ENTITY_CHANGE_QUIET_S; changes within that time are told by one more at
+ * its end (the tick). A rail dead changes hundreds of contexts at once:
+ * their notifications wait in the notification path's queue, in order. */
+#define ENTITY_CHANGE_QUIET_S 5.0
+
+static void entity_notify(struct node_context *c, const struct node_entry *e)
+{
+	static const oid trap[] = {1, 3, 6, 1, 2, 1, 47, 2, 0, 1}; /* entConfigChange */
+	netsnmp_variable_list *vl = mib_notification_new(trap, OID_LENGTH(trap));
+
+	if (vl)
+		mib_notification_add_node_context(&vl, e->guid, e->type);
+	notify_send_context(NOTIFY_ENTITY, 1, e->lid, vl, c->name);
+	c->entity_notified = now_s();
+	c->entity_pending = false;
+}
+
+static void entities_changed(struct cache_group *g, const void *before, const void *after,
+			     void *arg)
+{
+	struct node_area *a = arg;
+	const struct node_dir *b = before, *d = after;
+
+	(void)g;
+	for (size_t k = 0; b && d && k < d->n; k++) {
+		const struct node_entry *e = &d->nodes[k], *old;
+		struct node_context *c;
+
+		if (!e->context[0] || !(old = node_dir_find(b, e->guid)) || !old->context[0] ||
+		    old->entity_changed == e->entity_changed || !(c = find_context(a, e->guid)))
+			continue;
+		if (c->entity_notified && now_s() - c->entity_notified < ENTITY_CHANGE_QUIET_S)
+			c->entity_pending = true; /* at the end of the period (tick) */
+		else
+			entity_notify(c, e);
+	}
+}
+
+/* The throttling periods that ended with a change in them. */
+static void entities_pending(struct node_area *a)
+{
+	const struct node_dir *d = cache_snapshot(&a->dir);
+
+	for (size_t k = 0; d && k < a->n_contexts; k++) {
+		struct node_context *c = a->contexts[k];
+		const struct node_entry *e;
+
+		if (!c->entity_pending || c->retired ||
+		    now_s() - c->entity_notified < ENTITY_CHANGE_QUIET_S)
+			continue;
+		if ((e = node_dir_find(d, c->guid)))
+			entity_notify(c, e);
+		else
+			c->entity_pending = false;
+	}
 }
 
 /* Every TICK_S: SMA-MIB reads of contexts no longer asked stop; contexts
@@ -364,34 +463,7 @@ static void tick(unsigned reg, void *arg)
 			c->sma_started = sma_collector_start_step(c->sma);
 	}
 	a->n_contexts = kept;
-}
-
-/* ENTITY-MIB::entConfigChange for a node whose entities changed while its
- * context served (modules in or out), in its context (v3 receivers see it)
- * and naming it (ibsnmpdNodeContext) for the others; at most one per node
- * and ENTITY_CHANGE_QUIET_S, as RFC 6933 asks */
-#define ENTITY_CHANGE_QUIET_S 5
-
-static void entities_changed(struct cache_group *g, const void *before, const void *after,
-			     void *arg)
-{
-	static const oid trap[] = {1, 3, 6, 1, 2, 1, 47, 2, 0, 1}; /* entConfigChange */
-	const struct node_dir *b = before, *d = after;
-
-	(void)g;
-	(void)arg;
-	for (size_t k = 0; b && d && k < d->n; k++) {
-		const struct node_entry *e = &d->nodes[k], *old = node_dir_find(b, e->guid);
-		netsnmp_variable_list *vl;
-
-		if (!e->context[0] || !old || !old->context[0] ||
-		    old->entity_changed == e->entity_changed ||
-		    e->entity_changed - old->entity_changed < ENTITY_CHANGE_QUIET_S)
-			continue;
-		if ((vl = mib_notification_new(trap, OID_LENGTH(trap))))
-			mib_notification_add_node_context(&vl, e->guid, e->type);
-		notify_send_context(NOTIFY_ENTITY, 1, e->lid, vl, e->context);
-	}
+	entities_pending(a);
 }
 
 void node_contexts_start(struct node_area *a)
@@ -400,6 +472,8 @@ void node_contexts_start(struct node_area *a)
 	a->dir.refresh = refresh_dir;
 	a->dir.free_snapshot = node_dir_free;
 	a->dir.owner = a;
+	a->follow.fn = contexts_follow_dir;
+	a->follow.arg = a;
 	/* sysUpTime 0 on the wall clock: the context's TimeStamps (LLDP-MIB's
 	 * time marks, which are indexes; ifLastChange, ...) are computed from
 	 * it, so that one stays the same at every request. A second later
@@ -442,9 +516,7 @@ void node_contexts_stop(struct node_area *a)
 	if (a->tick_alarm)
 		snmp_alarm_unregister(a->tick_alarm);
 	a->tick_alarm = 0;
-	if (a->follow_alarm)
-		snmp_alarm_unregister(a->follow_alarm);
-	a->follow_alarm = 0;
+	loop_cancel(&a->follow);
 	for (size_t k = 0; k < a->n_contexts; k++) {
 		if (!a->contexts[k]->retired)
 			context_retire(a->contexts[k]);
