@@ -5,9 +5,11 @@
 
 #include "ibsnmpd/agent_mib.h"
 #include "ibsnmpd/area.h"
+#include "ibsnmpd/loop.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
+#include "ibsnmpd/netsnmp_compat.h"
 #include "ibsnmpd/notify.h"
 
 #include <net-snmp/agent/agent_sysORTable.h>
@@ -17,6 +19,7 @@ static const oid stats_oid[] = {OID_IBSNMPD_STATS};
 static const oid cache_table_oid[] = {OID_IBSNMPD_CACHE_TABLE};
 static const oid queue_oid[] = {OID_IBSNMPD_NOTIFICATION_QUEUE};
 static const oid instance_oid[] = {OID_IBSNMPD_INSTANCE};
+static const oid loop_oid[] = {OID_IBSNMPD_LOOP};
 struct cache_entry {
 	const struct cache_decl *decl;
 	const struct cache_group *group;
@@ -104,6 +107,15 @@ static int queue_value(unsigned column, netsnmp_variable_list *vb, const void *s
 	case SCALAR_IBSNMPD_NOTIFICATIONS_SENT_LATE:
 		mib_set_unsigned(vb, ASN_COUNTER, st.sent_late);
 		return 0;
+	case SCALAR_IBSNMPD_NOTIFICATIONS_IN_FLIGHT:
+		mib_set_unsigned(vb, ASN_GAUGE, st.in_flight);
+		return 0;
+	case SCALAR_IBSNMPD_NOTIFICATIONS_UNANSWERED:
+		mib_set_unsigned(vb, ASN_COUNTER, st.unanswered);
+		return 0;
+	case SCALAR_IBSNMPD_NOTIFICATIONS_HELD_BACK:
+		mib_set_unsigned(vb, ASN_COUNTER, st.deferred);
+		return 0;
 	default: return -1; /* ibsnmpdNotificationTime: in notifications only */
 	}
 }
@@ -113,6 +125,42 @@ static struct mib_scalars queue_scalars = {
 	.group_oid_len = OID_LENGTH(queue_oid), .first = SCALAR_IBSNMPD_NOTIFICATIONS_QUEUED,
 	.last = SCALAR_IBSNMPD_NOTIFICATIONS_SENT_LATE, .snapshot = stats_snapshot,
 	.value = queue_value, .ctx = &stats,
+};
+
+/* the ones after ibsnmpdNotificationTime (not readable), one by one: a
+ * second group registration of the same OID would be a duplicate */
+static struct mib_scalars window_scalars = {
+	.name = "ibsnmpdNotificationQueue (the window)", .group_oid = queue_oid,
+	.group_oid_len = OID_LENGTH(queue_oid), .first = SCALAR_IBSNMPD_NOTIFICATIONS_IN_FLIGHT,
+	.last = SCALAR_IBSNMPD_NOTIFICATIONS_HELD_BACK, .snapshot = stats_snapshot,
+	.value = queue_value, .ctx = &stats, .one_by_one = true,
+};
+
+/* ibsnmpdLoop: the main loop (loop.c) and the writes that would have
+ * stopped it (netsnmp_compat.c). */
+static int loop_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
+{
+	struct loop_stats ls;
+	struct compat_write_stats ws;
+
+	(void)snap;
+	loop_get_stats(&ls);
+	compat_get_write_stats(&ws);
+	switch (column) {
+	case SCALAR_IBSNMPD_LOOP_LONGEST_PASS:
+		mib_set_unsigned(vb, ASN_GAUGE, ls.longest_pass_ms);
+		return 0;
+	case SCALAR_IBSNMPD_LOOP_STALLS: mib_set_unsigned(vb, ASN_COUNTER, ls.stalls); return 0;
+	case SCALAR_IBSNMPD_WRITES_REFUSED: mib_set_unsigned(vb, ASN_COUNTER, ws.refused); return 0;
+	case SCALAR_IBSNMPD_STREAMS_SHUT: mib_set_unsigned(vb, ASN_COUNTER, ws.shut); return 0;
+	default: return -1;
+	}
+}
+
+static struct mib_scalars loop_scalars = {
+	.name = "ibsnmpdLoop", .group_oid = loop_oid, .group_oid_len = OID_LENGTH(loop_oid),
+	.first = SCALAR_IBSNMPD_LOOP_LONGEST_PASS, .last = SCALAR_IBSNMPD_STREAMS_SHUT,
+	.snapshot = stats_snapshot, .value = loop_value, .ctx = &stats,
 };
 
 /* ibsnmpdInstance: the fabric this instance serves (fabricName), and
@@ -176,7 +224,8 @@ int agent_mib_register(void)
 	stats.rows.rows = stats.row;
 	stats.rows.count = stats.count;
 	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table) ||
-	    mib_scalars_register(&queue_scalars) || mib_scalars_register(&instance_scalars))
+	    mib_scalars_register(&queue_scalars) || mib_scalars_register(&window_scalars) ||
+	    mib_scalars_register(&instance_scalars) || mib_scalars_register(&loop_scalars))
 		return -1;
 	register_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid),
 			    "IBSNMPD-MIB: ibsnmpd statistics and InfiniBand MIB extensions");
@@ -187,7 +236,9 @@ void agent_mib_unregister(void)
 {
 	mib_scalars_unregister(&stats_scalars);
 	mib_scalars_unregister(&queue_scalars);
+	mib_scalars_unregister(&window_scalars);
 	mib_scalars_unregister(&instance_scalars);
+	mib_scalars_unregister(&loop_scalars);
 	mib_table_unregister(&cache_table);
 	unregister_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid));
 }

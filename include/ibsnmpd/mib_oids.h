@@ -389,6 +389,7 @@
 #define OID_IBSNMPD_NOTIFICATION_QUEUE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8 /* IBSNMPD-MIB::ibsnmpdNotificationQueue */
 #define OID_IBSNMPD_ALARMS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 9 /* IBSNMPD-MIB::ibsnmpdAlarms */
 #define OID_IBSNMPD_INSTANCE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10 /* IBSNMPD-MIB::ibsnmpdInstance */
+#define OID_IBSNMPD_LOOP 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 11 /* IBSNMPD-MIB::ibsnmpdLoop */
 #define OID_IBSNMPD_NOTIFICATIONS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0 /* IBSNMPD-MIB::ibsnmpdNotifications */
 #define OID_IBSNMPD_MADS_SENT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 1, 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
 #define SCALAR_IBSNMPD_MADS_SENT 1 /* IBSNMPD-MIB::ibsnmpdMadsSent */
@@ -476,6 +477,20 @@
 #define SCALAR_IBSNMPD_NOTIFICATIONS_SENT_LATE 3 /* IBSNMPD-MIB::ibsnmpdNotificationsSentLate */
 #define OID_IBSNMPD_NOTIFICATION_TIME 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8, 4 /* IBSNMPD-MIB::ibsnmpdNotificationTime */
 #define SCALAR_IBSNMPD_NOTIFICATION_TIME 4 /* IBSNMPD-MIB::ibsnmpdNotificationTime */
+#define OID_IBSNMPD_NOTIFICATIONS_IN_FLIGHT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8, 5 /* IBSNMPD-MIB::ibsnmpdNotificationsInFlight */
+#define SCALAR_IBSNMPD_NOTIFICATIONS_IN_FLIGHT 5 /* IBSNMPD-MIB::ibsnmpdNotificationsInFlight */
+#define OID_IBSNMPD_NOTIFICATIONS_UNANSWERED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8, 6 /* IBSNMPD-MIB::ibsnmpdNotificationsUnanswered */
+#define SCALAR_IBSNMPD_NOTIFICATIONS_UNANSWERED 6 /* IBSNMPD-MIB::ibsnmpdNotificationsUnanswered */
+#define OID_IBSNMPD_NOTIFICATIONS_HELD_BACK 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 8, 7 /* IBSNMPD-MIB::ibsnmpdNotificationsHeldBack */
+#define SCALAR_IBSNMPD_NOTIFICATIONS_HELD_BACK 7 /* IBSNMPD-MIB::ibsnmpdNotificationsHeldBack */
+#define OID_IBSNMPD_LOOP_LONGEST_PASS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 11, 1 /* IBSNMPD-MIB::ibsnmpdLoopLongestPass */
+#define SCALAR_IBSNMPD_LOOP_LONGEST_PASS 1 /* IBSNMPD-MIB::ibsnmpdLoopLongestPass */
+#define OID_IBSNMPD_LOOP_STALLS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 11, 2 /* IBSNMPD-MIB::ibsnmpdLoopStalls */
+#define SCALAR_IBSNMPD_LOOP_STALLS 2 /* IBSNMPD-MIB::ibsnmpdLoopStalls */
+#define OID_IBSNMPD_WRITES_REFUSED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 11, 3 /* IBSNMPD-MIB::ibsnmpdWritesRefused */
+#define SCALAR_IBSNMPD_WRITES_REFUSED 3 /* IBSNMPD-MIB::ibsnmpdWritesRefused */
+#define OID_IBSNMPD_STREAMS_SHUT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 11, 4 /* IBSNMPD-MIB::ibsnmpdStreamsShut */
+#define SCALAR_IBSNMPD_STREAMS_SHUT 4 /* IBSNMPD-MIB::ibsnmpdStreamsShut */
 #define OID_IBSNMPD_FABRIC_NAME 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10, 1 /* IBSNMPD-MIB::ibsnmpdFabricName */
 #define SCALAR_IBSNMPD_FABRIC_NAME 1 /* IBSNMPD-MIB::ibsnmpdFabricName */
 #define OID_IBSNMPD_SMP_ACCESS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10, 2 /* IBSNMPD-MIB::ibsnmpdSmpAccess */

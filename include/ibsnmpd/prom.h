@@ -23,7 +23,9 @@
 #include "ibsnmpd/alarm.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/fabric.h"
+#include "ibsnmpd/loop.h"
 #include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/netsnmp_compat.h"
 #include "ibsnmpd/notify.h"
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/topology.h"
@@ -90,6 +92,9 @@ struct prom_sources {
 	bool have_traps;
 	struct trap_stats traps;
 	struct notify_stats notify[NOTIFY_FAMILIES];
+	struct notify_queue_stats queue;
+	struct loop_stats loop;
+	struct compat_write_stats writes;
 	struct prom_cache caches[CACHE_INDEX_MAX];
 	size_t n_caches;
 };

@@ -74,6 +74,9 @@ static int scrape_begin(void *arg, struct prom_sources *src)
 	}
 	for (int f = 0; f < NOTIFY_FAMILIES; f++)
 		notify_get_stats((enum notify_family)f, &src->notify[f]);
+	notify_get_queue_stats(&src->queue);
+	loop_get_stats(&src->loop);
+	compat_get_write_stats(&src->writes);
 	areas_for_each_cache(add_cache, src);
 	return 0;
 }

@@ -51,6 +51,12 @@ enum metric {
 	M_MADS_IN_FLIGHT,
 	M_MADS_QUEUED,
 	M_TRAPS_RECEIVED,
+	M_LOOP_LONGEST_PASS,
+	M_LOOP_STALLS,
+	M_WRITES_REFUSED,
+	M_NOTIFICATIONS_QUEUED,
+	M_NOTIFICATIONS_IN_FLIGHT,
+	M_NOTIFICATIONS_DROPPED,
 	M_NOTIFICATIONS_SENT,
 	M_NOTIFICATIONS_SUPPRESSED,
 	M_CACHE_AGE,
@@ -202,6 +208,19 @@ static const struct family families[] = {
 	 "Requests waiting for a place in flight (madMaxOutstanding, madMaxPerDestination)."),
 	F(M_TRAPS_RECEIVED, "ibsnmpd_traps_received", COUNTER, ROWS_AGENT,
 	 "IB traps taken in, from every source (ibsnmpdTrapsReceived)."),
+	F(M_LOOP_LONGEST_PASS, "ibsnmpd_loop_longest_pass_seconds", GAUGE, ROWS_AGENT,
+	 "The main loop's longest pass since the agent started serving "
+	 "(ibsnmpdLoopLongestPass)."),
+	F(M_LOOP_STALLS, "ibsnmpd_loop_stalls", COUNTER, ROWS_AGENT,
+	 "Passes of the main loop longer than loopWatchdog (ibsnmpdLoopStalls)."),
+	F(M_WRITES_REFUSED, "ibsnmpd_writes_refused", COUNTER, ROWS_AGENT,
+	 "Writes to snmpd or a client not made: the socket had no room (ibsnmpdWritesRefused)."),
+	F(M_NOTIFICATIONS_QUEUED, "ibsnmpd_notifications_queued", GAUGE, ROWS_AGENT,
+	 "Notifications waiting to be sent, in order (ibsnmpdNotificationsQueued)."),
+	F(M_NOTIFICATIONS_IN_FLIGHT, "ibsnmpd_notifications_in_flight", GAUGE, ROWS_AGENT,
+	 "Notifications sent to snmpd and not answered yet (ibsnmpdNotificationsInFlight)."),
+	F(M_NOTIFICATIONS_DROPPED, "ibsnmpd_notifications_dropped", COUNTER, ROWS_AGENT,
+	 "Notifications lost: the queue was full (ibsnmpdNotificationsDropped)."),
 	F(M_NOTIFICATIONS_SENT, "ibsnmpd_notifications_sent", COUNTER, ROWS_NOTIFY,
 	 "SNMP notifications sent, by family."),
 	F(M_NOTIFICATIONS_SUPPRESSED, "ibsnmpd_notifications_suppressed", COUNTER, ROWS_NOTIFY,
@@ -872,6 +891,12 @@ static bool agent_sample(const struct prom_sources *src, enum metric id, struct 
 			return false;
 		o = put_u64(o, src->traps.received);
 		break;
+	case M_LOOP_LONGEST_PASS: o = put_millis(o, src->loop.longest_pass_ms); break;
+	case M_LOOP_STALLS: o = put_u64(o, src->loop.stalls); break;
+	case M_WRITES_REFUSED: o = put_u64(o, src->writes.refused); break;
+	case M_NOTIFICATIONS_QUEUED: o = put_u64(o, src->queue.queued); break;
+	case M_NOTIFICATIONS_IN_FLIGHT: o = put_u64(o, src->queue.in_flight); break;
+	case M_NOTIFICATIONS_DROPPED: o = put_u64(o, src->queue.dropped); break;
 	default: return false;
 	}
 	s->value_end = o;
