@@ -11,6 +11,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from simfabric import TOP, TOPOLOGIES, running, snmp_env as env  # noqa: E402,F401
 from simfabric import stop_all_on_sigterm as stop_on_sigterm  # noqa: E402,F401
+from simfabric.manager import timed_requests  # noqa: E402
 
 TestBed = running  # with TestBed(topology, node, conf=...) as bed: a simfabric.Bed
 __all__ = ["TOP", "TOPOLOGIES", "TestBed", "env", "stop_on_sigterm", "STATS", "MADS_SENT",
@@ -150,87 +151,18 @@ def bare_pipelined(bed, target, outstanding=256, runs=3, pairs=None, attrs="ext"
     return res_all
 
 
-def _ber(tag, value):
-    n = len(value)
-    if n < 128:
-        return bytes([tag, n]) + value
-    size = n.to_bytes((n.bit_length() + 7) // 8, "big")
-    return bytes([tag, 0x80 | len(size)]) + size + value
-
-
-def _ber_int(i):
-    return _ber(0x02, i.to_bytes(max(1, (i.bit_length() + 8) // 8), "big", signed=True))
-
-
-def _ber_oid(dotted):
-    arcs = [int(a) for a in dotted.strip(".").split(".")]
-    out = bytearray([40 * arcs[0] + arcs[1]])
-    for a in arcs[2:]:
-        chunk = [a & 0x7f]
-        a >>= 7
-        while a:
-            chunk.append(0x80 | (a & 0x7f))
-            a >>= 7
-        out += bytes(reversed(chunk))
-    return _ber(0x06, bytes(out))
-
-
-def _tlv(data, pos):
-    """(tag, start of value, end of value) of the BER TLV at pos."""
-    tag, n, pos = data[pos], data[pos + 1], pos + 2
-    if n & 0x80:
-        size = n & 0x7f
-        n, pos = int.from_bytes(data[pos:pos + size], "big"), pos + size
-    return tag, pos, pos + n
-
-
-def _request_id(data):
-    """The request-id of an SNMPv2c message (None if it is not one)."""
-    try:
-        _, pos, _ = _tlv(data, 0)                # Message SEQUENCE
-        for _ in range(2):                       # version, community
-            pos = _tlv(data, pos)[2]
-        _, pos, _ = _tlv(data, pos)              # the PDU
-        tag, start, end = _tlv(data, pos)
-        return int.from_bytes(data[start:end], "big", signed=True) if tag == 0x02 else None
-    except IndexError:
-        return None
-
-
 def get_latencies(target, oid, seconds, interval=0.05, community="public", sent_at=None):
     """A manager polling: an SNMPv2c GETNEXT of oid every `interval` s for
-    `seconds` s, each timed from send to answer, over one UDP socket
-    (written here: no SNMP library for Python in Debian's base, and snmpget
-    would time its own start-up). Returns (latencies in s, unanswered); with
-    a list as sent_at, appends to it each answered request's send time
-    (time.monotonic())."""
-    import socket
-    host, port = target.split(":")[-2:]
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.settimeout(2.0)
-    out, lost, request_id = [], 0, 1
+    `seconds` s, each timed from send to answer over one UDP socket (the
+    test-bed package's timed_requests). Returns (latencies in s,
+    unanswered); with a list as sent_at, appends to it each answered
+    request's send time (time.monotonic())."""
     end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        request_id += 1
-        pdu = _ber(0xa1, _ber_int(request_id) + _ber_int(0) + _ber_int(0) +
-                   _ber(0x30, _ber(0x30, _ber_oid(oid) + b"\x05\x00")))
-        msg = _ber(0x30, _ber_int(1) + _ber(0x04, community.encode()) + pdu)
-        sent = time.perf_counter()
-        sock.sendto(msg, (host, int(port)))
-        while True:
-            try:
-                data = sock.recv(65535)
-            except socket.timeout:
-                lost += 1
-                break
-            if _request_id(data) == request_id:  # this request's (an older one: read on)
-                out.append(time.perf_counter() - sent)
-                if sent_at is not None:
-                    sent_at.append(time.monotonic() - out[-1])
-                break
-        time.sleep(interval)
-    sock.close()
-    return out, lost
+    res = timed_requests(target, [oid], lambda: time.monotonic() >= end, interval,
+                         community=community)
+    if sent_at is not None:
+        sent_at.extend(t for t, took in res if took is not None)
+    return [took for _, took in res if took is not None], sum(1 for _, took in res if took is None)
 
 
 def fabricsim_answered(bed):

@@ -1,6 +1,8 @@
 """What a manager (a test, a bench) reads from a bed: varbinds, the
-notifications snmptrapd logged, infiniband-diags' output."""
+notifications snmptrapd logged, infiniband-diags' output, requests timed
+from send to answer."""
 import re
+import socket
 import time
 
 TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0"  # snmpTrapOID.0
@@ -125,4 +127,90 @@ def port_pkeys(bed, lid, port=1):
         v = int(v, 16)
         if v & 0x7fff:
             res[v & 0x7fff] = bool(v & 0x8000)
+    return res
+
+
+# ---- requests timed from send to answer -----------------------------------------------
+# Written here: no SNMP library for Python in Debian's base, and snmpget would
+# time its own start-up (on a busy machine, most of what it measures).
+
+GET, GETNEXT = 0xa0, 0xa1
+
+
+def _ber(tag, value):
+    n = len(value)
+    if n < 128:
+        return bytes([tag, n]) + value
+    size = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([tag, 0x80 | len(size)]) + size + value
+
+
+def _ber_int(i):
+    return _ber(0x02, i.to_bytes(max(1, (i.bit_length() + 8) // 8), "big", signed=True))
+
+
+def _ber_oid(dotted):
+    arcs = [int(a) for a in dotted.strip(".").split(".")]
+    out = bytearray([40 * arcs[0] + arcs[1]])
+    for a in arcs[2:]:
+        chunk = [a & 0x7f]
+        a >>= 7
+        while a:
+            chunk.append(0x80 | (a & 0x7f))
+            a >>= 7
+        out += bytes(reversed(chunk))
+    return _ber(0x06, bytes(out))
+
+
+def _tlv(data, pos):
+    """(tag, start of value, end of value) of the BER TLV at pos."""
+    tag, n, pos = data[pos], data[pos + 1], pos + 2
+    if n & 0x80:
+        size = n & 0x7f
+        n, pos = int.from_bytes(data[pos:pos + size], "big"), pos + size
+    return tag, pos, pos + n
+
+
+def _request_id(data):
+    """The request-id of an SNMPv2c message (None if it is not one)."""
+    try:
+        _, pos, _ = _tlv(data, 0)                # Message SEQUENCE
+        for _ in range(2):                       # version, community
+            pos = _tlv(data, pos)[2]
+        _, pos, _ = _tlv(data, pos)              # the PDU
+        tag, start, end = _tlv(data, pos)
+        return int.from_bytes(data[start:end], "big", signed=True) if tag == 0x02 else None
+    except IndexError:
+        return None
+
+
+def timed_requests(target, oids, done, interval=0.05, timeout=2.0, command=GETNEXT,
+                   community="public"):
+    """A manager polling: an SNMPv2c GET or GETNEXT of oids every `interval` s
+    until done() is true, over one UDP socket, each timed from send to
+    answer. Returns [(sent, seconds)], sent as time.monotonic(), seconds None
+    where no answer came within timeout."""
+    host, port = target.split(":")[-2:]
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.settimeout(timeout)
+    res, request_id = [], 1
+    vbs = b"".join(_ber(0x30, _ber_oid(o) + b"\x05\x00") for o in oids)
+    while not done():
+        request_id += 1
+        pdu = _ber(command, _ber_int(request_id) + _ber_int(0) + _ber_int(0) + _ber(0x30, vbs))
+        msg = _ber(0x30, _ber_int(1) + _ber(0x04, community.encode()) + pdu)
+        sent_at, sent = time.monotonic(), time.perf_counter()
+        sock.sendto(msg, (host, int(port)))
+        took = None
+        while took is None:
+            try:
+                sock.settimeout(max(0.001, timeout - (time.perf_counter() - sent)))
+                data = sock.recv(65535)
+            except socket.timeout:
+                break
+            if _request_id(data) == request_id:  # this request's (an older one: read on)
+                took = time.perf_counter() - sent
+        res.append((sent_at, took))
+        time.sleep(interval)
+    sock.close()
     return res

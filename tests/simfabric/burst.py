@@ -1,0 +1,241 @@
+"""A burst of notifications on purpose, through the real snmpd (issue: a
+subagent that writes hundreds of AgentX Notify PDUs in one pass, reading
+none of snmpd's answers, deadlocks with snmpd).
+
+The bed: fabricsim's rail layout of 64 servers of 8 HCAs (912 nodes, 400
+switches, each an SNMP context), ibsnmpd on srv-1-hca1 through snmpd, no
+notification limit (notificationLimit 0: the worst an operator can set),
+the links every 2 s and the vitals every 5 s. Once start-up's notifications have gone, the
+burst: rail 2 dead (its 34 switches and 64 HCAs), and every module on the
+servers' side of the 12 leaf switches of rails 3-8 pulled out (192
+modules, 384 links down), all written to the simulator's console at once. fabricsim, the SM, reports
+a trap 128 for every port that changed; ibsnmpd notifies those traps, the
+links down, the modules out, the nodes unreachable (alarms) and the
+switches' entities changed (entConfigChange, each in its context).
+Throughout, a manager GETs every 0.1 s and walks every tenth time
+(faults.Poller, one-second timeout).
+
+What is measured (run_burst): the GETs and walks answered, the slowest GET,
+ibsnmpd's notifications by family (its /metrics) and those snmptrapd
+logged (by their snmpTrapOID), how many were dropped, suppressed, not
+answered by snmpd or still waiting at the end, how long from the first to
+the last in snmptrapd's log, and ibsnmpd's longest main-loop pass
+(ibsnmpdLoopLongestPass: its own watchdog's figure).
+
+bench/notification_burst.py prints them; the test
+tests/integration/test_notification_burst.py holds them."""
+import os
+import re
+import socket
+import threading
+import time
+import urllib.request
+from datetime import datetime
+
+from .bed import alive, running
+from .faults import SHIM, SMALL_TREES, Poller, snmp
+from .manager import GET, TRAP_OID, notifications, timed_requests
+
+RAIL64 = {"hosts": 64, "layout": "rail"}
+ME = "srv-1-hca1"
+MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
+QUEUED, DROPPED = MIB + "1.8.1.0", MIB + "1.8.2.0"
+IN_FLIGHT, UNANSWERED = MIB + "1.8.5.0", MIB + "1.8.6.0"
+LONGEST_PASS, STALLS, WRITES_REFUSED = MIB + "1.11.1.0", MIB + "1.11.2.0", MIB + "1.11.3.0"
+FAMILIES = ("ib_trap", "link", "vitals", "entity", "alarm", "dcbx", "partition")
+
+
+class Timer(threading.Thread):
+    """A manager's GETs timed from send to answer (manager.timed_requests):
+    ibSmaNodeType.0 and ibsnmpdMadsSent.0 every 0.05 s, one second to
+    answer; (sent, seconds, answered) each, as Poller keeps them."""
+
+    OIDS = (".1.3.6.1.3.117.3.1.1.4.0", MIB + "1.1.1.0")
+
+    def __init__(self, target):
+        super().__init__(daemon=True)
+        self.target, self.gets, self.stop = target, [], False
+
+    def run(self):
+        res = timed_requests(self.target, self.OIDS, lambda: self.stop, timeout=1.0,
+                             command=GET)
+        self.gets = [(t, took if took is not None else 1.0, took is not None)
+                     for t, took in res]
+
+
+def family_of(trap_oid):
+    """ibsnmpd's family of a notification, by its snmpTrapOID (None: not
+    ibsnmpd's, e.g. snmpd's coldStart)"""
+    if trap_oid.startswith(".1.3.6.1.3.117.3.2."):
+        return "ib_trap"
+    if trap_oid == ".1.3.6.1.2.1.47.2.0.1" or trap_oid.startswith(".1.0.8802.1.1.2.0.0."):
+        return "entity"  # entConfigChange, lldpRemTablesChange: a context's
+    m = re.match(r"^\.1\.3\.6\.1\.4\.1\.8072\.9999\.9999\.117\.0\.(\d+)$", trap_oid)
+    if m:
+        n = int(m.group(1))
+        return "link" if n <= 7 else "vitals" if n <= 16 else "alarm"
+    if trap_oid.startswith(".1.0.8802.1.1.2.1.5.6945."):
+        return "dcbx"
+    if trap_oid.startswith(MIB + "3."):
+        return "partition"
+    return None
+
+
+def logged(bed):
+    """{family: notifications in snmptrapd's log}"""
+    out = dict.fromkeys(FAMILIES, 0)
+    for n in notifications(bed):
+        f = family_of(n.get(TRAP_OID, ""))
+        if f:
+            out[f] += 1
+    return out
+
+
+def arrival_times(bed):
+    """the times (s) of snmptrapd's entries, in order (to the second)"""
+    res = []
+    for m in re.finditer(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) ", bed.log("traps.log"), re.M):
+        res.append(datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").timestamp())
+    return res
+
+
+def free_tcp_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def sent(url):
+    """{family: notifications ibsnmpd sent} from its /metrics"""
+    with urllib.request.urlopen(url, timeout=10) as r:
+        text = r.read().decode()
+    out = dict.fromkeys(FAMILIES, 0)
+    for m in re.finditer(r'^ibsnmpd_notifications_sent_total\{family="(\w+)"\} (\d+)$', text,
+                         re.M):
+        out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def scalar(bed, oid):
+    out = snmp(bed, "snmpget", "-Oqv", oid, timeout=2)
+    value = out.stdout.strip().split()[:1]
+    return int(value[0]) if out.returncode == 0 and value and value[0].isdigit() else None
+
+
+def settled(bed, url, quiet_s, within_s):
+    """{family: sent} once nothing waits and ibsnmpd has sent nothing more
+    for quiet_s; None if that did not come within within_s (a daemon that
+    answers nothing)"""
+    last, since, deadline = None, time.monotonic(), time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            now = sent(url)
+        except OSError:
+            now = None
+        if now != last:
+            last, since = now, time.monotonic()
+        elif now is not None and time.monotonic() - since >= quiet_s and \
+                scalar(bed, QUEUED) == 0 and scalar(bed, IN_FLIGHT) in (0, None):
+            return now
+        time.sleep(0.5)
+    return None
+
+
+def burst_commands():
+    """rail 2 dead; every module of the leaves of rails 3-8 on the servers'
+    side out (ports 1-32; a cage holds two ports, the odd one names it):
+    the leaves stay reached through their uplinks, their hosts do not"""
+    cmds = ['Dead "*-r2.*"', 'Dead "srv-*-hca2"']
+    for rail in range(3, 9):
+        for leaf in (1, 2):
+            cmds += ['Module "leaf-r%d.1-%d"[%d] Remove' % (rail, leaf, port)
+                     for port in range(1, 33, 2)]
+    return cmds
+
+
+def run_burst(progress=None, settle_s=180, binary=None):
+    """the burst on a bed of its own; a dict of what was measured"""
+    say = progress or (lambda text: None)
+    port = free_tcp_port()
+    conf = ["notificationLimit 0 60", "cacheLifetime vitalsSensors 5",
+            "cacheLifetime fabricPorts 2",
+            "prometheusListen 127.0.0.1:%d" % port]
+    url = "http://127.0.0.1:%d/metrics?collect[]=agent" % port  # the small part
+    with running(None, ME, conf=conf, preload=SHIM, minimal=False, big=RAIL64,
+                 binary=binary) as bed:
+        log = os.path.join(bed.dir, "ibsnmpd.log")
+        t0 = time.monotonic()
+        while "subscribed to trap 128" not in open(log).read() and time.monotonic() - t0 < 120:
+            time.sleep(0.2)
+        say("bed up; start-up's notifications going out")
+        settled(bed, url, 8, 180)
+        time.sleep(3)  # what snmptrapd still has to write
+        before = sent(url)
+        trapd_before, n_before = logged(bed), len(arrival_times(bed))
+        longest_before = scalar(bed, LONGEST_PASS)
+        poller, timer = Poller(bed, SMALL_TREES), Timer(bed.target)
+        poller.start()
+        timer.start()
+        time.sleep(3)
+        t_burst = time.monotonic()
+        wall_burst = time.time()
+        say("the burst: %d console commands at once" % len(burst_commands()))
+        with open(os.path.join(bed.dir, "ibsim.console"), "w") as console:
+            console.write("\n".join(burst_commands()) + "\n")
+        time.sleep(2)
+        after = settled(bed, url, 10, settle_s)
+        time.sleep(3)  # snmptrapd writes what snmpd sent last
+        poller.stop = timer.stop = True
+        poller.join()
+        timer.join()
+        window = [g for g in poller.gets if g[0] >= t_burst]
+        timed = [g for g in timer.gets if g[0] >= t_burst]
+        walks = [w for w in poller.walks if w[0] >= t_burst]
+        trapd_after = logged(bed)
+        times = [t for t in arrival_times(bed)[n_before:] if t >= wall_burst - 1]
+        res = {
+            "gets_sent": len(window), "gets_answered": sum(1 for g in window if g[2]),
+            "walks_started": len(walks), "walks_complete": sum(1 for w in walks if w[2]),
+            "longest_get_ms": round(max([g[1] for g in window] or [0]) * 1000),
+            "median_get_ms": round(sorted(g[1] for g in window)[len(window) // 2] * 1000, 1)
+            if window else None,
+            "timed_gets": len(timed), "timed_answered": sum(1 for g in timed if g[2]),
+            "timed_longest_ms": round(max([g[1] for g in timed] or [0]) * 1000, 1),
+            "timed_slow": [(round(g[0] - t_burst, 1), round(g[1] * 1000)) for g in timed
+                           if g[1] > 0.2 or not g[2]],
+            "timed_median_ms": round(sorted(g[1] for g in timed)[len(timed) // 2] * 1000, 2)
+            if timed else None,
+            "sent": {f: (after or {}).get(f, 0) - before[f] for f in FAMILIES},
+            "logged": {f: trapd_after[f] - trapd_before[f] for f in FAMILIES},
+            "queued": scalar(bed, QUEUED), "in_flight": scalar(bed, IN_FLIGHT),
+            "dropped": scalar(bed, DROPPED), "unanswered": scalar(bed, UNANSWERED),
+            "longest_pass_ms": scalar(bed, LONGEST_PASS),
+            "longest_pass_before_ms": longest_before,
+            "stalls": scalar(bed, STALLS), "writes_refused": scalar(bed, WRITES_REFUSED),
+            "spread_s": round(times[-1] - times[0], 1) if times else None,
+            "settled": after is not None,
+            "ibsnmpd_alive": alive(bed.pid),
+            "reports": bed.sanitizer_reports(),
+        }
+        res["sent_total"] = sum(res["sent"].values())
+        res["logged_total"] = sum(res["logged"].values())
+        return res
+
+
+def print_result(r):
+    print("notifications: %d sent by ibsnmpd, %d in snmptrapd's log, from the first to the "
+          "last %s s" % (r["sent_total"], r["logged_total"], r["spread_s"]))
+    for f in FAMILIES:
+        if r["sent"][f] or r["logged"][f]:
+            print("  %-10s sent %5d  logged %5d" % (f, r["sent"][f], r["logged"][f]))
+    print("dropped %s, unanswered by snmpd %s, waiting at the end %s (+%s in flight)" % (
+        r["dropped"], r["unanswered"], r["queued"], r["in_flight"]))
+    print("manager (snmpget, 1 s timeout): GETs %d/%d answered (slowest %d ms with the "
+          "process's start, median %s ms), walks %d/%d" % (
+              r["gets_answered"], r["gets_sent"], r["longest_get_ms"], r["median_get_ms"],
+              r["walks_complete"], r["walks_started"]))
+    print("manager (GETs on one socket): %d/%d answered, slowest %s ms, median %s ms" % (
+        r["timed_answered"], r["timed_gets"], r["timed_longest_ms"], r["timed_median_ms"]))
+    print("ibsnmpd's main loop: longest pass %s ms (before the burst %s ms), stalls %s; "
+          "writes refused %s" % (r["longest_pass_ms"], r["longest_pass_before_ms"],
+                                 r["stalls"], r["writes_refused"]))
