@@ -123,17 +123,10 @@ static int queue_value(unsigned column, netsnmp_variable_list *vb, const void *s
 static struct mib_scalars queue_scalars = {
 	.name = "ibsnmpdNotificationQueue", .group_oid = queue_oid,
 	.group_oid_len = OID_LENGTH(queue_oid), .first = SCALAR_IBSNMPD_NOTIFICATIONS_QUEUED,
-	.last = SCALAR_IBSNMPD_NOTIFICATIONS_SENT_LATE, .snapshot = stats_snapshot,
-	.value = queue_value, .ctx = &stats,
-};
-
-/* the ones after ibsnmpdNotificationTime (not readable), one by one: a
- * second group registration of the same OID would be a duplicate */
-static struct mib_scalars window_scalars = {
-	.name = "ibsnmpdNotificationQueue (the window)", .group_oid = queue_oid,
-	.group_oid_len = OID_LENGTH(queue_oid), .first = SCALAR_IBSNMPD_NOTIFICATIONS_IN_FLIGHT,
+	/* ibsnmpdNotificationTime (4) is a hole: net-snmp's scalar group steps
+	 * over it */
 	.last = SCALAR_IBSNMPD_NOTIFICATIONS_HELD_BACK, .snapshot = stats_snapshot,
-	.value = queue_value, .ctx = &stats, .one_by_one = true,
+	.value = queue_value, .ctx = &stats,
 };
 
 /* ibsnmpdLoop: the main loop (loop.c) and the writes that would have
@@ -224,8 +217,8 @@ int agent_mib_register(void)
 	stats.rows.rows = stats.row;
 	stats.rows.count = stats.count;
 	if (mib_scalars_register(&stats_scalars) || mib_table_register(&cache_table) ||
-	    mib_scalars_register(&queue_scalars) || mib_scalars_register(&window_scalars) ||
-	    mib_scalars_register(&instance_scalars) || mib_scalars_register(&loop_scalars))
+	    mib_scalars_register(&queue_scalars) || mib_scalars_register(&instance_scalars) ||
+	    mib_scalars_register(&loop_scalars))
 		return -1;
 	register_sysORTable(ibsnmpd_mib_oid, OID_LENGTH(ibsnmpd_mib_oid),
 			    "IBSNMPD-MIB: ibsnmpd statistics and InfiniBand MIB extensions");
@@ -236,7 +229,6 @@ void agent_mib_unregister(void)
 {
 	mib_scalars_unregister(&stats_scalars);
 	mib_scalars_unregister(&queue_scalars);
-	mib_scalars_unregister(&window_scalars);
 	mib_scalars_unregister(&instance_scalars);
 	mib_scalars_unregister(&loop_scalars);
 	mib_table_unregister(&cache_table);
