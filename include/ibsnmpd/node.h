@@ -292,6 +292,7 @@ struct node_area {
 		size_t added, failed;
 		double began;
 	} following;
+	bool master_away;             /* a subagent's AgentX session is closed */
 	unsigned hold_s, idle_s;      /* nodeContextHold, nodeContextIdle */
 	time_t boot;                  /* the agent's start, wall clock (node_dir_build) */
 	struct node_table_mib mib;

@@ -327,8 +327,8 @@ static void contexts_follow_dir(void *arg)
 	const struct node_dir *d = cache_snapshot(&a->dir);
 	double deadline = now_s() + FOLLOW_SLICE_S;
 
-	if (!d)
-		return;
+	if (!d || a->master_away)
+		return; /* master_back() follows */
 	if (!a->following.running) {
 		memset(&a->following, 0, sizeof(a->following));
 		a->following.running = true;
@@ -438,6 +438,44 @@ static void entities_pending(struct node_area *a)
 	}
 }
 
+/* snmpd gone (a subagent's session closed): net-snmp would register every
+ * context again, at once, in the pass the session opens again
+ * (register_mib_reattach: a synchronous round trip each, seconds for the
+ * thousands of a big fabric). The contexts go now (nothing is sent: the
+ * session is closed) and come back a slice a pass once it is open. */
+static int master_gone(int major, int minor, void *server_arg, void *client_arg)
+{
+	struct node_area *a = client_arg;
+	size_t n = 0;
+
+	(void)major;
+	(void)minor;
+	(void)server_arg;
+	loop_cancel(&a->follow);
+	a->following.running = false;
+	a->master_away = true;
+	for (size_t k = 0; k < a->n_contexts; k++)
+		if (!a->contexts[k]->retired) {
+			context_retire(a->contexts[k]);
+			n++;
+		}
+	DEBUGMSGTL(("ibsnmpd:nodes", "AgentX session closed: %zu contexts dropped until it is "
+		    "back\n", n));
+	return SNMP_ERR_NOERROR;
+}
+
+static int master_back(int major, int minor, void *server_arg, void *client_arg)
+{
+	struct node_area *a = client_arg;
+
+	(void)major;
+	(void)minor;
+	(void)server_arg;
+	a->master_away = false;
+	loop_defer(&a->follow);
+	return SNMP_ERR_NOERROR;
+}
+
 /* Every TICK_S: SMA-MIB reads of contexts no longer asked stop; contexts
  * unregistered are freed once nothing of theirs is in flight. */
 static void tick(unsigned reg, void *arg)
@@ -491,6 +529,8 @@ void node_contexts_start(struct node_area *a)
 	cache_group_observe(&a->dir, &a->registers, dir_published, a);
 	cache_group_observe(&a->dir, &a->entities_seen, entities_changed, a);
 	a->tick_alarm = snmp_alarm_register(TICK_S, SA_REPEAT, tick, a);
+	snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_STOP, master_gone, a);
+	snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START, master_back, a);
 	if (cache_snapshot(a->topology)) /* a discovery is in already */
 		cache_group_refresh_now(&a->dir);
 }
@@ -506,6 +546,10 @@ void node_contexts_apply_config(struct node_area *a)
 
 void node_contexts_stop(struct node_area *a)
 {
+	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_STOP, master_gone, a,
+				 1);
+	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START, master_back,
+				 a, 1);
 	cache_group_unobserve(a->topology, &a->follows[0]);
 	if (a->ports)
 		cache_group_unobserve(a->ports, &a->follows[1]);
