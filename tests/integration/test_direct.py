@@ -140,3 +140,58 @@ def test_refuses_to_serve_without_access_control(tmp_path):
     out = run_alone(tmp_path, "agentaddress udp:127.0.0.1:0\nrocommunity public 127.0.0.1\n")
     assert "refusing" not in out.stderr
     assert out.returncode == 2, out.stderr
+
+
+def test_clients_that_do_not_read_hold_nothing_up():
+    """Direct mode on TCP too, and /metrics: a client that sends requests
+    and never reads their answers, and scrapers that never read theirs, on
+    the 612-node fat tree. Every write to them that would wait is refused
+    instead (ibsnmpdWritesRefused) and the main loop goes on: a manager's
+    GETs on UDP, timed from send to answer, are all answered within the
+    second, and both clients' sockets are full."""
+    import socket
+    import time
+    from simfabric.burst import free_tcp_port
+    from simfabric.manager import GET, _ber, _ber_int, _ber_oid, timed_requests
+
+    tcp, http = free_tcp_port(), free_tcp_port()
+    b = start_testbed(topology="fattree-612.net", node="h1-1", direct=True, extra_conf=[
+        "agentaddress tcp:127.0.0.1:%d" % tcp, "prometheusListen 127.0.0.1:%d" % http])
+    deaf = []
+    try:
+        pm_table = PM_XMIT_OCTETS[:-3]
+        assert wait_for(lambda: len(parse_varbinds(direct(b, "snmpbulkwalk", pm_table).stdout))
+                        > 1000, seconds=120)
+        refused = ".1.3.6.1.4.1.8072.9999.9999.117.1.11.3.0"
+
+        def writes_refused():
+            v = parse_varbinds(direct(b, "snmpget", refused).stdout).get(refused, ("", ""))[1]
+            return int(v) if v.isdigit() else None
+        assert writes_refused() == 0
+        # the SNMP client: GETBULKs of the counters table (about 5 KB an
+        # answer), a few thousand, read by nobody
+        s = socket.create_connection(("127.0.0.1", tcp))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        deaf.append(s)
+        vbs = _ber(0x30, _ber(0x30, _ber_oid(pm_table) + b"\x05\x00"))
+        for k in range(3000):
+            pdu = _ber(0xa5, _ber_int(k + 1) + _ber_int(0) + _ber_int(60) + vbs)
+            s.sendall(_ber(0x30, _ber_int(1) + _ber(0x04, b"public") + pdu))
+        # three scrapers of /metrics (megabytes each) that read nothing
+        for _ in range(3):
+            h = socket.create_connection(("127.0.0.1", http))
+            h.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            h.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            deaf.append(h)
+        end = time.monotonic() + 20
+        gets = timed_requests(b.env["SNMP_DIRECT_TARGET"], [NODE_TYPE], lambda: time.monotonic() >= end,
+                              timeout=1.0, command=GET)
+        assert gets and all(took is not None for _, took in gets), \
+            [took for _, took in gets if took is None]
+        assert max(took for _, took in gets) < 1.0, gets
+        assert writes_refused() > 0  # the deaf client's answers found no room
+        assert "the main loop has not come round" not in b.log("ibsnmpd.log")
+    finally:
+        for s in deaf:
+            s.close()
+        stop_testbed(b)
