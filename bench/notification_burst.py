@@ -7,7 +7,8 @@ snmptrapd logged, by family, how long they took, the manager's slowest GET
 and ibsnmpd's longest main-loop pass; --runs N repeats it on a new bed and
 prints the medians.
 
-Usage: bench/notification_burst.py [--runs N] [--json FILE]
+Usage: bench/notification_burst.py [--runs N] [--rate PER_SECOND] [--json FILE]
+(--rate: ibsnmpd's notificationRate, 0 for none; the default is its own)
 Environment: IBSNMPD_BIN (else build/ibsnmpd), SIM_ISSM_SHIM (else under
 build/tests)."""
 import argparse
@@ -25,12 +26,14 @@ from simfabric.bed import stop_all_on_sigterm  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--rate", type=int)
     ap.add_argument("--json")
     args = ap.parse_args()
     stop_all_on_sigterm()
     results = []
     for k in range(args.runs):
-        r = burst.run_burst(progress=lambda t: print(t, file=sys.stderr))
+        conf = [] if args.rate is None else ["notificationRate %d" % args.rate]
+        r = burst.run_burst(progress=lambda t: print(t, file=sys.stderr), extra_conf=conf)
         print("run %d:" % (k + 1))
         burst.print_result(r)
         results.append(r)

@@ -153,13 +153,14 @@ def burst_commands():
     return cmds
 
 
-def run_burst(progress=None, settle_s=180, binary=None):
-    """the burst on a bed of its own; a dict of what was measured"""
+def run_burst(progress=None, settle_s=180, binary=None, extra_conf=()):
+    """the burst on a bed of its own (extra_conf: more ibsnmpd.conf lines);
+    a dict of what was measured"""
     say = progress or (lambda text: None)
     port = free_tcp_port()
     conf = ["notificationLimit 0 60", "cacheLifetime vitalsSensors 5",
             "cacheLifetime fabricPorts 2",
-            "prometheusListen 127.0.0.1:%d" % port]
+            "prometheusListen 127.0.0.1:%d" % port] + list(extra_conf)
     url = "http://127.0.0.1:%d/metrics?collect[]=agent" % port  # the small part
     with running(None, ME, conf=conf, preload=SHIM, minimal=False, big=RAIL64,
                  binary=binary) as bed:
