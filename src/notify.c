@@ -241,14 +241,10 @@ static int on_answer(int op, netsnmp_session *s, int reqid, netsnmp_pdu *pdu, vo
 	(void)magic;
 	if (slot < 0)
 		return 1;
-	if (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE) {
-		if (pdu && pdu->errstat)
-			q.st.refused++; /* snmpd could not take it (its AgentX error) */
-	} else {
-		/* snmpd alive but slower than the session's timeout: it has most
-		 * likely sent it on; not sent twice */
+	/* no answer in the session's time (snmpd alive but slow: it has most
+	 * likely sent it on; not sent twice), or an AgentX error (snmpd did not) */
+	if (op != NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE || !pdu || pdu->errstat)
 		q.st.unanswered++;
-	}
 	kept_free(&q.flight[slot]);
 	q.flight_reqid[slot] = 0;
 	q.n_flight--;

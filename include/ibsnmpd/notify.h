@@ -45,9 +45,9 @@ bool notify_send_context(enum notify_family family, unsigned number, unsigned so
 void notify_get_stats(enum notify_family family, struct notify_stats *st);
 /* The queue (all families): waiting now, sent to snmpd and not answered
  * yet, dropped when full, sent with their time (late), not answered by
- * snmpd in time, refused by it, and how often the socket had no room. */
+ * snmpd in time (or with an error), and how often the socket had no room. */
 struct notify_queue_stats {
-	unsigned long queued, in_flight, dropped, sent_late, unanswered, refused, deferred;
+	unsigned long queued, in_flight, dropped, sent_late, unanswered, deferred;
 };
 void notify_get_queue_stats(struct notify_queue_stats *st);
 /* Before init_snmp: follows the AgentX session (subagent) so that what is
