@@ -391,6 +391,8 @@ static int add_neighbors(struct builder *b, const struct node_dir_build *in, str
 	} was[256];
 	bool had_context = before && before->n_if;
 	bool changed = false;
+	time_t inserted_at = 0; /* the newest row's link change */
+	bool deleted = false;
 	void *arr = b->d->neighbors;
 
 	memset(was, 0, sizeof(was));
@@ -423,20 +425,28 @@ static int add_neighbors(struct builder *b, const struct node_dir_build *in, str
 			e->lldp_deletes += w->had;
 			e->lldp_inserts++;
 			changed = true;
+			if (np->link->last_change > inserted_at)
+				inserted_at = np->link->last_change;
 		}
 		w->had = false;
 	}
 	for (size_t p = 0; p < 256; p++) {
 		if (was[p].had) {
 			e->lldp_deletes++;
-			changed = true;
+			changed = deleted = true;
 		}
 	}
 	e->n_nb = (uint32_t)(b->d->n_neighbors - e->first_nb);
 	if (e->n_nb > 1)
 		qsort(b->d->neighbors + e->first_nb, e->n_nb, sizeof(*b->d->neighbors), neighbor_cmp);
-	if (changed)
-		e->lldp_changed = in->now;
+	/* a row's time mark is its link's change: the tables changed then too
+	 * (a build in the next second would put the change after the row) */
+	if (changed) {
+		time_t at = inserted_at > 0 && !deleted ? inserted_at : in->now;
+
+		if (at > e->lldp_changed) /* never back */
+			e->lldp_changed = at;
+	}
 	return 0;
 }
 
