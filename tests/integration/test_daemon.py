@@ -159,8 +159,8 @@ def test_daemon_mode_reports_start_up_and_writes_pid_file(ca_bed, tmp_path):
 def test_systemd_is_told_ready_alive_and_stopping(ca_bed, tmp_path):
     """The unit's Type=notify and WatchdogSec, by systemd's protocol (no
     systemd here: a datagram socket in its place): READY=1 once it serves,
-    WATCHDOG=1 several times in WatchdogSec while its main loop comes round,
-    STOPPING=1 on SIGTERM."""
+    WATCHDOG=1 every quarter of WatchdogSec or so while its main loop comes
+    round (an idle loop comes round every second), STOPPING=1 on SIGTERM."""
     import socket
     sock_path = str(tmp_path / "notify.sock")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -171,7 +171,7 @@ def test_systemd_is_told_ready_alive_and_stopping(ca_bed, tmp_path):
     env = snmp_env()
     env.update({"LD_PRELOAD": ca_bed.env["UMAD2SIM"], "SIM_HOST": "hca3",
                 "IBSIM_SOCKNAME": ca_bed.env["IBSIM_SOCKNAME"],
-                "NOTIFY_SOCKET": sock_path, "WATCHDOG_USEC": "2000000"})
+                "NOTIFY_SOCKET": sock_path, "WATCHDOG_USEC": "4000000"})
     proc = subprocess.Popen([ibsnmpd_bin(), "-f", "-Le", "-c", str(conf), "-x",
                              "unix:%s" % (tmp_path / "none.sock")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
@@ -198,6 +198,7 @@ def test_systemd_is_told_ready_alive_and_stopping(ca_bed, tmp_path):
     messages = [m for _, m in got]
     assert messages and messages[0] == "READY=1", messages
     pings = [t for t, m in got if m == "WATCHDOG=1"]
-    assert len(pings) >= 4, messages  # about one a second in 7 s
-    assert max(b - a for a, b in zip(pings, pings[1:])) < 2.0, pings  # within WatchdogSec
+    assert len(pings) >= 3, messages  # one every second or two in 7 s
+    # well within WatchdogSec (this test's receiving is late on a loaded machine)
+    assert max(b - a for a, b in zip(pings, pings[1:])) < 3.5, pings
     assert messages[-1] == "STOPPING=1", messages
