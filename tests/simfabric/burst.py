@@ -43,6 +43,7 @@ QUEUED, DROPPED = MIB + "1.8.1.0", MIB + "1.8.2.0"
 IN_FLIGHT, UNANSWERED = MIB + "1.8.5.0", MIB + "1.8.6.0"
 LONGEST_PASS, STALLS, WRITES_REFUSED = MIB + "1.11.1.0", MIB + "1.11.2.0", MIB + "1.11.3.0"
 FAMILIES = ("ib_trap", "link", "vitals", "entity", "alarm", "dcbx", "partition")
+BURST_FAMILIES = ("ib_trap", "link", "vitals", "entity", "alarm")  # what the burst makes
 
 
 class Timer(threading.Thread):
@@ -122,10 +123,12 @@ def scalar(bed, oid):
     return int(value[0]) if out.returncode == 0 and value and value[0].isdigit() else None
 
 
-def settled(bed, url, quiet_s, within_s):
+def settled(bed, url, quiet_s, within_s, moved=(), since_counts=None):
     """{family: sent} once nothing waits and ibsnmpd has sent nothing more
-    for quiet_s; None if that did not come within within_s (a daemon that
-    answers nothing)"""
+    for quiet_s, and each family of `moved` has sent some since
+    since_counts (the burst's last, the nodes unreachable, can come late on
+    a loaded machine); None if that did not come within within_s (a daemon
+    that answers nothing)"""
     last, since, deadline = None, time.monotonic(), time.monotonic() + within_s
     while time.monotonic() < deadline:
         try:
@@ -135,6 +138,7 @@ def settled(bed, url, quiet_s, within_s):
         if now != last:
             last, since = now, time.monotonic()
         elif now is not None and time.monotonic() - since >= quiet_s and \
+                all(now[f] > since_counts[f] for f in moved) and \
                 scalar(bed, QUEUED) == 0 and scalar(bed, IN_FLIGHT) in (0, None):
             return now
         time.sleep(0.5)
@@ -184,15 +188,26 @@ def run_burst(progress=None, settle_s=180, binary=None, extra_conf=()):
         with open(os.path.join(bed.dir, "ibsim.console"), "w") as console:
             console.write("\n".join(burst_commands()) + "\n")
         time.sleep(2)
-        after = settled(bed, url, 10, settle_s)
-        time.sleep(3)  # snmptrapd writes what snmpd sent last
+        quiet = settled(bed, url, 10, settle_s, moved=BURST_FAMILIES, since_counts=before)
+        after, trapd_after = quiet, logged(bed)
+        # what ibsnmpd sent, once snmptrapd has written as many (or a while
+        # has passed): read together, so that one sent meanwhile counts on
+        # both sides
+        for _ in range(20 if quiet else 0):
+            try:
+                after = sent(url)
+            except OSError:
+                break
+            trapd_after = logged(bed)
+            if all(trapd_after[f] - trapd_before[f] >= after[f] - before[f] for f in FAMILIES):
+                break
+            time.sleep(1)
         poller.stop = timer.stop = True
         poller.join()
         timer.join()
         window = [g for g in poller.gets if g[0] >= t_burst]
         timed = [g for g in timer.gets if g[0] >= t_burst]
         walks = [w for w in poller.walks if w[0] >= t_burst]
-        trapd_after = logged(bed)
         times = [t for t in arrival_times(bed)[n_before:] if t >= wall_burst - 1]
         res = {
             "gets_sent": len(window), "gets_answered": sum(1 for g in window if g[2]),
@@ -214,7 +229,7 @@ def run_burst(progress=None, settle_s=180, binary=None, extra_conf=()):
             "longest_pass_before_ms": longest_before,
             "stalls": scalar(bed, STALLS), "writes_refused": scalar(bed, WRITES_REFUSED),
             "spread_s": round(times[-1] - times[0], 1) if times else None,
-            "settled": after is not None,
+            "settled": quiet is not None,
             "ibsnmpd_alive": alive(bed.pid),
             "reports": bed.sanitizer_reports(),
         }
