@@ -311,6 +311,21 @@ static void start_agent(bool direct)
 	notify_apply_config();
 }
 
+/* The MAD engine's figures for the agent's own MIB (the SNMP edge does not
+ * use the MAD layer: main.c puts them together). */
+static void mad_figures(struct agent_mib_mads *out)
+{
+	struct mad_engine_stats st;
+
+	mad_engine_get_stats(&st);
+	*out = (struct agent_mib_mads){
+		.sent = st.sent, .answered = st.answered, .timeouts = st.timeouts,
+		.dropped = st.dropped, .in_flight = st.in_flight, .smps_refused = st.smps_refused,
+		.mkey_violations_caused = st.mkey_violations_caused,
+		.smp_access = mad_engine_smp_access(),
+	};
+}
+
 /* The areas (areas.c), their MIBs and then the core's statistics (whose
  * cache table lists the areas' groups). The first, the local node, is
  * filled before anything is registered. */
@@ -322,7 +337,7 @@ static void start_areas(const struct mad_local_port *local)
 		fatal(3, "cannot start (see the lines above)");
 	if (stop_requested)
 		fatal(0, "stopped during start-up");
-	if (areas_register_mib() || agent_mib_register())
+	if (areas_register_mib() || agent_mib_register(mad_figures))
 		fatal(3, "cannot register the MIB handlers");
 	areas_started();
 }

@@ -18,11 +18,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ibsnmpd/alarm.h"
 #include "ibsnmpd/cache.h"
 #include "ibsnmpd/config.h"
 
 struct mad_local_port;
+struct alarm_list;
 
 /* What an area is started with. */
 struct area_env {
@@ -62,7 +62,7 @@ struct area_def {
 	/* what it finds wrong, for the active alarm table (alarm.h): the group
 	 * whose snapshots hold it and their collector (NULL: nothing) */
 	struct cache_group *(*alarm_group)(void *self);
-	alarm_collect_fn alarm_collect;
+	void (*alarm_collect)(const void *snapshot, struct alarm_list *out);
 };
 
 /* An area_def's configuration and cache groups from its arrays and its

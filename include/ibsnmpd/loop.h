@@ -43,6 +43,10 @@ void loop_set_stall(unsigned stall_s);
 void loop_ready(void);
 void loop_stop(void);
 
+/* What fd (a stream socket) takes now without waiting, in bytes; -1 if it
+ * cannot be told. A write to a peer must not wait: see netsnmp_compat.c. */
+long loop_stream_room(int fd);
+
 struct loop_stats {
 	uint64_t passes;
 	uint32_t longest_pass_ms; /* since loop_ready() */

@@ -9,8 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct topology;
-
 /* Reads mKeyFile (path "" : none), refusing one that others than its owner
  * may read or write (as sshd refuses such keys) or that does not parse:
  * 0, or -1 and why (the keys in force stay). */
@@ -24,9 +22,9 @@ uint64_t mkeys_default(void);
  * discovery by directed route with one key would be refused by the ports
  * of the others (libibnetdisc carries one key). */
 bool mkeys_per_port(void);
-/* After a discovery: each LID's own key (its port's, by GUID, from the
- * file; none: the default) handed to the MAD engine. A new mKeyFile (SIGHUP)
- * gives the ports their keys at the next discovery. */
-void mkeys_apply(const struct topology *t);
+/* A port's own key, by its GUID (a switch's: its node GUID, port 0), from
+ * the file; 0: none (the default). The topology hands each LID's to the MAD
+ * engine after a discovery (a new mKeyFile: at the next one). */
+uint64_t mkeys_of(uint64_t guid);
 
 #endif

@@ -28,9 +28,6 @@ struct compat_write_stats {
 	unsigned long refused, shut;
 };
 void compat_get_write_stats(struct compat_write_stats *st);
-/* What fd (a stream socket) takes now without waiting, in bytes; -1 if it
- * cannot be told. */
-long compat_stream_room(int fd);
 
 /* Test hooks: how many connect() calls were bounded by the replacement. */
 unsigned long compat_bounded_connects(void);

@@ -1,4 +1,4 @@
-/* The names ibsnmpd serves for nodes (src/node_names.c, pure).
+/* The names ibsnmpd serves for nodes (src/base/node_names.c, pure).
  *
  * A node's name is its entry in the node-name map (the ib-node-name-map file
  * infiniband-diags and opensm read: a node GUID and a quoted name a line),

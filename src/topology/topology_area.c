@@ -283,6 +283,25 @@ static void discovery_exited(pid_t pid, int status, bool killed, void *arg)
 		discovery_finish(a);
 }
 
+/* Each LID's M_Key (mKeyFile: its port's, by GUID; none: the default)
+ * handed to the MAD engine: a key the file no longer has does not linger.
+ * A switch answers at its port 0: its node GUID's. */
+static void apply_mkeys(const struct topology *t)
+{
+	for (size_t i = 0; t && i < t->n_nodes; i++) {
+		const struct topo_node *n = &t->nodes[i];
+
+		if (n->type == 2 && n->lid)
+			mad_engine_set_lid_mkey(n->lid, mkeys_of(n->guid));
+	}
+	for (size_t i = 0; t && i < t->n_ports; i++) {
+		const struct topo_port *p = &t->ports[i];
+
+		if (p->lid && t->nodes[p->node].type != 2)
+			mad_engine_set_lid_mkey(p->lid, mkeys_of(p->port_guid));
+	}
+}
+
 /* Both the output's end and the helper's exit are in. */
 static void discovery_finish(struct topology_area *a)
 {
@@ -322,7 +341,7 @@ static void discovery_finish(struct topology_area *a)
 	snmp_log(LOG_INFO, "subnet discovered%s: %zu nodes, %zu ports in %.3f s\n",
 		 f->from_sa ? " from the SA (the SM's view)" : "", f->n_nodes, f->n_ports,
 		 f->seconds);
-	mkeys_apply(f); /* each LID's M_Key, by its port's GUID (mKeyFile) */
+	apply_mkeys(f);
 	f->serial = ++a->serial;
 	/* a discovery: every port is probed again where it differs */
 	free(a->silent);
@@ -589,7 +608,7 @@ static void publish_patch(struct topology_area *a, struct topology *t)
 	a->storm_pending = false;
 	t->serial = ++a->serial;
 	t->patched_from = prev ? prev->serial : 0;
-	mkeys_apply(t);
+	apply_mkeys(t);
 	cache_publish(&a->group, (void *)topology_get(t));
 }
 

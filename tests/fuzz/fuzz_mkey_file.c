@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ibsnmpd/mkey_file.h"
+#include "mad/mkey_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """The layering of the sources, checked on what the compiler made:
 
-1. no include circle between files of different folders (the #include
+1. the layers (src/README.md): src/base uses nothing above it; src/mad
+   and src/snmp use base only; an area (every other folder) uses the
+   three and the other areas' shared headers (include/ibsnmpd), never
+   another area's private header (src/AREA/*.h); main.c and areas.c use
+   anything, and nothing uses them. Checked on the includes (a header of
+   include/ibsnmpd belongs to the folder of the file that defines it) and
+   on the calls (an object file uses another when it needs a symbol the
+   other defines: nm). No file is loose in src/ but main.c and areas.c;
+2. no include circle between files of different folders (the #include
    "..." lines of src/ and include/ibsnmpd/);
-2. no call circle between files of different folders: an object file
-   uses another when it needs a symbol the other defines (nm);
-3. one event path: an area's data code never calls its MIB code (a
+3. no call circle between files of different folders;
+4. one event path: an area's data code never calls its MIB code (a
    *_mib.c or *_notify.c file is used only by the core, the area's
    *_area.c and the context registrations of node_contexts.c).
 
@@ -112,7 +119,93 @@ def call_graph(objects, top):
 
 
 MIB_SIDE = re.compile(r"_(mib|notify)\.c$")
-MAY_USE_MIB = re.compile(r"^src/[^/]+\.c$|_area\.c$|_mib\.c$|_notify\.c$|node_contexts\.c$")
+MAY_USE_MIB = re.compile(r"^src/(base|mad|snmp)/|^src/[^/]+\.c$|_area\.c$|_mib\.c$|_notify\.c$|"
+                         r"node_contexts\.c$")
+
+CORE = ("base", "mad", "snmp")
+TOP_FILES = ("src/main.c", "src/areas.c")
+# what each core folder may use besides itself
+CORE_USES = {"base": set(), "mad": {"base"}, "snmp": {"base"}}
+# shared headers that no source file of the same name defines
+HEADER_HOME = {"netsnmp.h": "base", "octets.h": "base", "mib_oids.h": "base",
+               "notice.h": "trap", "sa_view.h": "topology"}
+
+
+def folder_of(path):
+    """'base', 'mad', 'snmp', an area's folder, or '' (main.c, areas.c) of a
+    file under src/; a header of include/ibsnmpd: its home's"""
+    parts = path.split("/")
+    if parts[0] == "src":
+        return parts[1] if len(parts) > 2 else ""
+    return None  # include/ibsnmpd: see header_homes
+
+
+def header_homes(top):
+    """{include/ibsnmpd/X.h: folder}: of the source file X.c, else of the
+    area its name starts with (sma_attr.h: sma), else HEADER_HOME"""
+    sources = {}
+    for root, _, names in os.walk(os.path.join(top, "src")):
+        for n in names:
+            if n.endswith(".c"):
+                sources[n[:-2]] = folder_of(os.path.relpath(os.path.join(root, n), top))
+    areas = {f for f in os.listdir(os.path.join(top, "src"))
+             if os.path.isdir(os.path.join(top, "src", f))}
+    homes = {}
+    inc = os.path.join(top, "include", "ibsnmpd")
+    for n in os.listdir(inc):
+        stem = n[:-2]
+        home = HEADER_HOME.get(n) or sources.get(stem) or \
+            next((a for a in areas if stem == a or stem.startswith(a + "_")), None)
+        homes["include/ibsnmpd/" + n] = home
+    return homes
+
+
+def allowed(user, used):
+    """may a file of folder `user` use one of folder `used`?"""
+    if user == used or user == "":
+        return True
+    if used == "":
+        return False  # main.c, areas.c: nothing uses them
+    if user in CORE:
+        return used in CORE_USES[user]
+    return True  # an area: the core and the other areas (their shared headers)
+
+
+def layer_problems(top, includes, calls):
+    homes = header_homes(top)
+    out = []
+    for f, home in sorted(homes.items()):
+        if home is None:
+            out.append("a shared header of no folder (name it after its file or area): " + f)
+    for root, _, names in os.walk(os.path.join(top, "src")):
+        for n in names:
+            rel = os.path.relpath(os.path.join(root, n), top)
+            if n.endswith((".c", ".h")) and folder_of(rel) == "" and rel not in TOP_FILES:
+                out.append("a file loose in src/ (only main.c and areas.c are): " + rel)
+
+    def home_of(f):
+        return homes.get(f) if f.startswith("include/") else folder_of(f)
+
+    for src, deps in sorted(includes.items()):
+        user = home_of(src)
+        for d in sorted(deps):
+            used = home_of(d)
+            if None in (user, used):
+                continue
+            private = d.startswith("src/") and d.endswith(".h")
+            if private and used != user and user != "":
+                out.append("includes another folder's private header: %s -> %s" % (src, d))
+            elif not allowed(user, used):
+                out.append("a layer uses one above it: %s (%s) includes %s (%s)" % (
+                    src, user or "top", d, used or "top"))
+    for src, deps in sorted(calls.items()):
+        user = home_of(src)
+        for d in sorted(deps):
+            used = home_of(d)
+            if None not in (user, used) and not allowed(user, used):
+                out.append("a layer uses one above it: %s (%s) calls %s (%s)" % (
+                    src, user or "top", d, used or "top"))
+    return out
 
 
 def main():
@@ -121,9 +214,10 @@ def main():
     top, objects = sys.argv[1], sys.argv[2:]
     problems = []
     includes = include_graph(top)
+    calls = call_graph(objects, top)
+    problems += layer_problems(top, includes, calls)
     for c in cross_folder_cycles(includes):
         problems.append("include circle between folders: " + " -> ".join(c))
-    calls = call_graph(objects, top)
     for c in cross_folder_cycles(calls):
         problems.append("call circle between folders: " + " -> ".join(c))
     for src, deps in sorted(calls.items()):
@@ -136,8 +230,8 @@ def main():
     if problems:
         sys.exit(1)
     folders = {os.path.dirname(f) for f in calls}
-    print("layers: %d files in %d folders, %d include and %d call edges; no circle between "
-          "folders, no data code calling MIB code" %
+    print("layers: %d files in %d folders, %d include and %d call edges; base, mad and snmp "
+          "below the areas, no circle between folders, no data code calling MIB code" %
           (len(calls), len(folders), sum(len(v) for v in includes.values()),
            sum(len(v) for v in calls.values())))
 

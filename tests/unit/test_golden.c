@@ -750,7 +750,7 @@ static void agent_statistics_and_cache_table(void **state)
 
 	(void)state;
 	assert_int_equal(areas_start(list, &env), 0);
-	assert_int_equal(agent_mib_register(), 0);
+	assert_int_equal(agent_mib_register(NULL), 0);
 	walk_subtree(&w, NULL, stats, OID_LENGTH(stats));
 	agent_mib_unregister();
 	areas_stop();

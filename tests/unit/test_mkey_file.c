@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "ibsnmpd/mkey_file.h"
+#include "mad/mkey_file.h"
 
 static void as_opensm_writes_it(void **state)
 {

@@ -1,5 +1,5 @@
 /* Node-name maps as infiniband-diags reads them, and the unique names
- * served for nodes (src/node_names.c). */
+ * served for nodes (src/base/node_names.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

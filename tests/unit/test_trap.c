@@ -11,7 +11,7 @@
 #include "ibsnmpd/notice.h"
 #include "ibsnmpd/sma_attr.h"
 
-#include "notify_limit.h"
+#include "base/notify_limit.h"
 #include "trap/osm_log.h"
 
 /* Trap 259 from LID 4: DataValid 0x00ff, LID1 4, LID2 2, P_Key 0x8002, SL 5,

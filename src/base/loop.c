@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <execinfo.h>
+#include <linux/sockios.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -10,6 +11,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -296,6 +299,33 @@ void loop_stop(void)
 void loop_get_stats(struct loop_stats *st)
 {
 	*st = stats;
+}
+
+/* ---- what a socket takes without waiting ----------------------------------------------
+ *
+ * Linux's SIOCOUTQ: on a Unix stream socket the bytes (with their buffers'
+ * overhead) the peer has not read, which the kernel holds against
+ * SO_SNDBUF; on TCP the bytes not yet acknowledged. */
+
+long loop_stream_room(int fd)
+{
+	int queued = 0, sndbuf = 0, type = 0;
+	socklen_t len = sizeof(sndbuf), tlen = sizeof(type);
+	long room;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) || ioctl(fd, SIOCOUTQ, &queued))
+		return -1;
+	room = (long)sndbuf - queued;
+	if (type == SOCK_STREAM && room > 0) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		/* TCP's SIOCOUTQ leaves out the overhead: keep half for it */
+		if (!getsockname(fd, (struct sockaddr *)&ss, &sl) && ss.ss_family != AF_UNIX)
+			room = (long)sndbuf / 2 - queued;
+	}
+	return room > 0 ? room : 0;
 }
 
 /* ---- one pass ------------------------------------------------------------------------ */

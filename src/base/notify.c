@@ -30,7 +30,6 @@
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/loop.h"
 #include "ibsnmpd/mib_oids.h"
-#include "ibsnmpd/netsnmp_compat.h"
 
 #include "notify_limit.h"
 
@@ -257,7 +256,7 @@ static int on_answer(int op, netsnmp_session *s, int reqid, netsnmp_pdu *pdu, vo
 static bool agentx_has_room(void)
 {
 	struct session_list *sl = snmp_sess_pointer(q.session);
-	long room = sl && sl->transport ? compat_stream_room(sl->transport->sock) : -1;
+	long room = sl && sl->transport ? loop_stream_room(sl->transport->sock) : -1;
 
 	return room < 0 || room >= NOTIFY_ROOM;
 }

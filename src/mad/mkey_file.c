@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibsnmpd/mkey_file.h"
+#include "mkey_file.h"
 
 /* "0x" and 1-16 hex digits, then a blank or the end: 0, or -1 */
 static int hex64(const char **p, const char *end, uint64_t *out)

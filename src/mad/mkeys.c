@@ -11,9 +11,8 @@
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/file_io.h"
 #include "ibsnmpd/mad_engine.h"
-#include "ibsnmpd/mkey_file.h"
+#include "mkey_file.h"
 #include "ibsnmpd/mkeys.h"
-#include "ibsnmpd/topology.h"
 
 #define MKEY_FILE_MAX (16u << 20)
 
@@ -77,21 +76,7 @@ bool mkeys_per_port(void)
 	return false;
 }
 
-void mkeys_apply(const struct topology *t)
+uint64_t mkeys_of(uint64_t guid)
 {
-	/* every LID of the discovery: its port's own key, or 0 (the subnet's,
-	 * mad_engine_set_mkey): a key the file no longer has does not linger */
-	for (size_t i = 0; t && i < t->n_nodes; i++) {
-		const struct topo_node *n = &t->nodes[i];
-
-		if (n->type == 2 && n->lid) /* a switch answers at its port 0: its node GUID */
-			mad_engine_set_lid_mkey(n->lid, mkey_file_find(&keys, n->guid));
-	}
-	for (size_t i = 0; t && i < t->n_ports; i++) {
-		const struct topo_port *p = &t->ports[i];
-
-		if (p->lid && t->nodes[p->node].type != 2)
-			mad_engine_set_lid_mkey(p->lid, p->port_guid ? mkey_file_find(&keys, p->port_guid)
-							     : 0);
-	}
+	return guid ? mkey_file_find(&keys, guid) : 0;
 }

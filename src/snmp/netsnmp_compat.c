@@ -7,13 +7,12 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <linux/sockios.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
 #include <net-snmp/agent/agent_callbacks.h>
 
+#include "ibsnmpd/loop.h"
 #include "ibsnmpd/netsnmp_compat.h"
 
 /* ---- 1. a time limit on connect(2) to a local stream socket (AgentX) -----------
@@ -198,27 +197,6 @@ static ssize_t (*libc_sendto)(int, const void *, size_t, int, const struct socka
 			      socklen_t);
 static unsigned long writes_refused, streams_shut;
 
-long compat_stream_room(int fd)
-{
-	int queued = 0, sndbuf = 0, type = 0;
-	socklen_t len = sizeof(sndbuf), tlen = sizeof(type);
-	long room;
-
-	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) ||
-	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) || ioctl(fd, SIOCOUTQ, &queued))
-		return -1;
-	room = (long)sndbuf - queued;
-	if (type == SOCK_STREAM && room > 0) {
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-
-		/* TCP's SIOCOUTQ leaves out the overhead: keep half for it */
-		if (!getsockname(fd, (struct sockaddr *)&ss, &sl) && ss.ss_family != AF_UNIX)
-			room = (long)sndbuf / 2 - queued;
-	}
-	return room > 0 ? room : 0;
-}
-
 void compat_get_write_stats(struct compat_write_stats *st)
 {
 	st->refused = writes_refused;
@@ -243,7 +221,7 @@ ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sock
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) || type != SOCK_STREAM)
 		return libc_sendto(fd, buf, len, flags, to, tolen);
-	room = compat_stream_room(fd);
+	room = loop_stream_room(fd);
 	if (room >= 0 && (size_t)room < len + STREAM_MESSAGE_OVERHEAD) {
 		writes_refused++;
 		errno = EAGAIN;

@@ -6,7 +6,6 @@
 #include "ibsnmpd/agent_mib.h"
 #include "ibsnmpd/area.h"
 #include "ibsnmpd/loop.h"
-#include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/netsnmp_compat.h"
@@ -26,18 +25,26 @@ struct cache_entry {
 };
 
 static struct {
+	void (*mads)(struct agent_mib_mads *out); /* main.c's: the MAD engine's */
 	unsigned count;
 	struct mib_rows rows;
 	struct mib_row row[CACHE_INDEX_MAX];
 	struct cache_entry entry[CACHE_INDEX_MAX];
 } stats;
 
+static void mad_figures(struct agent_mib_mads *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (stats.mads)
+		stats.mads(st);
+}
+
 static int stats_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
 {
-	struct mad_engine_stats st;
+	struct agent_mib_mads st;
 
 	(void)snap;
-	mad_engine_get_stats(&st);
+	mad_figures(&st);
 	switch (column) {
 	case SCALAR_IBSNMPD_MADS_SENT: mib_set_unsigned(vb, ASN_COUNTER, st.sent); return 0;
 	case SCALAR_IBSNMPD_MADS_ANSWERED: mib_set_unsigned(vb, ASN_COUNTER, st.answered); return 0;
@@ -160,22 +167,21 @@ static struct mib_scalars loop_scalars = {
  * whether it may send SMPs there (the MAD engine's M_Key guard). */
 static int instance_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
 {
-	(void)snap;
-	struct mad_engine_stats st;
+	struct agent_mib_mads st;
 
+	(void)snap;
+	mad_figures(&st);
 	switch (column) {
 	case SCALAR_IBSNMPD_FABRIC_NAME:
 		mib_set_octets(vb, ibsnmpd_cfg.fabric_name, strlen(ibsnmpd_cfg.fabric_name));
 		return 0;
 	case SCALAR_IBSNMPD_SMP_ACCESS:
-		mib_set_int(vb, 1 + mad_engine_smp_access()); /* unknown, answered, refused */
+		mib_set_int(vb, 1 + st.smp_access); /* unknown, answered, refused */
 		return 0;
 	case SCALAR_IBSNMPD_SMPS_REFUSED:
-		mad_engine_get_stats(&st);
 		mib_set_unsigned(vb, ASN_COUNTER, st.smps_refused);
 		return 0;
 	case SCALAR_IBSNMPD_M_KEY_VIOLATIONS_CAUSED:
-		mad_engine_get_stats(&st);
 		mib_set_unsigned(vb, ASN_COUNTER, st.mkey_violations_caused);
 		return 0;
 	default:
@@ -210,8 +216,9 @@ static void add_row(const struct cache_decl *decl, struct cache_group *g, void *
 	stats.count++;
 }
 
-int agent_mib_register(void)
+int agent_mib_register(void (*mads)(struct agent_mib_mads *out))
 {
+	stats.mads = mads;
 	stats.count = 0;
 	areas_for_each_cache(add_row, NULL);
 	stats.rows.rows = stats.row;
