@@ -3,11 +3,12 @@
  * read in-band with NVIDIA's vendor MADs (vitals_attr.h).
  *
  *   vitals_area.c      the area: tokens, cache groups, what it follows
- *   vitals_sweep.c     the two sweeps: the inventory (per node once, when it
- *                      appears or restarts: GeneralInfo, MGIR, MSGI, MTCAP,
- *                      MFCR, MGPIR, PMLP of every port) and the readings
- *                      (every vitalsSensors: MGIR's uptime, MTMP, MFSM,
- *                      FORE, PMAOS, PDDR; MCIA where PDDR is not there)
+ *   vitals_inventory.c the inventory (per node once, when it appears or
+ *                      restarts: GeneralInfo, MGIR, MSGI, MTCAP, MFCR,
+ *                      MGPIR, PMLP of every port); reading a register
+ *   vitals_readings.c  the readings (every vitalsSensors: MGIR's uptime,
+ *                      MTMP, MFSM, FORE, PMAOS, PDDR; MCIA where PDDR is
+ *                      not there), built by vitals_build.c; the groups
  *   vitals_build.c     pure: a readings snapshot from the inventory, the
  *                      readings and the previous snapshot; the conditions
  *                      (hot, fan failed, module out or faulted, Rx power
@@ -258,7 +259,7 @@ struct vitals_area {
 struct area_def;
 extern const struct area_def vitals_area_def;
 
-/* The sweeps (vitals_sweep.c), started by the area. */
+/* The sweeps (vitals_readings.c, vitals_inventory.c), started by the area. */
 void vitals_sweep_init(struct vitals_area *a, unsigned inventory_s, unsigned readings_s);
 void vitals_sweep_stop(struct vitals_area *a);
 /* A discovery was published: its new nodes are inventoried, silent nodes
