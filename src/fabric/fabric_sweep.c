@@ -11,7 +11,7 @@
  * (a partial sweep: the other rows stay as they are); when the topology
  * followed a change (a patched topology), of the ports it changed. After
  * each publication the topology compares what was read (it follows the
- * links that came and went by probes: topology_area.c). */
+ * links that came and went by probes: topology_follow.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
