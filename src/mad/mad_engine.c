@@ -1,6 +1,7 @@
 /* The MAD engine: requests in per-destination queues, a window of MADs in
  * flight, retries and timeouts, answers matched by TID and handed to their
- * callbacks. All of it runs on the main thread; the wire is a transport
+ * callbacks, destinations taken for dead and probed. Whether an SMP may go
+ * at all is the M_Key guard's (mad_guard.c). All of it runs on the main thread; the wire is a transport
  * (mad_device.c: the umad device; the unit tests: a fake one) that sends
  * what the engine built and hands back, on the main thread, what came in
  * (mad_engine_received, then mad_engine_pump). */
@@ -17,26 +18,11 @@
 
 #include "ibsnmpd/mad_engine.h"
 
+#include "mad_internal.h"
+
 #define MAD_BLOCK 256
 
 struct mad_dest;
-
-struct mad_request {
-	struct mad_request *next; /* in its destination's queue, or its in-flight bucket */
-	struct mad_dest *dest;
-	ib_portid_t target;
-	int mgmt_class, method;
-	unsigned attr_id, attr_mod;
-	size_t data_len;
-	uint8_t data[IB_VENDOR_RANGE1_DATA_SIZE]; /* the largest: a vendor class's (232) */
-	uint64_t sa_sm_key, sa_comp_mask;
-	uint32_t tid;
-	unsigned tries_left;
-	struct timespec deadline;
-	mad_done_fn done;         /* NULL: the engine's own probe */
-	void *ctx;
-	bool guard;               /* the M_Key guard's PortInfo of this port: always sent */
-};
 
 /* A destination: one LID, whose agent (a switch's PMA or SMA) answers one
  * MAD at a time on real hardware. Requests wait in their destination's
@@ -107,27 +93,7 @@ static struct {
 	size_t n_silences, cap_silences;
 	unsigned probes_in_flight;
 	uint64_t mkey;             /* in every SMP (mKey) */
-	/* The M_Key guard: on a fabric whose ports are protected (protect bits
-	 * 2, 3) an SMP without the right key goes unanswered, counts as a
-	 * violation and raises trap 256 at the SM. When an SMP times out, this
-	 * port's own PortInfo is asked (at most every GUARD_SUSPECT_S): if this
-	 * port does not answer either, no SMP is sent any more (each would be a
-	 * violation) but that one question, every interval_s, until it is
-	 * answered. The first SMP a port would send asks it first (unsettled),
-	 * and SMPs wait for the answer while the question is out (held): a
-	 * protected fabric costs this port one violation, not a discovery's. */
-	struct {
-		bool refused, probing, unsettled;
-		unsigned long suspects; /* SMP tries unanswered since one was answered */
-		struct mad_request *held, *held_tail;
-		struct timespec next;   /* the next question allowed */
-		unsigned interval_s;
-		void (*changed)(bool refused, void *arg);
-		void *changed_arg;
-	} guard;
 } eng;
-
-#define GUARD_SUSPECT_S 10
 
 /* Probes in flight at once: a sixteenth of the window (at least one), so
  * that a dead rail's thousand LIDs are probed beside the sweeps, not in
@@ -179,27 +145,6 @@ void mad_engine_set_lid_mkey(unsigned lid, uint64_t mkey)
 		eng.by_lid[lid].mkey = mkey;
 }
 
-void mad_engine_set_smp_guard_interval(unsigned seconds)
-{
-	eng.guard.interval_s = seconds ? seconds : 1;
-}
-
-void mad_engine_on_smp_guard(void (*changed)(bool refused, void *arg), void *arg)
-{
-	eng.guard.changed = changed;
-	eng.guard.changed_arg = arg;
-}
-
-int mad_engine_smp_access(void)
-{
-	return eng.guard.unsettled ? 0 : eng.guard.refused ? 2 : 1;
-}
-
-bool mad_engine_smps_refused(void)
-{
-	return eng.guard.refused;
-}
-
 void mad_engine_get_stats(struct mad_engine_stats *st)
 {
 	*st = eng.stats;
@@ -209,7 +154,7 @@ void mad_engine_get_stats(struct mad_engine_stats *st)
 
 /* ---- sending ------------------------------------------------------------- */
 
-static void ts_add_ms(struct timespec *t, unsigned ms)
+void mad_ts_add_ms(struct timespec *t, unsigned ms)
 {
 	clock_gettime(CLOCK_MONOTONIC, t);
 	t->tv_sec += ms / 1000;
@@ -220,7 +165,7 @@ static void ts_add_ms(struct timespec *t, unsigned ms)
 	}
 }
 
-static bool ts_passed(const struct timespec *t, const struct timespec *now)
+bool mad_ts_passed(const struct timespec *t, const struct timespec *now)
 {
 	return now->tv_sec > t->tv_sec || (now->tv_sec == t->tv_sec && now->tv_nsec >= t->tv_nsec);
 }
@@ -260,18 +205,17 @@ static int send_one(struct mad_request *r)
 		    r->target.lid ? "" : " (directed route)"));
 	/* The simulator ignores the timeout: keep a deadline of our own, a little
 	 * later than the kernel's so that on hardware the kernel's report wins. */
-	ts_add_ms(&r->deadline, eng.timeout_ms + eng.timeout_ms / 4 + 10);
+	mad_ts_add_ms(&r->deadline, eng.timeout_ms + eng.timeout_ms / 4 + 10);
 	return 0;
 }
 
-static bool is_smp(const struct mad_request *r);
 
 static void finish(struct mad_request *r, int result, const uint8_t *data, size_t len)
 {
 	if (result == MAD_TIMEOUT)
 		eng.stats.timeouts++;
-	else if (result != MAD_SEND_FAILED && result != MAD_MALFORMED && is_smp(r))
-		eng.guard.suspects = 0; /* an SMA answered: what went before was no violation */
+	else if (result != MAD_SEND_FAILED && result != MAD_MALFORMED && mad_request_is_smp(r))
+		mad_guard_answered(); /* an SMA answered: what went before was no violation */
 	if (!eng.silent && r->done)
 		r->done(r->ctx, result, data, len);
 	free(r);
@@ -300,7 +244,7 @@ static struct silence *find_silence(const struct mad_dest *d, unsigned mgmt_clas
 	return NULL;
 }
 
-static bool is_smp(const struct mad_request *r)
+bool mad_request_is_smp(const struct mad_request *r)
 {
 	return r->mgmt_class == IB_SMI_CLASS || r->mgmt_class == IB_SMI_DIRECT_CLASS;
 }
@@ -309,121 +253,50 @@ static bool is_smp(const struct mad_request *r)
  * it is an SMP and the M_Key guard refuses them. */
 static bool request_silent(const struct mad_request *r)
 {
-	if (eng.guard.refused && is_smp(r) && !r->guard)
+	if (mad_guard_refuses(r))
 		return true;
 	return r->dest->silences && find_silence(r->dest, r->mgmt_class);
 }
 
-static void guard_done(void *ctx, int result, const uint8_t *data, size_t len);
 static void queue_request(struct mad_request *r, bool first);
 
-/* Seconds between two questions while SMPs are refused (the default of
- * pmDiscoveryInterval until the topology area sets it). */
-static unsigned guard_interval(void)
-{
-	return eng.guard.interval_s ? eng.guard.interval_s : 300;
-}
+/* ---- what the M_Key guard asks of the engine (mad_internal.h) ---------------- */
 
-/* The guard's question: this port's PortInfo, directed-routed, no retry. */
-static void guard_ask(void)
+void mad_engine_queue_first(struct mad_request *r)
 {
-	struct mad_request *r = calloc(1, sizeof(*r));
-
-	if (!r)
-		return;
-	mad_portid_local(&r->target);
-	r->mgmt_class = IB_SMI_DIRECT_CLASS;
-	r->method = IB_MAD_METHOD_GET;
-	r->attr_id = IB_ATTR_PORT_INFO;
-	r->done = guard_done;
-	r->guard = true;
-	r->dest = &eng.directed;
-	eng.guard.probing = true;
-	ts_add_ms(&eng.guard.next, (eng.guard.refused ? guard_interval() : GUARD_SUSPECT_S) * 1000u);
 	queue_request(r, true);
 }
 
-/* r, an SMP, waits for the guard's answer. */
-static void guard_hold(struct mad_request *r)
+struct mad_request *mad_engine_new_directed(void)
 {
-	r->next = NULL;
-	if (eng.guard.held_tail)
-		eng.guard.held_tail->next = r;
-	else
-		eng.guard.held = r;
-	eng.guard.held_tail = r;
+	struct mad_request *r = calloc(1, sizeof(*r));
+
+	if (r) {
+		mad_portid_local(&r->target);
+		r->dest = &eng.directed;
+	}
+	return r;
 }
 
-/* The SMPs that waited go on (first, in their order): sent if SMPs are
- * answered, failed at once if they are refused. */
-static void guard_release(void)
+bool mad_engine_is_open(void)
 {
-	struct mad_request *r = eng.guard.held, *rest = NULL;
-
-	eng.guard.held = eng.guard.held_tail = NULL;
-	while (r) { /* reversed, so that queueing each first keeps the order */
-		struct mad_request *next = r->next;
-
-		r->next = rest;
-		rest = r;
-		r = next;
-	}
-	while (rest) {
-		struct mad_request *next = rest->next;
-
-		queue_request(rest, true);
-		rest = next;
-	}
+	return eng.open;
 }
 
-static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
+void mad_engine_pump_unless_feeding(void)
 {
-	bool first = eng.guard.unsettled;
-
-	(void)ctx;
-	(void)data;
-	(void)len;
-	eng.guard.probing = false;
-	eng.guard.unsettled = false;
-	if (result == MAD_TIMEOUT) /* protected: what went unanswered was violations */
-		eng.stats.mkey_violations_caused += eng.guard.suspects;
-	eng.guard.suspects = 0;
-	if (first && result == MAD_OK) /* the start's question, not a suspicion's */
-		memset(&eng.guard.next, 0, sizeof(eng.guard.next));
-	if (result == MAD_OK && eng.guard.refused) {
-		eng.guard.refused = false;
-		snmp_log(LOG_NOTICE, "this port answers SMPs again (M_Key): sending them again\n");
-		if (eng.guard.changed)
-			eng.guard.changed(false, eng.guard.changed_arg);
-	} else if (result == MAD_TIMEOUT && !eng.guard.refused) {
-		eng.guard.refused = true;
-		ts_add_ms(&eng.guard.next, guard_interval() * 1000u);
-		snmp_log(LOG_ERR, "this port does not answer SMPs: the fabric is protected by M_Key "
-			 "(protect bits 2 or 3) and %s: no SMP is sent (each would count as an M_Key "
-			 "violation and raise trap 256 at the SM) but one PortInfo of this port every "
-			 "%u s. Served meanwhile: the nodes, links and port states the SM's SA gives "
-			 "(discoverySource auto) and the counters (PerfMgt needs no key). Not served "
-			 "without the key: what only SMPs read (SMA-MIB's tables of the local node "
-			 "and of the nodes' contexts, forwarding tables, the hardware's vitals, "
-			 "the partition check)\n",
-			 eng.mkey ? "mKey is not the fabric's key" : "no mKey is set",
-			 guard_interval());
-		if (eng.guard.changed)
-			eng.guard.changed(true, eng.guard.changed_arg);
-	} else if (first && eng.guard.changed) {
-		eng.guard.changed(eng.guard.refused, eng.guard.changed_arg); /* settled */
-	}
-	guard_release();
+	if (!eng.feeding)
+		mad_engine_pump();
 }
 
-bool mad_engine_smp_guard_settled(void)
+void mad_engine_count_violations(unsigned long n)
 {
-	if (eng.guard.unsettled && !eng.guard.probing && eng.open) {
-		guard_ask();
-		if (!eng.feeding)
-			mad_engine_pump();
-	}
-	return !eng.guard.unsettled;
+	eng.stats.mkey_violations_caused += n;
+}
+
+bool mad_engine_has_mkey(void)
+{
+	return eng.mkey != 0;
 }
 
 /* r fails at once: its silence is wanted over (a probe when due). */
@@ -485,7 +358,7 @@ static void make_silent(const struct mad_request *failed, bool probe)
 		ms = SILENT_MIN_MS;
 	for (unsigned k = 1; k < x->strikes && ms < SILENT_MAX_MS; k++)
 		ms *= 2;
-	ts_add_ms(&x->until, ms < SILENT_MAX_MS ? ms : SILENT_MAX_MS);
+	mad_ts_add_ms(&x->until, ms < SILENT_MAX_MS ? ms : SILENT_MAX_MS);
 }
 
 /* d answered a request of mgmt_class: that class is no longer silent. */
@@ -586,9 +459,9 @@ static void send_probes_due(const struct timespec *now)
 		struct silence *x = eng.silences[k];
 		struct mad_request *r;
 
-		if (x->probe_in_flight || !x->wanted || !ts_passed(&x->until, now))
+		if (x->probe_in_flight || !x->wanted || !mad_ts_passed(&x->until, now))
 			continue;
-		if (eng.guard.refused && x->mgmt_class == IB_SMI_CLASS)
+		if (mad_engine_smps_refused() && x->mgmt_class == IB_SMI_CLASS)
 			continue; /* an SMP: the guard's question alone goes */
 		if (!(r = malloc(sizeof(*r))))
 			return;
@@ -677,15 +550,12 @@ void mad_engine_pump(void)
 		if (!d->head)
 			d->tail = NULL;
 		eng.n_queued--;
-		if (is_smp(r) && !r->guard && (eng.guard.probing || eng.guard.unsettled)) {
-			if (!eng.guard.probing)
-				guard_ask(); /* the port's first SMP: is the fabric protected? */
-			guard_hold(r);
+		if (mad_guard_hold(r)) {
 			dest_make_ready(d);
 			continue;
 		}
 		if (request_silent(r)) {
-			if (eng.guard.refused && is_smp(r) && !r->guard)
+			if (mad_guard_refuses(r))
 				eng.stats.smps_refused++;
 			want_probe(r);
 			dest_make_ready(d);
@@ -707,24 +577,16 @@ void mad_engine_pump(void)
 /* A try failed (timeout): send again or give up. */
 static void retry_or_fail(struct mad_request *r)
 {
-	struct timespec now;
-
 	unlink_in_flight(r);
-	if (is_smp(r))
-		eng.guard.suspects++; /* a violation, if the fabric turns out protected */
 	if (!r->done) {
+		mad_guard_unanswered(r, false);
 		probe_ended(r, false);
 		return;
 	}
-	if (is_smp(r) && !r->guard && !eng.guard.probing && !eng.guard.refused && !eng.silent) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (ts_passed(&eng.guard.next, &now))
-			guard_ask(); /* is it M_Key? this port tells */
-	}
+	mad_guard_unanswered(r, !eng.silent);
 	/* no SMP is tried again while the guard asks (each try may be a
 	 * violation), nor once it refuses them */
-	if (r->tries_left > 0 && !eng.silent &&
-	    !((eng.guard.refused || eng.guard.probing) && is_smp(r) && !r->guard)) {
+	if (r->tries_left > 0 && !eng.silent && !mad_guard_stops_retries(r)) {
 		r->tries_left--;
 		queue_request(r, true); /* retries go first */
 		return;
@@ -817,7 +679,7 @@ void mad_engine_expire(const struct timespec *now)
 	for (size_t b = 0; b < IN_FLIGHT_BUCKETS && eng.n_in_flight; b++) {
 		for (r = eng.in_flight[b]; r; r = next) {
 			next = r->next;
-			if (ts_passed(&r->deadline, now)) {
+			if (mad_ts_passed(&r->deadline, now)) {
 				DEBUGMSGTL(("ibsnmpd:mad", "tid 0x%08x timed out\n", r->tid));
 				retry_or_fail(r);
 			}
@@ -825,8 +687,8 @@ void mad_engine_expire(const struct timespec *now)
 	}
 	if (!eng.silent)
 		send_probes_due(now);
-	if (eng.guard.refused && !eng.guard.probing && !eng.silent && ts_passed(&eng.guard.next, now))
-		guard_ask();
+	if (!eng.silent)
+		mad_guard_due(now);
 	mad_engine_pump();
 }
 
@@ -848,7 +710,8 @@ static void arm_timer(void)
 	unsigned ms;
 
 	/* silent destinations wait for their probes: the timer sends them */
-	if (eng.timer || (!eng.n_in_flight && !eng.n_silences && !eng.guard.refused) || !eng.open)
+	if (eng.timer || (!eng.n_in_flight && !eng.n_silences && !mad_engine_smps_refused()) ||
+	    !eng.open)
 		return;
 	ms = eng.timeout_ms / 4 + 1;
 	tv.tv_sec = ms / 1000;
@@ -956,9 +819,7 @@ int mad_engine_attach(const struct mad_transport *wire)
 	eng.by_lid = calloc(MAD_UNICAST_LIDS, sizeof(*eng.by_lid));
 	if (!eng.by_lid)
 		return -1;
-	eng.guard.refused = eng.guard.probing = false; /* a new port, a new question */
-	eng.guard.unsettled = true;
-	memset(&eng.guard.next, 0, sizeof(eng.guard.next));
+	mad_guard_reset(); /* a new port, a new question */
 	eng.wire = *wire;
 	eng.open = true;
 	return 0;
@@ -980,7 +841,7 @@ void mad_engine_lid_wake(unsigned lid)
 		return;
 	for (struct silence *x = eng.by_lid[lid].silences; x; x = x->next) {
 		x->wanted = true;
-		ts_add_ms(&x->until, 0);
+		mad_ts_add_ms(&x->until, 0);
 	}
 }
 
@@ -1031,10 +892,10 @@ static void wait_for_answers(void)
 	if (!eng.wire.wait)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &limit);
-	ts_add_ms(&limit, ms < CLOSE_WAIT_MAX_MS ? ms : CLOSE_WAIT_MAX_MS);
+	mad_ts_add_ms(&limit, ms < CLOSE_WAIT_MAX_MS ? ms : CLOSE_WAIT_MAX_MS);
 	while (eng.n_in_flight || eng.n_queued) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (ts_passed(&limit, &now))
+		if (mad_ts_passed(&limit, &now))
 			break;
 		mad_engine_expire(&now); /* silent: a timeout ends its request */
 		if (eng.n_in_flight || eng.n_queued)
@@ -1066,13 +927,7 @@ void mad_engine_close(void)
 		}
 	}
 	drop_queued();
-	while (eng.guard.held) { /* dropped too, as the queued */
-		struct mad_request *r = eng.guard.held;
-
-		eng.guard.held = r->next;
-		free(r);
-	}
-	eng.guard.held_tail = NULL;
+	mad_guard_drop_held(); /* dropped too, as the queued */
 	for (size_t k = 0; k < eng.n_silences; k++)
 		free(eng.silences[k]); /* by_lid, their destinations, goes below */
 	free(eng.silences);
