@@ -166,16 +166,5 @@ def get_latencies(target, oid, seconds, interval=0.05, community="public", sent_
 
 
 def fabricsim_answered(bed):
-    """fabricsim's counts of what it answered so far (its console's Stats):
-    {"smp": ..., "pma": ..., "sa": ...} (SA: every RMPP segment)"""
-    path = os.path.join(bed.dir, "fabricsim.out")
-    size = os.path.getsize(path)
-    bed.sim("Stats")
-    for _ in range(100):
-        with open(path) as f:
-            f.seek(size)
-            m = re.findall(r"answered: (\d+) SMPs, (\d+) PerfMgt, (\d+) SA", f.read())
-        if m:
-            return dict(zip(("smp", "pma", "sa"), (int(v) for v in m[-1])))
-        time.sleep(0.05)
-    raise SystemExit("fabricsim did not answer Stats")
+    """fabricsim's counts of what it answered so far (simfabric's Bed.answered)"""
+    return bed.answered()

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <infiniband/mad.h>
+
 #include "fabricsim.h"
 
 static const char *const help =
@@ -23,7 +25,8 @@ static const char *const help =
 	"# Dead \"node\" / Alive \"node\"    the node answers nothing at all / again; a name\n"
 	"#                               with * or ? takes every node it matches (a rail)\n"
 	"# Width \"node\"[port] 1X|2X|4X|8X|12X, Speed \"node\"[port] SDR|...|NDR|XDR (both ends)\n"
-	"# Stats                         MADs answered so far\n"
+	"# Stats                         MADs answered so far: SMPs (vendor attributes\n"
+	"#                               apart), PerfMgt, SA, vendor (class 0x0A, SMP 0xFFxx)\n"
 	"# Temperature \"node\" SENSOR CELSIUS|auto   sensor 0 the ASIC, 1-2 ambient, 64+M module M\n"
 	"# Fan \"node\" TACHO RPM|auto     tacho 0-13 of a switch (0 rpm: stopped)\n"
 	"# Module \"node\"[port] Remove|Insert|Fault   the module of the port (its cage's links\n"
@@ -36,7 +39,25 @@ static const char *const help =
 	"#                               how it answers NVIDIA's vendor MADs (a pattern: every\n"
 	"#                               node it matches); without a mode, how many reached it\n";
 
-unsigned long fs_answered[4]; /* SMP, PMA, SA, undeliverable: server.c counts */
+unsigned long fs_answered[FS_CLASSES]; /* server.c counts */
+
+enum fs_class fs_class_of(const uint8_t *mad, uint32_t status)
+{
+	unsigned attr = (unsigned)mad[16] << 8 | mad[17];
+
+	if (status)
+		return FS_UNDELIVERABLE;
+	switch (mad[1]) {
+	case IB_PERFORMANCE_CLASS:
+		return FS_PERFMGT;
+	case IB_SA_CLASS:
+		return FS_SA;
+	case 0x0A:
+		return FS_VENDOR;
+	default:
+		return attr >= 0xFF00 ? FS_VENDOR : FS_SMP;
+	}
+}
 
 /* "NAME"[PORT] at *s; the node, the port (-1: none given); s moves past */
 static int parse_target(const struct fabric *f, char **s, int *node, int *port, FILE *out)
@@ -488,8 +509,9 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 		return;
 	}
 	if (!strcasecmp(cmd, "Stats")) {
-		fprintf(out, "answered: %lu SMPs, %lu PerfMgt, %lu SA; %lu undeliverable\n",
-			fs_answered[0], fs_answered[1], fs_answered[2], fs_answered[3]);
+		fprintf(out, "answered: %lu SMPs, %lu PerfMgt, %lu SA, %lu vendor; %lu undeliverable\n",
+			fs_answered[FS_SMP], fs_answered[FS_PERFMGT], fs_answered[FS_SA],
+			fs_answered[FS_VENDOR], fs_answered[FS_UNDELIVERABLE]);
 		return;
 	}
 	if (!strcasecmp(cmd, "Vendor")) {

@@ -333,8 +333,13 @@ int fs_module_of_port(const struct fabric *f, uint32_t node, unsigned port);
 int fs_register_by_name(const char *name);
 
 /* console.c: one command line; output to out. fs_answered: MADs answered
- * (SMP, PerfMgt, SA, undeliverable), counted by the server for Stats */
-extern unsigned long fs_answered[4];
+ * by class, counted by the server for Stats. Vendor: NVIDIA's class 0x0A
+ * and the SMPs of vendor-specific attributes (0xFF00 up: AccessRegister),
+ * the register reads a switch's management processor answers. */
+enum fs_class { FS_SMP, FS_PERFMGT, FS_SA, FS_UNDELIVERABLE, FS_VENDOR, FS_CLASSES };
+extern unsigned long fs_answered[FS_CLASSES];
+/* Which count a MAD answered (status: not delivered) goes to. */
+enum fs_class fs_class_of(const uint8_t *mad, uint32_t status);
 void fs_console(struct fabric *f, char *line, FILE *out,
 		void (*link_changed)(struct fabric *f, uint32_t node));
 

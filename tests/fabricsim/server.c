@@ -323,7 +323,7 @@ static void serve_client(int id)
 
 			if (segments) {
 				if (segments > 0)
-					fs_answered[2] += (unsigned long)segments; /* every segment */
+					fs_answered[FS_SA] += (unsigned long)segments; /* every segment */
 				if (segments < 0)
 					fprintf(stderr, "fabricsim: out of memory for an SA table\n");
 				continue;
@@ -348,8 +348,7 @@ static void serve_client(int id)
 			}
 			continue;
 		}
-		fs_answered[r.status ? 3 : mgmt == IB_PERFORMANCE_CLASS ? 1 :
-				 mgmt == IB_SA_CLASS ? 2 : 0]++;
+		fs_answered[fs_class_of(r.mad, r.status)]++;
 		send_to(id, &r);
 	}
 }

@@ -8,6 +8,7 @@ that execs it, so that it can be started again as it first was) and its
 output DIR/NAME.out; DIR/env holds the variables `up` prints. The layout
 is the command line's (scripts/simfabric): other tools read it."""
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -359,6 +360,24 @@ class Bed:
             os.write(fd, (command + "\n").encode())
         finally:
             os.close(fd)
+
+    def answered(self):
+        """fabricsim's counts of the MADs it answered so far (its console's
+        Stats): {"smp", "pma", "sa", "vendor"}; SA counts every RMPP segment,
+        vendor NVIDIA's class 0x0A and SMPs of vendor attributes (not in
+        "smp")"""
+        path = self.path("fabricsim.out")
+        size = os.path.getsize(path)
+        self.sim("Stats")
+        for _ in range(200):
+            with open(path) as f:
+                f.seek(size)
+                m = re.findall(r"answered: (\d+) SMPs, (\d+) PerfMgt, (\d+) SA, (\d+) vendor",
+                               f.read())
+            if m:
+                return dict(zip(("smp", "pma", "sa", "vendor"), (int(v) for v in m[-1])))
+            time.sleep(0.05)
+        raise BedError("fabricsim did not answer Stats")
 
     def command(self, *cmd, node=None, fabric=1):
         """argv that runs cmd (e.g. smpquery) attached to a node of the fabric,
