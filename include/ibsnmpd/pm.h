@@ -98,6 +98,14 @@ struct pm_area {
 	unsigned recheck_lid[32];
 	size_t n_recheck;
 	bool recheck_all;             /* more than recheck_lid holds */
+	/* Ports a topology patch named since the last sweep began (a new
+	 * node's, a link made or gone): the next sweep reads only these,
+	 * unless the periodic one is due (then it reads every port).
+	 * pending_all: more than could be kept, every port. */
+	struct topo_port_ref *pending;
+	size_t n_pending, cap_pending;
+	bool pending_all;
+	time_t full_at;               /* monotonic s: when the last sweep of every port began */
 	/* sampling state of the watched nodes (pm_samples.c) */
 	struct cache_group samples;   /* snapshot: struct pm_samples_snapshot */
 	bool samples_again;           /* a sample started while reading: read again */
@@ -191,6 +199,9 @@ void pm_sweep_init(struct pm_area *pm, unsigned lifetime_s);
 void pm_sweep_stop(struct pm_area *pm);
 /* A new discovery: sweep it now (the first one starts the periodic sweeps). */
 void pm_sweep_discovered(struct pm_area *pm);
+/* A topology patched from the one swept (f): the ports it names are read
+ * now, the others at the next periodic sweep. */
+void pm_sweep_patched(struct pm_area *pm, const struct topology *f);
 
 
 

@@ -29,7 +29,11 @@ static const struct cache_decl caches[] = {
 };
 
 /* A discovery: its nodes are IB-PM-MIB's rows now, their counters after the
- * sweep that starts at once; watched nodes may have new LIDs. */
+ * sweep that starts at once; watched nodes may have new LIDs. A topology
+ * patched after a change (a node back or new, a link made or gone): only
+ * the ports it names are read now, the rest at the periodic sweep (every
+ * port read again for each host that comes and goes would be a whole
+ * sweep's load a host). */
 static void discovered(struct cache_group *g, const void *before, const void *after, void *arg)
 {
 	struct pm_area *pm = arg;
@@ -37,12 +41,12 @@ static void discovered(struct cache_group *g, const void *before, const void *af
 	(void)g;
 	(void)before;
 	pm_view_refresh(pm);
-	/* a topology patched after a change: a sweep of every port only for
-	 * new nodes (their counters then come at once); a link gone or back
-	 * waits for the next sweep (every node's PMA read again for each link
-	 * would be a discovery's load again and again) */
-	if (topology_patch_adds_no_node(after) && pm->sweep.alarm)
+	if (after && ((const struct topology *)after)->patched_from && pm->sweep.alarm) {
+		pm_sweep_patched(pm, after);
+		if (((const struct topology *)after)->nodes_added)
+			cache_group_start(&pm->samples); /* a watched node may be back */
 		return;
+	}
 	pm_sweep_discovered(pm);
 	cache_group_start(&pm->samples);
 }

@@ -4,9 +4,14 @@
  * topology's last discovery, all through the MAD engine (madMaxOutstanding
  * in flight, madMaxPerDestination to one LID). ClassPortInfo (whether a node
  * has 64-bit counters, error details) is asked once per node after each
- * discovery, again for a node that did not answer it, and after a trap 144
- * from the node. A node that does not answer costs only its own timeouts;
- * its ports are marked stale and keep their last values. */
+ * discovery (a node keeps it, by GUID, across the topology's patches),
+ * again for a node that did not answer it, and after a trap 144 from the
+ * node. A node that does not answer costs only its own timeouts; its ports
+ * are marked stale and keep their last values.
+ *
+ * After a topology patch, a sweep reads only the ports the patches named
+ * (pm->pending): the others keep what the sweep before read, and the
+ * periodic sweep reads every port. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +37,9 @@ struct sweep {
 	time_t now;
 	size_t next_node;           /* fed to the engine node by node as it has room */
 	struct mad_feeder feeder;
+	/* a sweep of the ports a patch named: which ports of snap are read;
+	 * NULL: every port */
+	bool *to_read;
 };
 
 struct port_job {
@@ -225,6 +233,8 @@ static void send_node_ports(struct sweep *sw, size_t node, unsigned cap)
 		struct pm_port_state *st = &sw->snap->ports[i];
 		enum pm_fec_layout layout = pm_fec_layout_of(sw->snap->fabric->ports[i].speed, cap);
 
+		if (sw->to_read && !sw->to_read[i])
+			continue;
 		if (st->extended != ext && st->have_raw)
 			st->discontinuity = sw->now;
 		st->extended = ext;
@@ -247,9 +257,10 @@ static void got_classportinfo(void *ctx, int result, const uint8_t *data, size_t
 	unsigned cap = 0;
 
 	if (result != MAD_OK || pm_classportinfo_capmask(data, len, &cap)) {
-		/* the node does not answer: its ports stay stale */
+		/* the node does not answer: its ports (those asked) stay stale */
 		for (size_t i = sw->node_first[job->node]; i < sw->node_first[job->node + 1]; i++)
-			sw->snap->ports[i].stale = true;
+			if (!sw->to_read || sw->to_read[i])
+				sw->snap->ports[i].stale = true;
 		free(job);
 		sweep_done_one(sw);
 		return;
@@ -267,16 +278,23 @@ void pm_sweep_capabilities_changed(struct pm_area *pm, unsigned lid)
 		pm->recheck_all = true;
 }
 
-/* The node's ClassPortInfo as the previous sweep of the same discovery
- * learned it; 0 where it must be asked. */
+/* The node's ClassPortInfo as the previous sweep learned it, of the same
+ * discovery or of one it was patched from (by GUID); 0 where it must be
+ * asked. */
 static unsigned known_capmask(const struct pm_area *pm, const struct pm_snapshot *prev,
 			      const struct topology *f, size_t node)
 {
+	const struct topo_node *before;
 	unsigned cap;
 
-	if (!prev || prev->fabric != f || !prev->node_capmask || pm->recheck_all)
+	if (!prev || !prev->node_capmask || pm->recheck_all)
 		return 0;
-	cap = prev->node_capmask[node];
+	if (prev->fabric == f)
+		cap = prev->node_capmask[node];
+	else if (f->patched_from && (before = topology_node(prev->fabric, f->nodes[node].guid)))
+		cap = prev->node_capmask[before - prev->fabric->nodes];
+	else
+		return 0;
 	for (size_t i = 0; i < pm->n_recheck; i++)
 		if (pm->recheck_lid[i] == f->nodes[node].lid)
 			return 0;
@@ -351,6 +369,8 @@ static unsigned port_index(const void *data, oid *index)
 static void sweep_finish(struct sweep *sw)
 {
 	struct pm_snapshot *s = sw->snap;
+	struct pm_area *pm = sw->pm;
+	bool partial = sw->to_read != NULL;
 
 	for (size_t i = 0; i < s->n; i++)
 		s->stale_ports += s->ports[i].stale;
@@ -358,10 +378,17 @@ static void sweep_finish(struct sweep *sw)
 				    .index_of = port_index};
 	note_silent_nodes(sw->pm, s, sw->node_capmask);
 	s->node_capmask = sw->node_capmask; /* the snapshot's now */
-	DEBUGMSGTL(("ibsnmpd:pm", "sweep of %zu ports done, %zu stale\n", s->n, s->stale_ports));
-	cache_refresh_done(&sw->pm->sweep, s, NULL);
+	DEBUGMSGTL(("ibsnmpd:pm", "sweep of %zu ports done (%s), %zu stale\n", s->n,
+		    sw->to_read ? "those a patch named" : "every one", s->stale_ports));
+	cache_refresh_done(&pm->sweep, s, NULL);
 	free(sw->node_first);
+	free(sw->to_read);
 	free(sw);
+	/* patches came while it ran, or the periodic sweep fell due while a
+	 * patch's ran (its turn was skipped) */
+	if (pm->n_pending || pm->pending_all ||
+	    (partial && cache_clock_s() - pm->full_at >= (time_t)pm->sweep.lifetime_s))
+		cache_group_refresh_now(&pm->sweep);
 }
 
 /* The feeder: the next node's ports when its ClassPortInfo is known, else
@@ -379,6 +406,14 @@ static bool feed_node(void *ctx)
 		return false;
 	}
 	sw->next_node++;
+	if (sw->to_read) {
+		bool any = false;
+
+		for (size_t i = sw->node_first[k]; i < sw->node_first[k + 1] && !any; i++)
+			any = sw->to_read[i];
+		if (!any)
+			return true;
+	}
 	cap = sw->node_capmask[k];
 	if (cap & PM_CAPMASK_KNOWN) {
 		send_node_ports(sw, k, cap & ~PM_CAPMASK_KNOWN);
@@ -395,6 +430,58 @@ static bool feed_node(void *ctx)
 		sw->pending--;
 	}
 	return true;
+}
+
+/* Whether the sweep sw of f reads every port (false: only those the
+ * patches since the last sweep named, and the ports the sweep before did
+ * not have: sw->to_read). Every port when the periodic sweep is due, at
+ * the first sweep and after a discovery (not a patch). */
+static bool sweep_of_patches(struct pm_area *pm, struct sweep *sw, const struct topology *f)
+{
+	size_t n = 0;
+
+	if (pm->pending_all || !pm->n_pending || !sw->prev || !f->patched_from ||
+	    cache_clock_s() - pm->full_at >= (time_t)pm->sweep.lifetime_s ||
+	    !(sw->to_read = calloc(f->n_ports ? f->n_ports : 1, sizeof(bool))))
+		return true;
+	for (size_t i = 0; i < pm->n_pending; i++) {
+		const struct topo_node *nd = topology_node(f, pm->pending[i].guid);
+		const struct topo_port *p = nd ? topology_port(f, (size_t)(nd - f->nodes),
+							       pm->pending[i].port) : NULL;
+
+		if (p && !sw->to_read[p - f->ports]) {
+			sw->to_read[p - f->ports] = true;
+			n++;
+		}
+	}
+	for (size_t i = 0; i < f->n_ports; i++)
+		if (!sw->to_read[i] && !pm_port_find(sw->prev->ports, sw->prev->n,
+						     f->nodes[f->ports[i].node].guid, f->ports[i].port)) {
+			sw->to_read[i] = true; /* not read before */
+			n++;
+		}
+	DEBUGMSGTL(("ibsnmpd:pm", "a sweep of the %zu ports patches named\n", n));
+	return false;
+}
+
+void pm_sweep_patched(struct pm_area *pm, const struct topology *f)
+{
+	if (pm->n_pending + f->n_changed > pm->cap_pending) {
+		size_t cap = (pm->n_pending + f->n_changed) * 2;
+		struct topo_port_ref *p = realloc(pm->pending, cap * sizeof(*p));
+
+		if (!p) {
+			pm->pending_all = true; /* every port, then */
+			cache_group_refresh_now(&pm->sweep);
+			return;
+		}
+		pm->pending = p;
+		pm->cap_pending = cap;
+	}
+	memcpy(pm->pending + pm->n_pending, f->changed, f->n_changed * sizeof(*f->changed));
+	pm->n_pending += f->n_changed;
+	if (f->n_changed)
+		cache_group_refresh_now(&pm->sweep); /* if one runs, when it ends */
 }
 
 static void sweep_start(struct cache_group *g)
@@ -451,6 +538,12 @@ static void sweep_start(struct cache_group *g)
 	/* what the previous sweep learned of each node's ClassPortInfo, as of now */
 	for (size_t k = 0; k < f->n_nodes; k++)
 		sw->node_capmask[k] = f->nodes[k].lid ? known_capmask(pm, sw->prev, f, k) : 0;
+	if (sweep_of_patches(pm, sw, f)) {
+		pm->full_at = cache_clock_s();
+		DEBUGMSGTL(("ibsnmpd:pm", "a sweep of every port (%zu)\n", f->n_ports));
+	}
+	pm->n_pending = 0; /* read in this sweep */
+	pm->pending_all = false;
 	pm->n_recheck = 0; /* asked in this sweep */
 	pm->recheck_all = false;
 	sw->pending = 1; /* held until every node has been fed */
@@ -520,6 +613,9 @@ void pm_sweep_stop(struct pm_area *pm)
 	cache_group_stop(&pm->sweep);
 	free(pm->select);
 	pm->select = NULL;
+	free(pm->pending);
+	pm->pending = NULL;
+	pm->n_pending = pm->cap_pending = 0;
 }
 
 static int select_cmp(const void *a, const void *b)
