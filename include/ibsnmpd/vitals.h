@@ -76,6 +76,12 @@ struct vitals_port_map {
 	uint8_t module, first_lane, width; /* width: the port's lanes */
 };
 
+/* A node gone from the topology, as its last inventory had it */
+struct vitals_departed {
+	struct vitals_inv_node node;  /* desc NULL */
+	struct vitals_port_map *ports; /* its num_ports */
+};
+
 struct vitals_inventory {
 	unsigned refs;             /* held by the readings snapshots built on it */
 	const struct topology *fabric; /* held */
@@ -206,10 +212,14 @@ struct vitals_build {
 	size_t n_readings;
 	const struct vitals_snapshot *prev;    /* NULL: the first */
 	time_t now;
+	/* a sweep of some nodes only (those a topology patch named): a node
+	 * not read keeps its rows as they were, stale or not */
+	bool partial;
 };
 
 /* The new snapshot (NULL: out of memory). Pure; unit-tested. A node or
- * row not read now keeps its last values, marked stale; the conditions
+ * row not read now (but for a partial sweep's) keeps its last values,
+ * marked stale; the conditions
  * follow their hysteresis, and a change of one is an event (none at a
  * node's first reading: what is wrong then is served, not notified). */
 struct vitals_snapshot *vitals_build(const struct vitals_build *in);
@@ -253,6 +263,22 @@ struct vitals_area {
 	 * until the next discovery (one try a node a discovery) */
 	uint64_t *silent;
 	size_t n_silent;
+	/* What topology patches named since the readings began: nodes new or
+	 * back (read whole), switch ports whose module is read again; the
+	 * next readings read only those (vitals_sweep_patched), unless a
+	 * discovery or the periodic sweep wants every node. */
+	uint64_t *read_whole;
+	size_t n_read_whole, cap_read_whole;
+	struct topo_port_ref *module_ports;
+	size_t n_module_ports, cap_module_ports;
+	bool readings_whole;           /* the next readings read every node */
+	time_t readings_full_at;       /* monotonic s: the last readings of every node began */
+	bool inventory_patch;          /* the next inventory reads only nodes it lacks */
+	bool inventory_pending;        /* a patch came while the inventory ran */
+	/* Nodes that left the topology, their inventory kept (sorted by GUID)
+	 * for when they come back within vitalsInventory's lifetime */
+	struct vitals_departed *departed;
+	size_t n_departed;
 	struct vitals_mib mib;
 };
 
@@ -265,6 +291,12 @@ void vitals_sweep_stop(struct vitals_area *a);
 /* A discovery was published: its new nodes are inventoried, silent nodes
  * read again. */
 void vitals_sweep_discovered(struct vitals_area *a);
+/* A topology patched from the one before (f; before: the one published
+ * before it): its new nodes inventoried (those that were here before keep
+ * their inventory) and read, the nodes back read, and the modules of the
+ * switch ports it names read again; nothing else. */
+void vitals_sweep_patched(struct vitals_area *a, const struct topology *before,
+			  const struct topology *f);
 /* An observer of the readings: the notifications (vitals_notify.c). */
 /* The active alarms of a readings snapshot: alarm.h. */
 struct alarm_list;

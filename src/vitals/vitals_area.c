@@ -24,13 +24,21 @@ static const struct cache_decl caches[] = {
 	{20, "vitalsSensors", 60, offsetof(struct vitals_area, readings)},
 };
 
+/* A discovery: its new nodes inventoried, every node read; a topology
+ * patched after a change: what it names only (vitals_sweep_patched) */
 static void discovered(struct cache_group *g, const void *before, const void *after, void *arg)
 {
+	struct vitals_area *a = arg;
+	const struct topology *f = after;
+
 	(void)g;
-	(void)before;
+	if (f && f->patched_from && cache_snapshot(&a->inventory)) {
+		vitals_sweep_patched(a, before, f);
+		return;
+	}
 	if (topology_patch_adds_no_node(after))
 		return; /* nothing new to inventory */
-	vitals_sweep_discovered(arg);
+	vitals_sweep_discovered(a);
 }
 
 static void *start(const struct area_env *env)

@@ -308,10 +308,13 @@ struct vitals_snapshot *vitals_build(const struct vitals_build *in)
 			}
 			n->n_lanes = (uint32_t)r->n_lanes;
 		} else if (old) {
-			/* not answered (or not read): its last rows, stale */
+			/* not answered (or not read): its last rows, stale; a
+			 * partial sweep's node not read: as they were */
+			bool kept = in->partial && !r;
+
 			n->read_at = old->read_at;
 			n->uptime_s = old->uptime_s;
-			n->stale = true;
+			n->stale = kept ? old->stale : true;
 			memcpy(&s->temps[s->n_temps], prev->temps + old->first_temp,
 			       old->n_temps * sizeof(*s->temps));
 			memcpy(&s->fans[s->n_fans], prev->fans + old->first_fan,
@@ -325,11 +328,13 @@ struct vitals_snapshot *vitals_build(const struct vitals_build *in)
 			s->n_temps += old->n_temps, s->n_fans += old->n_fans;
 			s->n_modules += old->n_modules, s->n_lanes += old->n_lanes;
 			for (size_t i = 0; i < n->n_temps; i++)
-				s->temps[n->first_temp + i].stale = true, s->temps[n->first_temp + i].events = 0;
+				s->temps[n->first_temp + i].stale |= !kept,
+				s->temps[n->first_temp + i].events = 0;
 			for (size_t i = 0; i < n->n_fans; i++)
-				s->fans[n->first_fan + i].stale = true, s->fans[n->first_fan + i].events = 0;
+				s->fans[n->first_fan + i].stale |= !kept,
+				s->fans[n->first_fan + i].events = 0;
 			for (size_t i = 0; i < n->n_modules; i++)
-				s->modules[n->first_module + i].stale = true,
+				s->modules[n->first_module + i].stale |= !kept,
 				s->modules[n->first_module + i].events = 0;
 			for (size_t i = 0; i < n->n_lanes; i++)
 				s->lanes[n->first_lane + i].events = 0;

@@ -23,5 +23,12 @@ bool vitals_missing(const struct vitals_inv_node *n, enum vitals_reg_bit r);
 /* The inventory group's refresh and its snapshot's release. */
 void vitals_inventory_start(struct cache_group *g);
 void vitals_inventory_snapshot_free(void *p);
+/* The departed nodes' inventories, forgotten. */
+void vitals_departed_free(struct vitals_area *a);
+/* The departed kept at most (a storm of hosts down is a few thousand) */
+#define VITALS_DEPARTED_MAX 65536
+/* Node guid is read whole at the next readings (it is new, or back, or its
+ * inventory was just read). */
+void vitals_read_whole(struct vitals_area *a, uint64_t guid);
 
 #endif

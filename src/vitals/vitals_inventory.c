@@ -1,5 +1,7 @@
 /* The vitals' inventory (vitals_internal.h): a node read once, when a
- * discovery first shows it, when its inventory is older than
+ * discovery or a topology patch first shows it (a node back within the
+ * inventory's lifetime keeps what it had when it left, while it has not
+ * restarted since), when its inventory is older than
  * vitalsInventory's lifetime, when its uptime went back (it restarted: new
  * firmware perhaps), pipelined through the MAD engine (its window, its
  * per-destination limit, its silent-node back-off), node by node as the
@@ -346,11 +348,97 @@ static void inv_sweep_done_one(struct inv_sweep *sw)
 	if (--sw->pending)
 		return;
 	for (size_t k = 0; k < sw->inv->n; k++)
-		read += sw->to_read[k];
+		if (sw->to_read[k]) {
+			read++;
+			vitals_read_whole(a, sw->inv->nodes[k].guid); /* its readings next */
+		}
 	DEBUGMSGTL(("ibsnmpd:vitals", "inventory of %zu nodes, %zu read now\n", sw->inv->n, read));
 	cache_refresh_done(&a->inventory, sw->inv, NULL);
 	free(sw->to_read);
 	free(sw);
+	if (a->inventory_pending) {
+		a->inventory_pending = false;
+		cache_group_refresh_now(&a->inventory);
+	}
+}
+
+/* ---- nodes gone, and back ------------------------------------------------------ */
+
+static int departed_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct vitals_departed *)a)->node.guid,
+		 y = ((const struct vitals_departed *)b)->node.guid;
+
+	return x < y ? -1 : x > y;
+}
+
+static const struct vitals_departed *departed_find(const struct vitals_area *a, uint64_t guid)
+{
+	struct vitals_departed key = {.node.guid = guid};
+
+	return a->n_departed ? bsearch(&key, a->departed, a->n_departed, sizeof(key), departed_cmp)
+			     : NULL;
+}
+
+/* Whether an inventory read at read_at is still good at now */
+static bool inventory_fresh(const struct vitals_inv_node *n, time_t now, unsigned lifetime_s)
+{
+	return n->status == VITALS_READ && now - n->read_at < (time_t)lifetime_s;
+}
+
+/* The nodes of prev that inv lacks (they left) join the departed; the
+ * departed back in inv, or too old, leave them. Out of memory: some are
+ * forgotten (read again if they come back). */
+static void departures(struct vitals_area *a, const struct vitals_inventory *prev,
+		       const struct vitals_inventory *inv, time_t now, unsigned lifetime_s)
+{
+	size_t n = 0, gone = 0;
+	struct vitals_departed *d;
+
+	for (size_t k = 0; prev && k < prev->n; k++)
+		gone += !vitals_inventory_find(inv, prev->nodes[k].guid) &&
+			inventory_fresh(&prev->nodes[k], now, lifetime_s);
+	d = malloc((a->n_departed + gone + 1) * sizeof(*d));
+	if (!d)
+		return;
+	for (size_t k = 0; k < a->n_departed; k++) {
+		struct vitals_departed *x = &a->departed[k];
+
+		if (vitals_inventory_find(inv, x->node.guid) ||
+		    !inventory_fresh(&x->node, now, lifetime_s) || n >= VITALS_DEPARTED_MAX) {
+			free(x->ports);
+			continue;
+		}
+		d[n++] = *x;
+	}
+	for (size_t k = 0; prev && k < prev->n && gone; k++) {
+		const struct vitals_inv_node *p = &prev->nodes[k];
+		struct vitals_departed x = {.node = *p};
+
+		if (vitals_inventory_find(inv, p->guid) || !inventory_fresh(p, now, lifetime_s) ||
+		    n >= VITALS_DEPARTED_MAX || departed_find(a, p->guid))
+			continue;
+		x.node.desc = NULL;
+		x.ports = malloc((p->num_ports + 1) * sizeof(*x.ports));
+		if (!x.ports)
+			continue;
+		memcpy(x.ports, prev->ports + p->first_port, p->num_ports * sizeof(*x.ports));
+		d[n++] = x;
+	}
+	free(a->departed);
+	a->departed = d;
+	a->n_departed = n;
+	if (n > 1)
+		qsort(a->departed, n, sizeof(*d), departed_cmp);
+}
+
+void vitals_departed_free(struct vitals_area *a)
+{
+	for (size_t k = 0; k < a->n_departed; k++)
+		free(a->departed[k].ports);
+	free(a->departed);
+	a->departed = NULL;
+	a->n_departed = 0;
 }
 
 static bool asked_again(const struct vitals_area *a, uint64_t guid)
@@ -369,7 +457,10 @@ void vitals_inventory_start(struct cache_group *g)
 	struct inv_sweep *sw;
 	struct vitals_inventory *inv;
 	size_t ports = 0;
+	bool patch = a->inventory_patch;
 
+	a->inventory_patch = false;
+	a->inventory_pending = false;
 	if (!f) {
 		cache_refresh_done(g, NULL, "the subnet has not been discovered yet");
 		return;
@@ -406,14 +497,25 @@ void vitals_inventory_start(struct cache_group *g)
 		const struct topo_node *t = &f->nodes[k];
 		struct vitals_inv_node *n = &inv->nodes[k];
 		const struct vitals_inv_node *old = vitals_inventory_find(prev, t->guid);
+		const struct vitals_departed *back = old ? NULL : departed_find(a, t->guid);
+		/* a patch's inventory reads the nodes it lacks, not those that
+		 * did not answer before (one try a discovery) */
+		bool keep = patch ? old && old->status != VITALS_PENDING
+				  : old && old->status != VITALS_PENDING &&
+				    old->status != VITALS_DISABLED &&
+				    old->status != VITALS_NO_ANSWER;
 
 		if (old && old->num_ports == t->num_ports && !a->inventory_all &&
-		    !asked_again(a, t->guid) && old->status != VITALS_PENDING &&
-		    old->status != VITALS_DISABLED && old->status != VITALS_NO_ANSWER &&
+		    !asked_again(a, t->guid) && keep &&
 		    sw->now - old->read_at < (time_t)g->lifetime_s) {
 			*n = *old; /* known: kept as read */
 			memcpy(inv->ports + ports, prev->ports + old->first_port,
 			       t->num_ports * sizeof(*inv->ports));
+		} else if (back && back->node.num_ports == t->num_ports && !a->inventory_all &&
+			   !asked_again(a, t->guid) &&
+			   inventory_fresh(&back->node, sw->now, g->lifetime_s)) {
+			*n = back->node; /* back: as it left (its readings say if it restarted) */
+			memcpy(inv->ports + ports, back->ports, t->num_ports * sizeof(*inv->ports));
 		} else {
 			memset(n, 0, sizeof(*n));
 			n->status = VITALS_PENDING;
@@ -436,6 +538,7 @@ void vitals_inventory_start(struct cache_group *g)
 			sw->to_read[k] = false; /* no LID yet (no SM): GMPs need one */
 		}
 	}
+	departures(a, prev, inv, sw->now, g->lifetime_s);
 	a->n_again = 0;
 	a->inventory_all = false;
 	sw->pending = 1; /* the feeder's, until every node has been fed */

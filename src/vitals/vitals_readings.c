@@ -2,8 +2,11 @@
  * every vitalsSensors, pipelined as the inventory is, but for one whose
  * last readings went unanswered: it keeps its rows, stale, and is tried
  * once more after the next discovery (a dead switch costs a try a
- * discovery, not one a sweep). What a sweep read becomes a snapshot
- * (vitals_build.c); and the two groups' life. */
+ * discovery, not one a sweep). After a topology patch, only what it named:
+ * the nodes new or back, read whole, and the module of each switch port
+ * whose link changed (MGIR, its PMAOS and PDDR); the other nodes keep
+ * their rows until the periodic sweep. What a sweep read becomes a
+ * snapshot (vitals_build.c); and the two groups' life. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <stdlib.h>
@@ -20,11 +23,20 @@
 struct rd_sweep {
 	struct vitals_area *a;
 	const struct vitals_inventory *inv; /* held */
+	const struct vitals_snapshot *prev; /* the group's: replaced only when this ends */
 	struct vitals_reading *readings;    /* one per node read */
 	size_t n_readings;
 	size_t next, pending;
 	time_t now;
 	struct mad_feeder feeder;
+	/* a partial sweep (what patches named): the nodes read whole and the
+	 * switch ports whose module is read, both sorted; whole NULL: every
+	 * node */
+	bool partial;
+	uint64_t *whole;
+	size_t n_whole;
+	struct topo_port_ref *modules;
+	size_t n_modules;
 };
 
 /* The readings of one node; its arrays become the reading's */
@@ -50,6 +62,7 @@ struct rd_read {
 #define LANES_PER_PORT 4
 
 static void rd_sweep_done_one(struct rd_sweep *sw);
+static bool booted_since_inventory(const struct vitals_node *n, time_t now);
 static void rd_read(struct rd_job *job, enum vitals_reg_bit reg, unsigned reg_id,
 		    const uint8_t *req, size_t req_len, unsigned index, unsigned part);
 
@@ -379,6 +392,82 @@ static void note_silent(struct vitals_area *a, const struct vitals_reading *r, s
 	a->n_silent = k;
 }
 
+enum want { WANT_NONE, WANT_WHOLE, WANT_MODULES };
+
+static int ref_cmp_guid(const void *key, const void *elem)
+{
+	uint64_t g = *(const uint64_t *)key, e = ((const struct topo_port_ref *)elem)->guid;
+
+	return g < e ? -1 : g > e;
+}
+
+/* What a sweep reads of node n: all of it, the modules of some ports (into
+ * modules, a bitmap), or nothing */
+static enum want wanted(const struct rd_sweep *sw, const struct vitals_inv_node *n,
+			uint64_t *modules)
+{
+	const struct topo_port_ref *ref;
+	const struct vitals_port_map *map = sw->inv->ports + n->first_port;
+	bool any = false;
+
+	if (!sw->partial ||
+	    (sw->n_whole && bsearch(&n->guid, sw->whole, sw->n_whole, sizeof(uint64_t), guid_cmp)))
+		return WANT_WHOLE;
+	if (!sw->n_modules ||
+	    !(ref = bsearch(&n->guid, sw->modules, sw->n_modules, sizeof(*ref), ref_cmp_guid)))
+		return WANT_NONE;
+	while (ref > sw->modules && ref[-1].guid == n->guid)
+		ref--;
+	memset(modules, 0, (VITALS_MODULES_MAX + 63) / 64 * sizeof(uint64_t));
+	for (; ref < sw->modules + sw->n_modules && ref->guid == n->guid; ref++)
+		if (ref->port >= 1 && ref->port <= n->num_ports && map[ref->port - 1].module < n->n_modules) {
+			modules[map[ref->port - 1].module / 64] |= 1ull << (map[ref->port - 1].module % 64);
+			any = true;
+		}
+	return any ? WANT_MODULES : WANT_NONE;
+}
+
+/* A node of which only some modules are read: its other rows as the last
+ * snapshot has them (stale or not), the modules' own stale until read */
+static int rd_job_keep(struct rd_job *job, const uint64_t *modules)
+{
+	const struct vitals_node *old = vitals_find_node(job->sw->prev, job->n->guid);
+	const struct vitals_snapshot *p = job->sw->prev;
+	struct vitals_reading *r = job->r;
+
+	if (!old || !old->read_at)
+		return -1; /* never read: a whole reading's turn */
+	for (size_t i = 0; i < r->n_temps; i++)
+		for (uint32_t j = 0; j < old->n_temps; j++)
+			if (p->temps[old->first_temp + j].sensor == r->temps[i].sensor)
+				r->temps[i] = p->temps[old->first_temp + j];
+	for (size_t i = 0; i < r->n_fans; i++)
+		for (uint32_t j = 0; j < old->n_fans; j++)
+			if (p->fans[old->first_fan + j].tacho == r->fans[i].tacho)
+				r->fans[i] = p->fans[old->first_fan + j];
+	for (size_t i = 0; i < r->n_modules; i++) {
+		unsigned m = r->modules[i].module;
+
+		if (modules[m / 64] >> (m % 64) & 1)
+			continue;
+		for (uint32_t j = 0; j < old->n_modules; j++)
+			if (p->modules[old->first_module + j].module == m)
+				r->modules[i] = p->modules[old->first_module + j];
+	}
+	for (uint32_t j = 0; j < old->n_lanes; j++) {
+		const struct vitals_lane *l = &p->lanes[old->first_lane + j];
+
+		if (l->port < 1 || l->port > job->n->num_ports || l->lane < 1 ||
+		    l->lane > LANES_PER_PORT || (l->module < VITALS_MODULES_MAX &&
+						 modules[l->module / 64] >> (l->module % 64) & 1))
+			continue;
+		r->lanes[(l->port - 1) * LANES_PER_PORT + l->lane - 1] = *l;
+		if (job->lane_count[l->port - 1] < l->lane)
+			job->lane_count[l->port - 1] = l->lane;
+	}
+	return 0;
+}
+
 static bool rd_feed(void *ctx)
 {
 	struct rd_sweep *sw = ctx;
@@ -386,6 +475,8 @@ static bool rd_feed(void *ctx)
 	struct vitals_reading *r;
 	struct rd_job *job;
 	uint8_t req[VITALS_REG_MAX] = {0};
+	uint64_t modules[(VITALS_MODULES_MAX + 63) / 64];
+	enum want whole = WANT_WHOLE;
 
 	/* left out: nodes not inventoried, silent ones (one try a discovery),
 	 * and ones the engine still takes for dead, whose requests would
@@ -393,7 +484,8 @@ static bool rd_feed(void *ctx)
 	while (sw->next < sw->inv->n && (sw->inv->nodes[sw->next].status != VITALS_READ ||
 					 silent(sw->a, sw->inv->nodes[sw->next].guid) ||
 					 mad_engine_lid_silent(sw->inv->nodes[sw->next].lid,
-							       MAD_VENDOR_NVIDIA_CLASS)))
+							       MAD_VENDOR_NVIDIA_CLASS) ||
+					 !(whole = wanted(sw, &sw->inv->nodes[sw->next], modules))))
 		sw->next++;
 	if (sw->next == sw->inv->n) {
 		rd_sweep_done_one(sw); /* the feeder's hold */
@@ -406,7 +498,7 @@ static bool rd_feed(void *ctx)
 		return true;
 	*job = (struct rd_job){.sw = sw, .r = r, .n = n, .ports = sw->inv->ports + n->first_port};
 	sw->pending++;
-	if (rd_job_rows(job)) {
+	if (rd_job_rows(job) || (whole == WANT_MODULES && rd_job_keep(job, modules))) {
 		free(job->lane_count);
 		free(job->eeprom);
 		free(job);
@@ -415,6 +507,15 @@ static bool rd_feed(void *ctx)
 	}
 	job->outstanding = 1; /* held while the reads are queued */
 	rd_read(job, VITALS_R_MGIR, VITALS_REG_MGIR, req, 160, 0, 0);
+	if (whole == WANT_MODULES) {
+		for (unsigned m = 0; m < r->n_modules; m++)
+			if (modules[m / 64] >> (m % 64) & 1) {
+				vitals_pmaos_request(req, m);
+				rd_read(job, VITALS_R_PMAOS, VITALS_REG_PMAOS, req, 16, m, 0);
+			}
+		rd_job_done(job);
+		return true;
+	}
 	for (size_t i = 0; i < r->n_temps; i++) {
 		vitals_mtmp_request(req, r->temps[i].sensor);
 		rd_read(job, VITALS_R_MTMP, VITALS_REG_MTMP, req, 32, r->temps[i].sensor, 0);
@@ -448,16 +549,19 @@ static void rd_sweep_done_one(struct rd_sweep *sw)
 	struct vitals_area *a = sw->a;
 	const struct vitals_snapshot *prev = cache_snapshot(&a->readings);
 	struct vitals_build in = {.inv = sw->inv, .readings = sw->readings,
-				  .n_readings = sw->n_readings, .prev = prev, .now = sw->now};
+				  .n_readings = sw->n_readings, .prev = prev, .now = sw->now,
+				  .partial = sw->partial};
 	struct vitals_snapshot *s;
 
 	if (--sw->pending)
 		return;
 	note_silent(a, sw->readings, sw->n_readings);
 	s = vitals_build(&in);
-	/* nodes that restarted are inventoried again */
+	/* nodes that restarted are inventoried again: their uptime went back,
+	 * or is shorter than their inventory's age (one back after a while
+	 * away) */
 	for (size_t k = 0; s && k < s->n_nodes; k++)
-		if (s->nodes[k].restarted) {
+		if (s->nodes[k].restarted || booted_since_inventory(&s->nodes[k], sw->now)) {
 			if (a->n_again == a->cap_again) {
 				size_t cap = a->cap_again ? 2 * a->cap_again : 16;
 				uint64_t *p = realloc(a->again, cap * sizeof(*p));
@@ -473,11 +577,33 @@ static void rd_sweep_done_one(struct rd_sweep *sw)
 		reading_free(&sw->readings[i]);
 	free(sw->readings);
 	vitals_inventory_put(sw->inv);
-	DEBUGMSGTL(("ibsnmpd:vitals", "readings of %zu nodes done\n", sw->n_readings));
+	DEBUGMSGTL(("ibsnmpd:vitals", "readings of %zu nodes done%s\n", sw->n_readings,
+		    sw->partial ? " (those patches named)" : ""));
 	cache_refresh_done(&a->readings, s, s ? NULL : "out of memory");
-	if (s && a->n_again && !a->inventory.refreshing)
-		cache_group_refresh_now(&a->inventory);
+	if (s && a->n_again) {
+		a->inventory_patch = true; /* those nodes only */
+		if (a->inventory.refreshing)
+			a->inventory_pending = true;
+		else
+			cache_group_refresh_now(&a->inventory);
+	}
+	/* patches came while it ran, or the periodic sweep fell due while a
+	 * patch's ran (its turn was skipped) */
+	if (a->n_read_whole || a->n_module_ports || a->readings_whole ||
+	    (sw->partial && cache_clock_s() - a->readings_full_at >= (time_t)a->readings.lifetime_s))
+		cache_group_refresh_now(&a->readings);
+	free(sw->whole);
+	free(sw->modules);
 	free(sw);
+}
+
+/* Whether a node just read has been up for less time than its inventory's
+ * age: it restarted since (new firmware perhaps). 10 s of slack for the
+ * clocks' seconds. */
+static bool booted_since_inventory(const struct vitals_node *n, time_t now)
+{
+	return n->read_at == now && n->inv && n->inv->read_at &&
+	       (time_t)n->uptime_s + 10 < now - n->inv->read_at;
 }
 
 static void readings_start(struct cache_group *g)
@@ -498,7 +624,29 @@ static void readings_start(struct cache_group *g)
 	}
 	sw->a = a;
 	sw->inv = vitals_inventory_get(inv);
+	sw->prev = cache_snapshot(g);
 	sw->now = time(NULL);
+	/* what patches named, or every node (a discovery's, the periodic one,
+	 * the first) */
+	if (sw->prev && !a->readings_whole && (a->n_read_whole || a->n_module_ports) &&
+	    cache_clock_s() - a->readings_full_at < (time_t)g->lifetime_s) {
+		sw->partial = true;
+		sw->whole = a->read_whole;
+		sw->n_whole = a->n_read_whole;
+		sw->modules = a->module_ports;
+		sw->n_modules = a->n_module_ports;
+		if (sw->n_whole > 1)
+			qsort(sw->whole, sw->n_whole, sizeof(*sw->whole), guid_cmp);
+		if (sw->n_modules > 1)
+			qsort(sw->modules, sw->n_modules, sizeof(*sw->modules), topo_port_ref_cmp);
+		a->read_whole = NULL;
+		a->module_ports = NULL;
+		a->cap_read_whole = a->cap_module_ports = 0;
+	} else {
+		a->readings_full_at = cache_clock_s();
+		a->readings_whole = false;
+	}
+	a->n_read_whole = a->n_module_ports = 0;
 	sw->pending = 1;
 	sw->feeder = (struct mad_feeder){.next = rd_feed, .ctx = sw};
 	mad_engine_feed(&sw->feeder);
@@ -520,7 +668,72 @@ static void inventoried(struct cache_group *g, const void *before, const void *a
 void vitals_sweep_discovered(struct vitals_area *a)
 {
 	a->n_silent = 0; /* each tried once more */
+	a->readings_whole = true;
 	cache_group_start(&a->inventory);
+}
+
+/* A list's room for one more (doubling); -1 out of memory */
+static int room_for_one(void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t want = *cap ? 2 * *cap : 16;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	if (!(p = realloc(*arr, want * size)))
+		return -1;
+	*arr = p;
+	*cap = want;
+	return 0;
+}
+
+void vitals_read_whole(struct vitals_area *a, uint64_t guid)
+{
+	if (a->n_read_whole && a->read_whole[a->n_read_whole - 1] == guid)
+		return;
+	if (room_for_one((void **)&a->read_whole, &a->cap_read_whole, a->n_read_whole,
+			 sizeof(*a->read_whole)))
+		a->readings_whole = true; /* every node, then */
+	else
+		a->read_whole[a->n_read_whole++] = guid;
+}
+
+void vitals_sweep_patched(struct vitals_area *a, const struct topology *before,
+			  const struct topology *f)
+{
+	const struct vitals_inventory *inv = cache_snapshot(&a->inventory);
+	bool new_nodes = false;
+
+	for (size_t i = 0; i < f->n_changed; i++) {
+		const struct topo_port_ref *ref = &f->changed[i];
+		const struct vitals_inv_node *n = vitals_inventory_find(inv, ref->guid);
+
+		if (!topology_node(f, ref->guid))
+			continue; /* gone: its rows stay until the next inventory */
+		if (!n) {
+			/* new, or back after an inventory without it: inventoried
+			 * (or its inventory taken back), then read whole */
+			new_nodes = true;
+			vitals_read_whole(a, ref->guid);
+		} else if (before && !topology_node(before, ref->guid)) {
+			vitals_read_whole(a, ref->guid); /* back: read whole */
+		} else if (n->type == 2) {
+			if (room_for_one((void **)&a->module_ports, &a->cap_module_ports,
+					 a->n_module_ports, sizeof(*a->module_ports)))
+				a->readings_whole = true;
+			else
+				a->module_ports[a->n_module_ports++] = *ref;
+		}
+	}
+	if (new_nodes) {
+		a->inventory_patch = true;
+		if (a->inventory.refreshing)
+			a->inventory_pending = true;
+		else
+			cache_group_refresh_now(&a->inventory); /* the readings follow */
+	} else if (a->n_module_ports || a->n_read_whole) {
+		cache_group_refresh_now(&a->readings);
+	}
 }
 
 void vitals_sweep_init(struct vitals_area *a, unsigned inventory_s, unsigned readings_s)
@@ -544,4 +757,10 @@ void vitals_sweep_stop(struct vitals_area *a)
 	free(a->silent);
 	a->silent = NULL;
 	a->n_silent = 0;
+	free(a->read_whole);
+	a->read_whole = NULL;
+	free(a->module_ports);
+	a->module_ports = NULL;
+	a->n_read_whole = a->cap_read_whole = a->n_module_ports = a->cap_module_ports = 0;
+	vitals_departed_free(a);
 }

@@ -492,6 +492,39 @@ static void a_silent_node_keeps_its_rows_stale_and_a_restart_is_seen(void **stat
 	vitals_snapshot_free(s2);
 }
 
+/* A partial sweep (what a topology patch named): a node not read keeps
+ * its rows as they were, stale or not, and nothing is told of it */
+static void a_partial_sweep_keeps_the_nodes_it_did_not_read(void **state)
+{
+	struct world w;
+	struct vitals_build in;
+	struct vitals_snapshot *s0, *s1, *s2;
+
+	(void)state;
+	world_init(&w);
+	s0 = build(&w, NULL, 100);
+	in = (struct vitals_build){.inv = &w.inv, .readings = NULL, .n_readings = 0, .prev = s0,
+				   .now = 160, .partial = true};
+	s1 = vitals_build(&in);
+	assert_true(!s1->nodes[0].stale && s1->n_temps == 1 && !s1->temps[0].stale);
+	assert_true(!s1->fans[0].stale && !s1->modules[0].stale && s1->n_lanes == 1);
+	assert_int_equal(s1->nodes[0].read_at, 100);
+	assert_int_equal(s1->temps[0].events, 0);
+	/* the same without partial: stale */
+	in.partial = false;
+	s2 = vitals_build(&in);
+	assert_true(s2->nodes[0].stale && s2->temps[0].stale && s2->modules[0].stale);
+	/* a stale node stays stale in a partial sweep that did not read it */
+	vitals_snapshot_free(s1);
+	in.prev = s2;
+	in.partial = true;
+	s1 = vitals_build(&in);
+	assert_true(s1->nodes[0].stale && s1->temps[0].stale);
+	vitals_snapshot_free(s0);
+	vitals_snapshot_free(s1);
+	vitals_snapshot_free(s2);
+}
+
 /* ---- /metrics' query ---- */
 
 static void the_metrics_query_selects_and_refuses(void **state)
@@ -541,6 +574,7 @@ int main(void)
 		cmocka_unit_test(conditions_follow_their_thresholds_and_are_told_once),
 		cmocka_unit_test(lanes_are_matched_by_port_and_lane),
 		cmocka_unit_test(a_silent_node_keeps_its_rows_stale_and_a_restart_is_seen),
+		cmocka_unit_test(a_partial_sweep_keeps_the_nodes_it_did_not_read),
 		cmocka_unit_test(the_metrics_query_selects_and_refuses),
 	};
 
