@@ -504,6 +504,21 @@ static void tick(unsigned reg, void *arg)
 	entities_pending(a);
 }
 
+/* A sweep the directory reads published: the directory is built again
+ * if a node has a context (its interfaces and entities point into the
+ * sweeps' snapshots); without contexts it holds nothing of theirs. */
+static void sweep_published(struct cache_group *g, const void *before, const void *after,
+			    void *arg)
+{
+	struct node_area *a = arg;
+
+	(void)g;
+	(void)before;
+	(void)after;
+	if (ibsnmpd_cfg.node_context_types || !a->dir.snapshot)
+		cache_group_refresh_now(&a->dir);
+}
+
 void node_contexts_start(struct node_area *a)
 {
 	a->dir.name = "node directory";
@@ -518,14 +533,15 @@ void node_contexts_start(struct node_area *a)
 	 * than the uptime says: the wall clock's seconds are whole, and a
 	 * TimeStamp must not pass sysUpTime. */
 	a->boot = time(NULL) + 1 - (time_t)(netsnmp_get_agent_uptime() / 100);
-	/* no lifetime of its own: rebuilt when a source publishes */
+	/* no lifetime of its own: rebuilt when a source publishes (the
+	 * sweeps' only where a node has a context) */
 	cache_group_follow(&a->dir, a->topology, &a->follows[0]);
 	if (a->ports)
-		cache_group_follow(&a->dir, a->ports, &a->follows[1]);
+		cache_group_observe(a->ports, &a->follows[1], sweep_published, a);
 	if (a->counters)
-		cache_group_follow(&a->dir, a->counters, &a->follows[2]);
+		cache_group_observe(a->counters, &a->follows[2], sweep_published, a);
 	if (a->vitals)
-		cache_group_follow(&a->dir, a->vitals, &a->follows[3]);
+		cache_group_observe(a->vitals, &a->follows[3], sweep_published, a);
 	cache_group_observe(&a->dir, &a->registers, dir_published, a);
 	cache_group_observe(&a->dir, &a->entities_seen, entities_changed, a);
 	a->tick_alarm = snmp_alarm_register(TICK_S, SA_REPEAT, tick, a);

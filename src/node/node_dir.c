@@ -609,10 +609,11 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 		e->first_if = e->n_if = 0;
 		e->first_nb = e->n_nb = e->first_entity = e->n_entities = 0;
 		e->first_sensor = e->n_sensors = 0;
-		e->vitals = vitals_find_node(in->vitals, e->guid);
+		e->vitals = NULL;
 		set_context(e, in->types_mask);
 		if (!e->context[0])
 			continue;
+		e->vitals = vitals_find_node(in->vitals, e->guid);
 		/* interfaces, neighbours, entities only where a context serves them */
 		before = node_dir_find(in->prev, e->guid);
 		if (add_ifs(&b, in, e, before) || add_neighbors(&b, in, e, before) ||
@@ -627,7 +628,9 @@ struct node_dir *node_dir_build(const struct node_dir_build *in)
 	b.d->entities = fit(b.d->entities, b.d->n_entities, sizeof(*b.d->entities));
 	b.d->sensors = fit(b.d->sensors, b.d->n_sensors, sizeof(*b.d->sensors));
 	b.d->contains = fit(b.d->contains, b.d->n_contains, sizeof(*b.d->contains));
-	b.d->vitals = in->vitals;
+	/* only a context's entities point into the sweeps' snapshots: with
+	 * none, the directory follows the discovery alone */
+	b.d->vitals = in->types_mask ? in->vitals : NULL;
 	b.d->vitals_lifetime_s = in->vitals_lifetime_s;
 	index_rows(b.d);
 	return b.d;
