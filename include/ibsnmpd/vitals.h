@@ -259,9 +259,9 @@ struct vitals_area {
 	uint64_t *again;
 	size_t n_again, cap_again;
 	bool inventory_all;            /* the whole subnet at the next one */
-	/* nodes whose readings went unanswered, sorted: not asked again
-	 * until the next discovery (one try a node a discovery) */
-	uint64_t *silent;
+	/* nodes whose readings went unanswered, sorted by GUID: not asked
+	 * again for VITALS_SILENT_RETRY_S, or until the next discovery */
+	struct vitals_silent { uint64_t guid; time_t since; } *silent;
 	size_t n_silent;
 	/* What topology patches named since the readings began: nodes new or
 	 * back (read whole), switch ports whose module is read again; the

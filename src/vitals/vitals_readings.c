@@ -1,8 +1,8 @@
 /* The vitals' readings (vitals_internal.h): every inventoried node read
  * every vitalsSensors, pipelined as the inventory is, but for one whose
  * last readings went unanswered: it keeps its rows, stale, and is tried
- * once more after the next discovery (a dead switch costs a try a
- * discovery, not one a sweep). After a topology patch, only what it named:
+ * again a minute later or after the next discovery (a dead switch costs a
+ * try a minute, not one a sweep). After a topology patch, only what it named:
  * the nodes new or back, read whole, and the module of each switch port
  * whose link changed (MGIR, its PMAOS and PDDR); the other nodes keep
  * their rows until the periodic sweep. What a sweep read becomes a
@@ -360,32 +360,51 @@ static int guid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool silent(const struct vitals_area *a, uint64_t guid)
+/* A node whose readings went unanswered is tried again a minute later
+ * (the MAD engine's longest silence), or after the next discovery: a dead
+ * switch costs a try a minute, not one a sweep */
+#define VITALS_SILENT_RETRY_S 60
+
+static int silent_cmp(const void *a, const void *b)
 {
-	return a->n_silent && bsearch(&guid, a->silent, a->n_silent, sizeof(guid), guid_cmp);
+	uint64_t x = ((const struct vitals_silent *)a)->guid,
+		 y = ((const struct vitals_silent *)b)->guid;
+
+	return x < y ? -1 : x > y;
 }
 
-/* The silent nodes after a sweep: those that were (left out of it), and
- * those it read that did not answer (both lists in GUID order) */
-static void note_silent(struct vitals_area *a, const struct vitals_reading *r, size_t n)
+static bool silent(const struct vitals_area *a, uint64_t guid, time_t now)
+{
+	struct vitals_silent key = {.guid = guid};
+	const struct vitals_silent *hit =
+		a->n_silent ? bsearch(&key, a->silent, a->n_silent, sizeof(key), silent_cmp) : NULL;
+
+	return hit && now - hit->since < VITALS_SILENT_RETRY_S;
+}
+
+/* The silent nodes after a sweep: those that were and were not read (left
+ * out of it), and those it read that did not answer, since now (both
+ * lists in GUID order); one that answered is no longer */
+static void note_silent(struct vitals_area *a, const struct vitals_reading *r, size_t n,
+			time_t now)
 {
 	size_t unanswered = 0, i = 0, j = 0, k = 0;
-	uint64_t *merged;
+	struct vitals_silent *merged;
 
 	for (size_t x = 0; x < n; x++)
 		unanswered += !r[x].answered;
-	if (!unanswered)
-		return;
-	if (!(merged = malloc((a->n_silent + unanswered) * sizeof(*merged))))
+	if (!(merged = malloc((a->n_silent + unanswered + 1) * sizeof(*merged))))
 		return; /* they are read again: a try more, no harm */
 	while (i < a->n_silent || j < n) {
-		if (j < n && r[j].answered) {
-			j++;
-		} else if (j == n || (i < a->n_silent && a->silent[i] < r[j].guid)) {
-			merged[k++] = a->silent[i++];
-		} else {
-			merged[k++] = r[j++].guid;
+		if (j == n || (i < a->n_silent && a->silent[i].guid < r[j].guid)) {
+			merged[k++] = a->silent[i++]; /* not read */
+			continue;
 		}
+		if (i < a->n_silent && a->silent[i].guid == r[j].guid)
+			i++; /* read: what it did now counts */
+		if (!r[j].answered)
+			merged[k++] = (struct vitals_silent){r[j].guid, now};
+		j++;
 	}
 	free(a->silent);
 	a->silent = merged;
@@ -478,11 +497,11 @@ static bool rd_feed(void *ctx)
 	uint64_t modules[(VITALS_MODULES_MAX + 63) / 64];
 	enum want whole = WANT_WHOLE;
 
-	/* left out: nodes not inventoried, silent ones (one try a discovery),
+	/* left out: nodes not inventoried, silent ones (a try a minute),
 	 * and ones the engine still takes for dead, whose requests would
 	 * fail without a MAD: their try waits for a sweep that sends it */
 	while (sw->next < sw->inv->n && (sw->inv->nodes[sw->next].status != VITALS_READ ||
-					 silent(sw->a, sw->inv->nodes[sw->next].guid) ||
+					 silent(sw->a, sw->inv->nodes[sw->next].guid, sw->now) ||
 					 mad_engine_lid_silent(sw->inv->nodes[sw->next].lid,
 							       MAD_VENDOR_NVIDIA_CLASS) ||
 					 !(whole = wanted(sw, &sw->inv->nodes[sw->next], modules))))
@@ -555,7 +574,7 @@ static void rd_sweep_done_one(struct rd_sweep *sw)
 
 	if (--sw->pending)
 		return;
-	note_silent(a, sw->readings, sw->n_readings);
+	note_silent(a, sw->readings, sw->n_readings, sw->now);
 	s = vitals_build(&in);
 	/* nodes that restarted are inventoried again: their uptime went back,
 	 * or is shorter than their inventory's age (one back after a while
