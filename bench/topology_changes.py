@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Benchmark: how soon a change of the fabric is served, and what it costs
-the fabric (issue 37's figures, today's full rediscovery on trap 128). On
+the fabric (issues 37 and 49). On
 fabricsim's fat tree of HOSTS hosts (radix 64, NDR), ibsnmpd in direct mode
 on host-1; each change is made on the simulator's console and timed from the
 console command to the agent serving it (GETs every 50 ms), RUNS times:
@@ -15,9 +15,16 @@ console command to the agent serving it (GETs every 50 ms), RUNS times:
   switch: served when that port's row names host-K as the other end.
 The last leaf needs RUNS free ports: give HOSTS as 32 times the leaves and
 one (e.g. 1985, 9985, 39969).
-The SMPs each costs the fabric are fabricsim's count of SMPs answered across
-it (nothing else sweeps: the link and counter sweeps' lifetimes are an hour),
-against a full discovery's (ibnetdiscover's, run alone on the same fabric).
+What each change costs the fabric is fabricsim's count of the MADs it
+answered across it, by class: SMPs, vendor MADs (NVIDIA's class 0x0A and
+vendor-attribute SMPs: register reads by the switches' management
+processors) and PerfMgt MADs. The configuration is the default one (the
+vitals on) but for the periodic sweeps' lifetimes, an hour, so that nothing
+else is read meanwhile; a change's reads are compared with what ibsnmpd's
+own start cost (a discovery, an inventory and readings of every node, a
+counter sweep: fabricsim's counts from start until they stand still) and
+with a full discovery's SMPs (ibnetdiscover's, run alone on the same fabric).
+--vitals no turns the vitals off (as the bench was before issue 49).
 
 With --source sa ibsnmpd reads the subnet from the SM's SA (discoverySource
 sa): a change then costs the switches no SMP (fabricsim's SA is as current
@@ -26,12 +33,12 @@ as the simulator; a real SM's is as current as its last sweep).
 With --storm N (after the runs; --runs 0 for the storm alone): N hosts'
 links down (Unlink) spread over the first half of --window seconds, up again
 (ReLink) over the second half, while a manager GETs every 50 ms; printed:
-the SMPs the storm cost against a full discovery's, the seconds from the
-last ReLink until every one of those hosts is served again (its leaf port
+the MADs of each class the storm cost against ibsnmpd's start, the seconds
+from the last ReLink until every one of those hosts is served again (its leaf port
 active, its node in ibsnmpdNodeTable as reached), and the GETs' latency.
 
 Usage: bench/topology_changes.py [--hosts 2000] [--runs 5] [--source auto|smp|sa]
-                                 [--storm 500 --window 60]
+                                 [--vitals yes|no] [--storm 500 --window 60]
 """
 import argparse
 import os
@@ -74,7 +81,35 @@ def get_many(target, oids):
     return out
 
 
-def storm(bed, target, hosts, nodes, leaf_of, window, full):
+CLASSES = ("smp", "vendor", "pma")
+CLASS_NAMES = {"smp": "SMPs", "vendor": "vendor MADs", "pma": "PerfMgt MADs"}
+
+
+def answered(bed):
+    """fabricsim's counts by class so far"""
+    return fabricsim_answered(bed)
+
+
+def spent(bed, before):
+    after = answered(bed)
+    return {c: after[c] - before[c] for c in CLASSES}
+
+
+def settled(bed, quiet=3.0, limit=1800):
+    """waits until fabricsim answers at most a MAD of each class in quiet
+    seconds (what is left is the SM's own pace): its counts"""
+    last, since, t0 = answered(bed), time.monotonic(), time.monotonic()
+    while time.monotonic() - since < quiet:
+        if time.monotonic() - t0 > limit:
+            raise SystemExit("the fabric never went quiet")
+        time.sleep(0.5)
+        now = answered(bed)
+        if any(now[c] - last[c] > 1 for c in CLASSES):
+            last, since = now, time.monotonic()
+    return last
+
+
+def storm(bed, target, hosts, nodes, leaf_of, window, start_cost):
     """N hosts down over the first half of window, up over the second"""
     oids = []
     for h in hosts:
@@ -83,7 +118,7 @@ def storm(bed, target, hosts, nodes, leaf_of, window, full):
     latencies = []
     poller = threading.Thread(target=lambda: latencies.extend(
         get_latencies(target, MIB + "1.5.1.1.6", window + 120, interval=0.05)[0]))
-    before = smps_answered(bed)
+    before = answered(bed)
     t_start = time.monotonic()
     poller.start()
     half = window / 2.0
@@ -104,23 +139,21 @@ def storm(bed, target, hosts, nodes, leaf_of, window, full):
             raise SystemExit("the storm's hosts not served after 600 s")
         time.sleep(0.5)
     matched = time.monotonic() - t_last
-    time.sleep(3)
-    smps = smps_answered(bed) - before
+    settled(bed)
+    cost = spent(bed, before)
     poller.join()
     lat = sorted(latencies)
     print("\nstorm: %d hosts down within %.0f s and up within the next %.0f s" %
           (len(hosts), half, half))
-    print("  SMPs: %d (%.2f full discoveries of %d)" % (smps, smps / full if full else 0, full))
+    for c in CLASSES:
+        print("  %-13s %9d  (%.3f of ibsnmpd's start, %d)" % (
+            CLASS_NAMES[c] + ":", cost[c], cost[c] / start_cost[c] if start_cost[c] else 0,
+            start_cost[c]))
     print("  served again %.1f s after the last ReLink" % matched)
     if lat:
         print("  GET latency during it: median %.1f ms, 99th %.1f ms, worst %.1f ms (%d GETs)" %
               (1000 * statistics.median(lat), 1000 * lat[int(0.99 * (len(lat) - 1))],
                1000 * lat[-1], len(lat)))
-
-
-def smps_answered(bed):
-    """fabricsim's count of SMPs answered so far"""
-    return fabricsim_answered(bed)["smp"]
 
 
 def added_guid(bed, name):
@@ -130,8 +163,9 @@ def added_guid(bed, name):
 
 
 def timed(bed, commands, served):
-    """(seconds from the last console command to served(), SMPs meanwhile)"""
-    before = smps_answered(bed)
+    """(seconds from the last console command to served(), MADs by class
+    until the fabric is quiet again)"""
+    before = answered(bed)
     for c in commands:
         bed.sim(c)
     t0 = time.monotonic()
@@ -140,8 +174,8 @@ def timed(bed, commands, served):
             raise SystemExit("not served after 300 s: %s" % commands)
         time.sleep(0.05)
     took = time.monotonic() - t0
-    time.sleep(3)  # the rest of what the change set off (a rediscovery's tail)
-    return took, smps_answered(bed) - before
+    settled(bed)  # the rest of what the change set off
+    return took, spent(bed, before)
 
 
 def main():
@@ -150,13 +184,21 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--source", choices=("auto", "smp", "sa"), default="auto",
                     help="ibsnmpd's discoverySource (sa: the subnet from the SM's SA)")
+    ap.add_argument("--vitals", choices=("yes", "no"), default="yes")
     ap.add_argument("--storm", type=int, default=0, help="hosts down and up in a storm")
     ap.add_argument("--window", type=float, default=60.0, help="the storm's seconds")
     args = ap.parse_args()
     stop_on_sigterm()
-    conf = ["cacheLifetime pmCounters 3600", "cacheLifetime fabricPorts 3600",
-            "nodeContextTypes none", "dcbxEnable no", "vitalsEnable no",
-            "notificationLimit 0 60", "discoverySource " + args.source]
+    # the default configuration but for the periodic reads' lifetimes (an
+    # hour): what the fabric answers across a change is the change's
+    quiet = ["pmCounters", "fabricPorts", "vitalsSensors", "pmSamples", "partitionStatus",
+             "nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "slToVlTable",
+             "vlArbTable", "linearForwarding", "multicastForwarding", "randomForwarding",
+             "smInfo", "vendorDiag", "ledInfo"]
+    conf = ["cacheLifetime %s 3600" % g for g in quiet] + [
+            "dcbxEnable no",
+            "vitalsEnable " + args.vitals, "notificationLimit 0 60",
+            "discoverySource " + args.source]
     with TestBed(None, None, conf=conf, direct=True, binary=os.path.join(BUILD, "ibsnmpd"),
                  big={"hosts": args.hosts}) as bed:
         target = bed.env["SNMP_DIRECT_TARGET"]
@@ -165,6 +207,7 @@ def main():
             if "subnet discovered" in open(log).read():
                 break
             time.sleep(1)
+        start_cost = settled(bed)
         nodes, ports, links = {}, {}, []
         with open(bed.env["SIMFABRIC_TOPOLOGY"]) as f:
             for line in f:
@@ -188,9 +231,9 @@ def main():
               "%s) on host-1; %s has %d free ports" % (args.hosts, len(nodes), args.source, last,
                                                       len(free)))
         # a full discovery's SMPs: ibnetdiscover's, alone
-        before = smps_answered(bed)
+        before = answered(bed)
         subprocess.run(bed.command("ibnetdiscover"), capture_output=True, timeout=600)
-        full = smps_answered(bed) - before
+        full = answered(bed)["smp"] - before["smp"]
         results = {"a host's link back": [], "a new host": [], "a moved cable": [],
                    "a new switch, 2 hosts": []}
         for k in range(args.runs):
@@ -226,21 +269,27 @@ def main():
             results["a moved cable"].append(timed(
                 bed, ['Link "switch-new-0"[%d] "%s"[1]' % (to, mover)],
                 lambda: get(target, REMOTE_DESC + index(g_sw0, to)) == mover))
-        print("\n%-20s %12s %12s %16s %10s" % ("change", "median s", "worst s", "median SMPs",
-                                               "/ full"))
+        print("\nibsnmpd's start (vitals %s): %s" % (args.vitals, ", ".join(
+            "%d %s" % (start_cost[c], CLASS_NAMES[c]) for c in CLASSES)))
+        print("a full discovery (ibnetdiscover alone): %d SMPs" % full)
+        print("\n%-24s %8s %8s %14s %14s %14s" % ("change", "median s", "worst s", "SMPs",
+                                                  "vendor MADs", "PerfMgt MADs"))
+        print("%-24s %8s %8s %14s %14s %14s" % ("", "", "", "median/worst", "median/worst",
+                                                  "median/worst"))
         for what, runs in (results.items() if args.runs else ()):
-            secs, smps = [r[0] for r in runs], [r[1] for r in runs]
-            print("%-20s %12.2f %12.2f %16d %10.2f" % (
-                what, statistics.median(secs), max(secs), statistics.median(smps),
-                statistics.median(smps) / full if full else 0))
-        print("\na full discovery (ibnetdiscover alone): %d SMPs" % full)
+            secs = [r[0] for r in runs]
+            cols = ["%d/%d" % (statistics.median([r[1][c] for r in runs]),
+                               max(r[1][c] for r in runs)) for c in CLASSES]
+            print("%-24s %8.2f %8.2f %14s %14s %14s" % (
+                what, statistics.median(secs), max(secs), *cols))
         if args.storm:
             # hosts of every leaf but host-1's, none of those the runs moved
             pool = sorted((h for h in leaf_of if h != "host-1" and leaf_of[h][0] != leaf_of["host-1"][0]
                            and not 2 <= int(h.split("-")[1]) < 2 + 2 * args.runs),
                           key=lambda h: int(h.split("-")[1]))
             step = max(1, len(pool) // args.storm)
-            storm(bed, target, pool[::step][:args.storm], nodes, leaf_of, args.window, full)
+            storm(bed, target, pool[::step][:args.storm], nodes, leaf_of, args.window,
+                  start_cost)
 
 
 if __name__ == "__main__":
