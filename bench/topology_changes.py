@@ -48,7 +48,8 @@ import subprocess
 import threading
 import time
 
-from benchlib import TestBed, env, fabricsim_answered, get_latencies, stop_on_sigterm
+from benchlib import (GROUP_DURATION, GROUP_NAME, TestBed, env, fabricsim_answered,
+                      get_latencies, stop_on_sigterm)
 
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      "..", "build"))
@@ -68,6 +69,14 @@ def get(target, oid):
     out = subprocess.run(["snmpget", "-v2c", "-c", "public", "-Oqv", "-t", "2", target, oid],
                          capture_output=True, text=True, env=env())
     return out.stdout.strip().strip('"')
+
+
+def column(target, oid):
+    """{last arc of the index: value} of a table's column"""
+    out = subprocess.run(["snmpwalk", "-v2c", "-c", "public", "-On", "-Oq", target, oid],
+                         capture_output=True, text=True, env=env()).stdout
+    return dict((o.rsplit(".", 1)[1], v.strip('"'))
+                for o, _, v in (line.partition(" ") for line in out.splitlines()))
 
 
 def get_many(target, oids):
@@ -269,6 +278,11 @@ def main():
             results["a moved cable"].append(timed(
                 bed, ['Link "switch-new-0"[%d] "%s"[1]' % (to, mover)],
                 lambda: get(target, REMOTE_DESC + index(g_sw0, to)) == mover))
+        # what each group's last build took (the derived views are built
+        # whole from their sources' snapshots after each publication)
+        names, took = column(target, GROUP_NAME), column(target, GROUP_DURATION)
+        print("the last build or sweep of each group after the runs (ibsnmpdCacheLastDuration): " +
+              ", ".join("%s %s ms" % (names[i], took.get(i, "?")) for i in names))
         print("\nibsnmpd's start (vitals %s): %s" % (args.vitals, ", ".join(
             "%d %s" % (start_cost[c], CLASS_NAMES[c]) for c in CLASSES)))
         print("a full discovery (ibnetdiscover alone): %d SMPs" % full)

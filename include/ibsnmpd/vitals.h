@@ -8,7 +8,8 @@
  *                      MGPIR, PMLP of every port); reading a register
  *   vitals_readings.c  the readings (every vitalsSensors: MGIR's uptime,
  *                      MTMP, MFSM, FORE, PMAOS, PDDR; MCIA where PDDR is
- *                      not there), built by vitals_build.c; the groups
+ *                      not there; after a topology patch, only what it
+ *                      names), built by vitals_build.c; the groups
  *   vitals_build.c     pure: a readings snapshot from the inventory, the
  *                      readings and the previous snapshot; the conditions
  *                      (hot, fan failed, module out or faulted, Rx power
