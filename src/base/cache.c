@@ -247,7 +247,14 @@ void cache_refresh_kept(struct cache_group *g)
 static void publish(struct cache_group *g, void *fresh)
 {
 	void *old = g->snapshot;
+	/* The one before is held while the observers run (one of them may let
+	 * go of the last other hold on it), and its holds are its own before
+	 * an observer may hold the fresh one. Out of memory for the hold: no
+	 * other hold on it either; it goes after them. */
+	bool held = old && cache_snapshot_hold(g);
 
+	if (held)
+		retire(g, old);
 	g->snapshot = fresh;
 	g->filled_at = cache_clock_s();
 	/* an observer may stop observing (its owner goes) while called */
@@ -255,8 +262,10 @@ static void publish(struct cache_group *g, void *fresh)
 		next = o->next;
 		o->fn(g, old, fresh, o->arg);
 	}
-	if (old)
-		retire(g, old);
+	if (held)
+		cache_snapshot_release(g, old);
+	else if (old)
+		free_snapshot(g, old);
 }
 
 void cache_publish(struct cache_group *g, void *fresh)

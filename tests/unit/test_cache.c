@@ -371,6 +371,69 @@ static void a_held_snapshot_outlives_its_replacement(void **state)
 	assert_null(g.held);
 }
 
+/* An observer that holds what a group publishes and lets go of what it
+ * held before (the node directory's way with the sweeps' snapshots): the
+ * holds stay apart, and the snapshot before lives until every observer
+ * has seen it. */
+struct holder {
+	const void *held;
+	bool before_alive; /* the later observer saw the one before unfreed */
+	bool *freed_before;
+};
+
+static void hold_fresh(struct cache_group *g, const void *before, const void *after, void *arg)
+{
+	struct holder *h = arg;
+
+	(void)before;
+	(void)after;
+	if (h->held)
+		cache_snapshot_release(g, h->held);
+	h->held = cache_snapshot_hold(g);
+}
+
+static void look_at_before(struct cache_group *g, const void *before, const void *after,
+			   void *arg)
+{
+	struct holder *h = arg;
+
+	(void)g;
+	(void)after;
+	h->before_alive = !before || !*h->freed_before;
+}
+
+static void an_observer_may_hold_the_fresh_snapshot(void **state)
+{
+	struct cache_group g;
+	struct cache_observer o1, o2;
+	bool freed1, freed2, freed3;
+	struct holder h = {0};
+
+	(void)state;
+	group_init(&g, "test", refresh_later);
+	cache_group_observe(&g, &o1, hold_fresh, &h);
+	cache_group_observe(&g, &o2, look_at_before, &h);
+	cache_group_start(&g);
+	h.freed_before = &freed1;
+	cache_refresh_done(&g, snap_new(1, &freed1), NULL);
+	assert_ptr_equal(h.held, cache_snapshot(&g));
+	cache_group_refresh_now(&g);
+	cache_refresh_done(&g, snap_new(2, &freed2), NULL);
+	assert_true(h.before_alive); /* 1's last hold went in the first observer */
+	assert_true(freed1);
+	assert_false(freed2);
+	assert_ptr_equal(h.held, cache_snapshot(&g));
+	h.freed_before = &freed2;
+	cache_group_refresh_now(&g);
+	cache_refresh_done(&g, snap_new(3, &freed3), NULL);
+	assert_true(h.before_alive && freed2 && !freed3);
+	cache_snapshot_release(&g, h.held); /* the current one: nothing freed */
+	assert_false(freed3);
+	assert_null(g.held);
+	cache_group_stop(&g);
+	assert_true(freed3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +445,7 @@ int main(void)
 		cmocka_unit_test_setup(a_derived_group_follows_its_sources, setup),
 		cmocka_unit_test_setup(lifetime_change_rearms_the_alarm, setup),
 		cmocka_unit_test_setup(a_held_snapshot_outlives_its_replacement, setup),
+		cmocka_unit_test_setup(an_observer_may_hold_the_fresh_snapshot, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
