@@ -162,6 +162,9 @@ struct node_dir {
 	const struct vitals_snapshot *vitals; /* what it was built from (NULL: none) */
 	unsigned vitals_lifetime_s;  /* vitalsSensors: entPhySensorValueUpdateRate */
 	time_t boot;              /* the agent's start (wall clock): TimeTicks 0 */
+	/* the sweeps' snapshots it points into, held for it by its builder
+	 * (node_contexts.c) until it is freed; NULL: none held */
+	struct node_dir_holds *holds;
 };
 
 void node_dir_free(void *p);
@@ -292,6 +295,10 @@ struct node_area {
 		size_t added, failed;
 		double began;
 	} following;
+	/* a sweep published: the directory is built again at most every
+	 * NODE_DIR_GAP_S (it holds the snapshots it points into meanwhile) */
+	double dir_built_at;          /* monotonic s */
+	unsigned dir_alarm;           /* a build due */
 	bool master_away;             /* a subagent's AgentX session is closed */
 	unsigned hold_s, idle_s;      /* nodeContextHold, nodeContextIdle */
 	time_t boot;                  /* the agent's start, wall clock (node_dir_build) */

@@ -55,6 +55,55 @@ struct node_context {
 
 /* ---- the directory ---------------------------------------------------------- */
 
+/* A directory points into the sweeps' snapshots (its interfaces' links
+ * and counters, its entities' hardware) rather than copying them; at
+ * 40,000 hosts with switch contexts a build is some 200 ms, and a host's
+ * change publishes three or four snapshots. So a sweep's publication
+ * builds it again at most every NODE_DIR_GAP_S, the snapshots it points
+ * into held for it meanwhile (a discovery's builds it at once). */
+#define NODE_DIR_GAP_S 1.0
+#define NODE_DIR_SOURCES 3
+
+struct node_dir_holds {
+	struct cache_group *group[NODE_DIR_SOURCES];
+	const void *snapshot[NODE_DIR_SOURCES];
+};
+
+static double monotonic_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The sweeps' snapshots the directory was built from, held; NULL: out of
+ * memory (the directory is then built again at each publication). */
+static struct node_dir_holds *hold_sources(struct node_area *a)
+{
+	struct node_dir_holds *h = calloc(1, sizeof(*h));
+	struct cache_group *groups[NODE_DIR_SOURCES] = {a->ports, a->counters, a->vitals};
+
+	for (int i = 0; h && i < NODE_DIR_SOURCES; i++)
+		if (groups[i] && (h->snapshot[i] = cache_snapshot_hold(groups[i])))
+			h->group[i] = groups[i];
+	return h;
+}
+
+static void dir_free(void *p)
+{
+	struct node_dir *d = p;
+
+	if (d && d->holds) {
+		for (int i = 0; i < NODE_DIR_SOURCES; i++)
+			if (d->holds->group[i])
+				cache_snapshot_release(d->holds->group[i], d->holds->snapshot[i]);
+		free(d->holds);
+		d->holds = NULL;
+	}
+	node_dir_free(d);
+}
+
 static void refresh_dir(struct cache_group *g)
 {
 	struct node_area *a = g->owner;
@@ -75,9 +124,25 @@ static void refresh_dir(struct cache_group *g)
 	if (!in.fabric && !in.prev)
 		return cache_refresh_done(g, NULL, NULL); /* nothing discovered yet */
 	d = node_dir_build(&in);
+	if (d)
+		d->holds = hold_sources(a);
+	a->dir_built_at = monotonic_s();
+	if (a->dir_alarm) {
+		snmp_alarm_unregister(a->dir_alarm); /* this build is the one due */
+		a->dir_alarm = 0;
+	}
 	/* never the previous one: it points into the snapshots being replaced */
 	cache_refresh_done(g, d ? d : node_dir_empty(),
 			   d ? NULL : "out of memory: no node served until the next build");
+}
+
+static void dir_due(unsigned reg, void *arg)
+{
+	struct node_area *a = arg;
+
+	(void)reg;
+	a->dir_alarm = 0;
+	cache_group_refresh_now(&a->dir);
 }
 
 /* ---- a context's SMA-MIB, read while asked ------------------------------------ */
@@ -511,19 +576,30 @@ static void sweep_published(struct cache_group *g, const void *before, const voi
 			    void *arg)
 {
 	struct node_area *a = arg;
+	const struct node_dir *d = cache_snapshot(&a->dir);
+	double since = monotonic_s() - a->dir_built_at;
 
 	(void)g;
 	(void)before;
 	(void)after;
-	if (ibsnmpd_cfg.node_context_types || !a->dir.snapshot)
-		cache_group_refresh_now(&a->dir);
+	if (d && !ibsnmpd_cfg.node_context_types)
+		return;
+	if (!d || !d->holds || since >= NODE_DIR_GAP_S) {
+		cache_group_refresh_now(&a->dir); /* now, or it would point into what goes */
+	} else if (!a->dir_alarm) {
+		struct timeval due = {0, (suseconds_t)((NODE_DIR_GAP_S - since) * 1e6)};
+
+		a->dir_alarm = snmp_alarm_register_hr(due, 0, dir_due, a);
+		if (!a->dir_alarm)
+			cache_group_refresh_now(&a->dir);
+	}
 }
 
 void node_contexts_start(struct node_area *a)
 {
 	a->dir.name = "node directory";
 	a->dir.refresh = refresh_dir;
-	a->dir.free_snapshot = node_dir_free;
+	a->dir.free_snapshot = dir_free;
 	a->dir.owner = a;
 	a->follow.fn = contexts_follow_dir;
 	a->follow.arg = a;
@@ -576,6 +652,9 @@ void node_contexts_stop(struct node_area *a)
 	if (a->tick_alarm)
 		snmp_alarm_unregister(a->tick_alarm);
 	a->tick_alarm = 0;
+	if (a->dir_alarm)
+		snmp_alarm_unregister(a->dir_alarm);
+	a->dir_alarm = 0;
 	loop_cancel(&a->follow);
 	for (size_t k = 0; k < a->n_contexts; k++) {
 		if (!a->contexts[k]->retired)
