@@ -50,6 +50,7 @@ import time
 
 from benchlib import (GROUP_DURATION, GROUP_NAME, TestBed, env, fabricsim_answered,
                       get_latencies, stop_on_sigterm)
+from simfabric import PERIODIC_GROUPS
 
 BUILD = os.environ.get("IBSNMPD_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      "..", "build"))
@@ -104,18 +105,9 @@ def spent(bed, before):
     return {c: after[c] - before[c] for c in CLASSES}
 
 
-def settled(bed, quiet=3.0, limit=1800):
-    """waits until fabricsim answers at most a MAD of each class in quiet
-    seconds (what is left is the SM's own pace): its counts"""
-    last, since, t0 = answered(bed), time.monotonic(), time.monotonic()
-    while time.monotonic() - since < quiet:
-        if time.monotonic() - t0 > limit:
-            raise SystemExit("the fabric never went quiet")
-        time.sleep(0.5)
-        now = answered(bed)
-        if any(now[c] - last[c] > 1 for c in CLASSES):
-            last, since = now, time.monotonic()
-    return last
+def settled(bed):
+    """fabricsim's counts once it is quiet"""
+    return bed.answered_when_quiet()
 
 
 def storm(bed, target, hosts, nodes, leaf_of, window, start_cost):
@@ -200,11 +192,7 @@ def main():
     stop_on_sigterm()
     # the default configuration but for the periodic reads' lifetimes (an
     # hour): what the fabric answers across a change is the change's
-    quiet = ["pmCounters", "fabricPorts", "vitalsSensors", "pmSamples", "partitionStatus",
-             "nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "slToVlTable",
-             "vlArbTable", "linearForwarding", "multicastForwarding", "randomForwarding",
-             "smInfo", "vendorDiag", "ledInfo"]
-    conf = ["cacheLifetime %s 3600" % g for g in quiet] + [
+    conf = ["cacheLifetime %s 3600" % g for g in PERIODIC_GROUPS] + [
             "dcbxEnable no",
             "vitalsEnable " + args.vitals, "notificationLimit 0 60",
             "discoverySource " + args.source]
@@ -217,7 +205,7 @@ def main():
                 break
             time.sleep(1)
         start_cost = settled(bed)
-        nodes, ports, links = {}, {}, []
+        nodes, links = {}, []
         with open(bed.env["SIMFABRIC_TOPOLOGY"]) as f:
             for line in f:
                 p = line.split()

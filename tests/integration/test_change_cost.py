@@ -17,6 +17,7 @@ import time
 import pytest
 
 from conftest import TOP, generated, guid_index, start_testbed, stop_testbed, wait_for
+from simfabric import PERIODIC_GROUPS
 
 MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
 LINK_STATE = MIB + "1.5.1.1.6."      # ibsnmpdFabricPortLinkState
@@ -27,11 +28,6 @@ MODULE = MIB + "1.7.4.1."            # ibsnmpdModuleEntry
 PM_PORT = MIB + "1.3.1.1."           # ibsnmpdPmPortEntry
 MSTFLINT_RUN = os.path.join(TOP, "tests", "tools", "mstflint-run")
 CLASSES = ("smp", "vendor", "pma")
-# the periodic reads, an hour apart: nothing else is read across a change
-QUIET = ["pmCounters", "fabricPorts", "vitalsSensors", "pmSamples", "partitionStatus",
-         "nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "slToVlTable",
-         "vlArbTable", "linearForwarding", "multicastForwarding", "randomForwarding", "smInfo",
-         "vendorDiag", "ledInfo"]
 LEAF_PORTS = 64
 
 
@@ -39,7 +35,7 @@ LEAF_PORTS = 64
 def bed():
     # 31 hosts on one leaf of radix 64 (port 32 free), 32 spines above it
     b = start_testbed(big={"hosts": 31},
-                      extra_conf=["cacheLifetime %s 3600" % g for g in QUIET] +
+                      extra_conf=["cacheLifetime %s 3600" % g for g in PERIODIC_GROUPS] +
                       ["notificationLimit 0 60"])
     try:
         yield b
@@ -58,27 +54,14 @@ def fabric(bed):
     return {name: (guid, lid) for name, (_, guid, _, lid) in nodes.items()}, leaf_of
 
 
-def settled(bed, quiet=3.0):
-    """fabricsim's counts once it answers at most a MAD of each class in
-    quiet seconds (what is left is the SM's own pace)"""
-    last, since, t0 = bed.answered(), time.monotonic(), time.monotonic()
-    while time.monotonic() - since < quiet:
-        assert time.monotonic() - t0 < 300, "the fabric never went quiet"
-        time.sleep(0.5)
-        now = bed.answered()
-        if any(now[c] - last[c] > 1 for c in CLASSES):
-            last, since = now, time.monotonic()
-    return last
-
-
 def cost(bed, commands, served):
     """The MADs of each class fabricsim answered from the console commands
     until the fabric is quiet again, once served() holds"""
-    before = settled(bed)
+    before = bed.answered_when_quiet(limit=300)
     for c in commands:
         bed.simfabric("sim", c)
     assert wait_for(served, seconds=60), commands
-    after = settled(bed)
+    after = bed.answered_when_quiet(limit=300)
     return {c: after[c] - before[c] for c in CLASSES}
 
 

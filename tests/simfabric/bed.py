@@ -143,6 +143,14 @@ def issm_shim(ibsnmpd):
     return None
 
 
+# ibsnmpd's cache groups read on a period (ibsnmpd.conf(5), cacheLifetime):
+# given an hour each, what a fabric answers across a change is the change's
+PERIODIC_GROUPS = ("pmCounters", "fabricPorts", "vitalsSensors", "pmSamples", "partitionStatus",
+                   "nodeInfo", "switchInfo", "portInfo", "guidInfo", "pKeyTable", "slToVlTable",
+                   "vlArbTable", "linearForwarding", "multicastForwarding", "randomForwarding",
+                   "smInfo", "vendorDiag", "ledInfo")
+
+
 class Bed:
     """A bed in its directory: up() makes one, Bed(dir) takes one that runs."""
 
@@ -378,6 +386,21 @@ class Bed:
                 return dict(zip(("smp", "pma", "sa", "vendor"), (int(v) for v in m[-1])))
             time.sleep(0.05)
         raise BedError("fabricsim did not answer Stats")
+
+    def answered_when_quiet(self, quiet=3.0, limit=1800,
+                            classes=("smp", "vendor", "pma")):
+        """fabricsim's counts (answered()) once it answers at most a MAD of
+        each of classes in quiet seconds (what is left is the SM's own
+        pace); BedError past limit seconds"""
+        last, since, t0 = self.answered(), time.monotonic(), time.monotonic()
+        while time.monotonic() - since < quiet:
+            if time.monotonic() - t0 > limit:
+                raise BedError("fabricsim never went quiet in %d s" % limit)
+            time.sleep(0.5)
+            now = self.answered()
+            if any(now[c] - last[c] > 1 for c in classes):
+                last, since = now, time.monotonic()
+        return last
 
     def command(self, *cmd, node=None, fabric=1):
         """argv that runs cmd (e.g. smpquery) attached to a node of the fabric,
