@@ -466,6 +466,8 @@ static bool sweep_of_patches(struct pm_area *pm, struct sweep *sw, const struct 
 
 void pm_sweep_patched(struct pm_area *pm, const struct topology *f)
 {
+	if (!f->n_changed)
+		return; /* nodes gone only: nothing to read */
 	if (pm->n_pending + f->n_changed > pm->cap_pending) {
 		size_t cap = (pm->n_pending + f->n_changed) * 2;
 		struct topo_port_ref *p = realloc(pm->pending, cap * sizeof(*p));
@@ -480,8 +482,7 @@ void pm_sweep_patched(struct pm_area *pm, const struct topology *f)
 	}
 	memcpy(pm->pending + pm->n_pending, f->changed, f->n_changed * sizeof(*f->changed));
 	pm->n_pending += f->n_changed;
-	if (f->n_changed)
-		cache_group_refresh_now(&pm->sweep); /* if one runs, when it ends */
+	cache_group_refresh_now(&pm->sweep); /* if one runs, when it ends */
 }
 
 static void sweep_start(struct cache_group *g)
