@@ -40,6 +40,7 @@ struct sweep {
 	/* a sweep of the ports a patch named: which ports of snap are read;
 	 * NULL: every port */
 	bool *to_read;
+	bool *unseen;               /* per port of snap: not in the sweep before */
 };
 
 struct port_job {
@@ -383,6 +384,7 @@ static void sweep_finish(struct sweep *sw)
 	cache_refresh_done(&pm->sweep, s, NULL);
 	free(sw->node_first);
 	free(sw->to_read);
+	free(sw->unseen);
 	free(sw);
 	/* patches came while it ran, or the periodic sweep fell due while a
 	 * patch's ran (its turn was skipped) */
@@ -440,7 +442,7 @@ static bool sweep_of_patches(struct pm_area *pm, struct sweep *sw, const struct 
 {
 	size_t n = 0;
 
-	if (pm->pending_all || !pm->n_pending || !sw->prev || !f->patched_from ||
+	if (pm->pending_all || !pm->n_pending || !sw->prev || !f->patched_from || !sw->unseen ||
 	    cache_clock_s() - pm->full_at >= (time_t)pm->sweep.lifetime_s ||
 	    !(sw->to_read = calloc(f->n_ports ? f->n_ports : 1, sizeof(bool))))
 		return true;
@@ -455,8 +457,7 @@ static bool sweep_of_patches(struct pm_area *pm, struct sweep *sw, const struct 
 		}
 	}
 	for (size_t i = 0; i < f->n_ports; i++)
-		if (!sw->to_read[i] && !pm_port_find(sw->prev->ports, sw->prev->n,
-						     f->nodes[f->ports[i].node].guid, f->ports[i].port)) {
+		if (!sw->to_read[i] && sw->unseen[i]) {
 			sw->to_read[i] = true; /* not read before */
 			n++;
 		}
@@ -515,19 +516,28 @@ static void sweep_start(struct cache_group *g)
 	sw->pm = pm;
 	sw->snap = s;
 	sw->prev = cache_snapshot(g);
+	sw->unseen = calloc(f->n_ports ? f->n_ports : 1, sizeof(bool)); /* NULL: a whole sweep */
 	sw->now = time(NULL);
 	s->fabric = topology_get(f);
 
 	s->n = f->n_ports;
-	for (size_t i = 0; i < f->n_ports; i++) {
+	/* both sorted by (node GUID, port): one walk of the ports before (at
+	 * 40,000 hosts a search each was most of a patch's sweep) */
+	for (size_t i = 0, j = 0; i < f->n_ports; i++) {
 		const struct topo_port *r = &f->ports[i];
 		const struct topo_node *n = &f->nodes[r->node];
-		const struct pm_port_state *old =
-			sw->prev ? pm_port_find(sw->prev->ports, sw->prev->n, n->guid, r->port) : NULL;
+		const struct pm_port_state *before = sw->prev ? sw->prev->ports : NULL;
 		struct pm_port_state *st = &s->ports[i];
 
-		if (old)
-			*st = *old; /* counting goes on where it was */
+		while (before && j < sw->prev->n && (before[j].guid < n->guid ||
+						     (before[j].guid == n->guid &&
+						      before[j].port < r->port)))
+			j++;
+		if (before && j < sw->prev->n && before[j].guid == n->guid &&
+		    before[j].port == r->port)
+			*st = before[j]; /* counting goes on where it was */
+		else if (sw->unseen)
+			sw->unseen[i] = true; /* not read before */
 		st->guid = n->guid;
 		st->port = r->port;
 		st->lid = r->lid;
