@@ -580,12 +580,13 @@ static void sweep_published(struct cache_group *g, const void *before, const voi
 	double since = monotonic_s() - a->dir_built_at;
 
 	(void)g;
-	(void)before;
 	(void)after;
 	if (d && !ibsnmpd_cfg.node_context_types)
 		return;
-	if (!d || !d->holds || since >= NODE_DIR_GAP_S) {
-		cache_group_refresh_now(&a->dir); /* now, or it would point into what goes */
+	if (!d || !d->holds || !before || since >= NODE_DIR_GAP_S) {
+		/* now: it would point into what goes, or a sweep's first
+		 * reading fills it (what the contexts serve at start) */
+		cache_group_refresh_now(&a->dir);
 	} else if (!a->dir_alarm) {
 		struct timeval due = {0, (suseconds_t)((NODE_DIR_GAP_S - since) * 1e6)};
 
