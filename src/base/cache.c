@@ -44,7 +44,7 @@ long cache_group_age_s(const struct cache_group *g)
 	return g->snapshot ? (long)(cache_clock_s() - g->filled_at) : -1;
 }
 
-static double now_frac(void)
+double cache_clock(void)
 {
 	struct timespec t;
 
@@ -60,7 +60,7 @@ static void kick(unsigned reg, void *arg)
 	if (g->refreshing)
 		return;
 	g->refreshing = true;
-	g->started_at = now_frac();
+	g->started_at = cache_clock();
 	DEBUGMSGTL(("ibsnmpd:cache", "refreshing %s\n", g->name));
 	g->refresh(g);
 }
@@ -234,7 +234,7 @@ static void refresh_ended(struct cache_group *g)
 {
 	g->refreshing = false;
 	g->attempts++;
-	g->last_duration = now_frac() - g->started_at;
+	g->last_duration = cache_clock() - g->started_at;
 }
 
 void cache_refresh_kept(struct cache_group *g)

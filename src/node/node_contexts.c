@@ -69,14 +69,6 @@ struct node_dir_holds {
 	const void *snapshot[NODE_DIR_SOURCES];
 };
 
-static double monotonic_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* The sweeps' snapshots the directory was built from, held; NULL: out of
  * memory (the directory is then built again at each publication). */
 static struct node_dir_holds *hold_sources(struct node_area *a)
@@ -126,7 +118,7 @@ static void refresh_dir(struct cache_group *g)
 	d = node_dir_build(&in);
 	if (d)
 		d->holds = hold_sources(a);
-	a->dir_built_at = monotonic_s();
+	a->dir_built_at = cache_clock();
 	if (a->dir_alarm) {
 		snmp_alarm_unregister(a->dir_alarm); /* this build is the one due */
 		a->dir_alarm = 0;
@@ -325,14 +317,6 @@ static int add_context(struct node_area *a, struct node_context *c)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* Contexts of nodes gone (or whose type no longer gets one) go, new nodes
  * get theirs, switches first: after a directory is published, at the end
  * of the pass (dir_published). Each registration and unregistration is an
@@ -363,7 +347,7 @@ static bool contexts_add(struct node_area *a, const struct node_dir *d, double d
 
 			if ((e->type == 2) != (pass == 0))
 				continue;
-			if (now_s() >= deadline) {
+			if (cache_clock() >= deadline) {
 				done = false;
 				break;
 			}
@@ -390,14 +374,14 @@ static void contexts_follow_dir(void *arg)
 {
 	struct node_area *a = arg;
 	const struct node_dir *d = cache_snapshot(&a->dir);
-	double deadline = now_s() + FOLLOW_SLICE_S;
+	double deadline = cache_clock() + FOLLOW_SLICE_S;
 
 	if (!d || a->master_away)
 		return; /* master_back() follows */
 	if (!a->following.running) {
 		memset(&a->following, 0, sizeof(a->following));
 		a->following.running = true;
-		a->following.began = now_s();
+		a->following.began = cache_clock();
 	}
 	for (size_t k = 0; k < a->n_contexts; k++) {
 		struct node_context *c = a->contexts[k];
@@ -405,7 +389,7 @@ static void contexts_follow_dir(void *arg)
 
 		if (c->retired || (e && e->context[0]))
 			continue;
-		if (now_s() >= deadline) {
+		if (cache_clock() >= deadline) {
 			loop_defer(&a->follow);
 			return;
 		}
@@ -421,7 +405,7 @@ static void contexts_follow_dir(void *arg)
 	if (a->following.added || a->following.failed)
 		snmp_log(a->following.failed ? LOG_WARNING : LOG_INFO,
 			 "node contexts: %zu registered in %.2f s%s (%zu in all)\n",
-			 a->following.added, now_s() - a->following.began,
+			 a->following.added, cache_clock() - a->following.began,
 			 a->following.failed ? ", some could not be (see above)" : "", a->n_contexts);
 }
 
@@ -459,7 +443,7 @@ static void entity_notify(struct node_context *c, const struct node_entry *e)
 	if (vl)
 		mib_notification_add_node_context(&vl, e->guid, e->type);
 	notify_send_context(NOTIFY_ENTITY, 1, e->lid, vl, c->name);
-	c->entity_notified = now_s();
+	c->entity_notified = cache_clock();
 	c->entity_pending = false;
 }
 
@@ -477,7 +461,7 @@ static void entities_changed(struct cache_group *g, const void *before, const vo
 		if (!e->context[0] || !(old = node_dir_find(b, e->guid)) || !old->context[0] ||
 		    old->entity_changed == e->entity_changed || !(c = find_context(a, e->guid)))
 			continue;
-		if (c->entity_notified && now_s() - c->entity_notified < ENTITY_CHANGE_QUIET_S)
+		if (c->entity_notified && cache_clock() - c->entity_notified < ENTITY_CHANGE_QUIET_S)
 			c->entity_pending = true; /* at the end of the period (tick) */
 		else
 			entity_notify(c, e);
@@ -494,7 +478,7 @@ static void entities_pending(struct node_area *a)
 		const struct node_entry *e;
 
 		if (!c->entity_pending || c->retired ||
-		    now_s() - c->entity_notified < ENTITY_CHANGE_QUIET_S)
+		    cache_clock() - c->entity_notified < ENTITY_CHANGE_QUIET_S)
 			continue;
 		if ((e = node_dir_find(d, c->guid)))
 			entity_notify(c, e);
@@ -577,7 +561,7 @@ static void sweep_published(struct cache_group *g, const void *before, const voi
 {
 	struct node_area *a = arg;
 	const struct node_dir *d = cache_snapshot(&a->dir);
-	double since = monotonic_s() - a->dir_built_at;
+	double since = cache_clock() - a->dir_built_at;
 
 	(void)g;
 	(void)after;

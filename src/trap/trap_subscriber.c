@@ -31,6 +31,7 @@
 
 #include <infiniband/mad.h>
 
+#include "ibsnmpd/cache.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
 #include "ibsnmpd/sma_attr.h"
@@ -316,17 +317,9 @@ void trap_subscriber_sm_changed(struct trap_area *t, unsigned sm_lid)
 
 /* ---- Reports -------------------------------------------------------------------- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static bool seen_before(struct trap_area *t, uint32_t tid, unsigned slid, const uint8_t *notice)
 {
-	double now = now_s();
+	double now = cache_clock();
 	struct seen_report *r;
 
 	for (size_t i = 0; i < SEEN_REPORTS; i++) {
