@@ -159,6 +159,12 @@ struct topo_change {
 size_t topology_changes(const struct topology *f, const struct topo_link_seen *seen, size_t n,
 			struct topo_change *out);
 
+/* f's changed ports appended to a follower's list of what its next read
+ * takes (*refs of *n, room for *cap, grown by doubling); -1 out of memory
+ * (the list as it was). Pure. */
+int topology_changed_keep(const struct topology *f, struct topo_port_ref **refs, size_t *n,
+			  size_t *cap);
+
 /* About what a discovery by libibnetdisc of f costs in SMPs: NodeInfo and
  * NodeDescription of each node, PortInfo of each port it reads (a switch's
  * port 0 too), NodeInfo behind each switch port linked. */

@@ -308,18 +308,7 @@ static void state_published(struct cache_group *g, const void *before, const voi
 /* The ports a patch changed, kept for the next sweep; false out of memory. */
 static bool keep_patched(struct fabric_area *a, const struct topology *f)
 {
-	if (a->n_patched + f->n_changed > a->cap_patched) {
-		size_t cap = (a->n_patched + f->n_changed) * 2;
-		void *q = realloc(a->patched, cap * sizeof(*a->patched));
-
-		if (!q)
-			return false;
-		a->patched = q;
-		a->cap_patched = cap;
-	}
-	memcpy(a->patched + a->n_patched, f->changed, f->n_changed * sizeof(*f->changed));
-	a->n_patched += f->n_changed;
-	return true;
+	return !topology_changed_keep(f, &a->patched, &a->n_patched, &a->cap_patched);
 }
 
 void fabric_sweep_discovered(struct fabric_area *a, const struct topology *before,

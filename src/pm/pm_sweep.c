@@ -469,20 +469,8 @@ void pm_sweep_patched(struct pm_area *pm, const struct topology *f)
 {
 	if (!f->n_changed)
 		return; /* nodes gone only: nothing to read */
-	if (pm->n_pending + f->n_changed > pm->cap_pending) {
-		size_t cap = (pm->n_pending + f->n_changed) * 2;
-		struct topo_port_ref *p = realloc(pm->pending, cap * sizeof(*p));
-
-		if (!p) {
-			pm->pending_all = true; /* every port, then */
-			cache_group_refresh_now(&pm->sweep);
-			return;
-		}
-		pm->pending = p;
-		pm->cap_pending = cap;
-	}
-	memcpy(pm->pending + pm->n_pending, f->changed, f->n_changed * sizeof(*f->changed));
-	pm->n_pending += f->n_changed;
+	if (topology_changed_keep(f, &pm->pending, &pm->n_pending, &pm->cap_pending))
+		pm->pending_all = true; /* every port, then */
 	cache_group_refresh_now(&pm->sweep); /* if one runs, when it ends */
 }
 

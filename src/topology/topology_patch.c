@@ -558,3 +558,22 @@ oom:
 	topology_free(t);
 	return NULL;
 }
+
+int topology_changed_keep(const struct topology *f, struct topo_port_ref **refs, size_t *n,
+			  size_t *cap)
+{
+	if (!f->n_changed)
+		return 0;
+	if (*n + f->n_changed > *cap) {
+		size_t want = (*n + f->n_changed) * 2;
+		struct topo_port_ref *p = realloc(*refs, want * sizeof(*p));
+
+		if (!p)
+			return -1;
+		*refs = p;
+		*cap = want;
+	}
+	memcpy(*refs + *n, f->changed, f->n_changed * sizeof(*f->changed));
+	*n += f->n_changed;
+	return 0;
+}

@@ -30,7 +30,7 @@ struct rd_sweep {
 	time_t now;
 	struct mad_feeder feeder;
 	/* a partial sweep (what patches named): the nodes read whole and the
-	 * switch ports whose module is read, both sorted; whole NULL: every
+	 * switch ports whose module is read, both sorted; not partial: every
 	 * node */
 	bool partial;
 	uint64_t *whole;
