@@ -42,6 +42,75 @@ bool prom_addr_allowed(const struct sockaddr *sa, const struct prom_cidr *allow,
 /* The address as text, for the logs. */
 void prom_addr_text(const struct sockaddr *sa, char *out, size_t len);
 
+/* ---- prometheusWebConfig (prom_web.c, pure: unit-tested, fuzzed) ---- */
+
+/* tls_server_config's client_auth_type, Go's names */
+enum prom_client_auth {
+	PROM_CLIENT_NONE,           /* NoClientCert */
+	PROM_CLIENT_REQUEST,        /* RequestClientCert: asked, not checked */
+	PROM_CLIENT_REQUIRE_ANY,    /* RequireAnyClientCert: required, not checked */
+	PROM_CLIENT_VERIFY_IF_GIVEN,/* VerifyClientCertIfGiven */
+	PROM_CLIENT_REQUIRE_VERIFY, /* RequireAndVerifyClientCert */
+	PROM_CLIENT_AUTHS
+};
+
+#define PROM_WEB_USERS_MAX 64
+#define PROM_WEB_USER_MAX 64
+#define PROM_WEB_SANS_MAX 32
+#define PROM_WEB_SUITES_MAX 32
+#define PROM_WEB_CURVES_MAX 8
+#define PROM_WEB_HEADERS 5
+extern const char *const prom_web_header_names[PROM_WEB_HEADERS];
+
+struct prom_web_user {
+	char name[PROM_WEB_USER_MAX + 1];
+	char hash[61];                  /* bcrypt: $2y$10$ and 53 characters */
+};
+
+/* The file as written: strings malloc'd (NULL: not given) */
+struct prom_web_config {
+	bool tls;                       /* anything of tls_server_config given */
+	char *cert_file, *key_file, *client_ca_file;
+	char *cert, *key, *client_ca;   /* the same, inline (PEM) */
+	enum prom_client_auth client_auth;
+	char *sans[PROM_WEB_SANS_MAX];  /* client_allowed_sans */
+	size_t n_sans;
+	unsigned min_version, max_version; /* 10 (TLS 1.0) to 13 (TLS 1.3) */
+	unsigned suites[PROM_WEB_SUITES_MAX]; /* cipher_suites: prom_web.c's table */
+	size_t n_suites;
+	bool prefer_server_suites;
+	unsigned curves[PROM_WEB_CURVES_MAX];
+	size_t n_curves;
+	char *headers[PROM_WEB_HEADERS]; /* by prom_web_header_names */
+	struct prom_web_user users[PROM_WEB_USERS_MAX];
+	size_t n_users;
+	double rate_interval_s;         /* rate_limit; 0: none */
+	unsigned rate_burst;
+};
+
+/* The file's text: 0, or -1 and why ("line N: ...") */
+int prom_web_parse(const char *text, size_t len, struct prom_web_config *c, char *why,
+		   size_t why_len);
+void prom_web_config_free(struct prom_web_config *c);
+/* A Prometheus duration ("1s", "100ms", "1m30s") in seconds; -1: not one */
+int prom_web_duration(const char *text, double *seconds);
+/* GnuTLS' priority string for min/max_version, cipher_suites,
+ * curve_preferences and prefer_server_cipher_suites; in extra, the TLS 1.2
+ * suites GnuTLS will also allow because it combines the parts of those
+ * listed (empty: none). -1: out does not hold it. */
+int prom_web_priorities(const struct prom_web_config *c, char *out, size_t len, char *extra,
+			size_t extra_len);
+const char *prom_client_auth_name(enum prom_client_auth a);
+
+/* The file and what it names, read: the certificates and keys in memory
+ * (prom_area.c) */
+struct prom_web {
+	struct prom_web_config cfg;
+	char *cert_pem, *key_pem, *ca_pem; /* NULL: no TLS / no client CA */
+	char priorities[512];
+	uint8_t digest[32];                /* of all it read: did a SIGHUP change it */
+};
+
 /* ---- the listener (prom_http.c) ---- */
 
 /* What a scrape reads: begin fills src (holding snapshots), end lets go. */

@@ -246,6 +246,157 @@ static void both_formats_frame_their_families(void **state)
 	topology_put(f);
 }
 
+
+/* ---- prometheusWebConfig ---------------------------------------------------------------- */
+
+static const char full_web_config[] =
+	"# as node_exporter's\n"
+	"---\n"
+	"tls_server_config:\n"
+	"  cert_file: server.crt   # the server's\n"
+	"  key_file: 'server.key'\n"
+	"  client_auth_type: \"RequireAndVerifyClientCert\"\n"
+	"  client_ca_file: ca.crt\n"
+	"  client_allowed_sans:\n"
+	"  - prometheus.example.net\n"
+	"  - 192.0.2.7\n"
+	"  min_version: TLS13\n"
+	"  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256]\n"
+	"  prefer_server_cipher_suites: false\n"
+	"  curve_preferences:\n"
+	"    - X25519\n"
+	"    - CurveP256\n"
+	"\n"
+	"http_server_config:\n"
+	"  http2: true\n"
+	"  headers:\n"
+	"    X-Frame-Options: deny\n"
+	"    Strict-Transport-Security: max-age=31536000\n"
+	"basic_auth_users:\n"
+	"  prometheus: $2y$10$8yXbODuuPQwWfG1jG8qd2e3o8.MOgnNa4aEH2gGMEJv52yr7VwAS.\n"
+	"  \"ops team\": '$2b$12$kDb3DDV0CpJZvZTY6mQXouYH4OEy0d3JFpuJLjPbVXlnpDqIJO2C6'\n"
+	"rate_limit:\n"
+	"  interval: 1m30s\n"
+	"  burst: 20\n";
+
+static void the_web_configuration_reads_as_exporters_write_it(void **state)
+{
+	struct prom_web_config c;
+	char why[256], prio[512], extra[512];
+
+	(void)state;
+	if (prom_web_parse(full_web_config, sizeof(full_web_config) - 1, &c, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_true(c.tls);
+	assert_string_equal(c.cert_file, "server.crt");
+	assert_string_equal(c.key_file, "server.key");
+	assert_string_equal(c.client_ca_file, "ca.crt");
+	assert_int_equal(c.client_auth, PROM_CLIENT_REQUIRE_VERIFY);
+	assert_int_equal(c.n_sans, 2);
+	assert_string_equal(c.sans[1], "192.0.2.7");
+	assert_int_equal(c.min_version, 13);
+	assert_int_equal(c.max_version, 13);
+	assert_int_equal(c.n_suites, 2);
+	assert_false(c.prefer_server_suites);
+	assert_int_equal(c.n_curves, 2);
+	assert_string_equal(c.headers[1], "deny");
+	assert_string_equal(c.headers[4], "max-age=31536000");
+	assert_null(c.headers[0]);
+	assert_int_equal(c.n_users, 2);
+	assert_string_equal(c.users[1].name, "ops team");
+	assert_string_equal(c.users[1].hash,
+			    "$2b$12$kDb3DDV0CpJZvZTY6mQXouYH4OEy0d3JFpuJLjPbVXlnpDqIJO2C6");
+	assert_true(c.rate_interval_s == 90);
+	assert_int_equal(c.rate_burst, 20);
+	assert_int_equal(prom_web_priorities(&c, prio, sizeof(prio), extra, sizeof(extra)), 0);
+	assert_string_equal(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:-CIPHER-ALL:-MAC-ALL"
+			    ":+ECDHE-RSA:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:+AEAD"
+			    ":-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1");
+	/* TLS 1.3's ciphers are on: GnuTLS pairs them with ECDHE-RSA for 1.2 too */
+	assert_string_equal(extra, "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, "
+			    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256");
+	prom_web_config_free(&c);
+
+	/* an empty file, and the defaults: no TLS, TLS 1.2 at least once on */
+	assert_int_equal(prom_web_parse("", 0, &c, why, sizeof(why)), 0);
+	assert_false(c.tls);
+	assert_int_equal(c.n_users, 0);
+	assert_int_equal(prom_web_priorities(&c, prio, sizeof(prio), extra, sizeof(extra)), 0);
+	assert_string_equal(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:%SERVER_PRECEDENCE");
+	assert_string_equal(extra, "");
+	prom_web_config_free(&c);
+
+	/* an inline PEM, as a '|' block */
+	{
+		static const char inline_pem[] =
+			"tls_server_config:\n"
+			"  cert: |\n"
+			"    -----BEGIN CERTIFICATE-----\n"
+			"    MIIB\n"
+			"\n"
+			"    -----END CERTIFICATE-----\n"
+			"  key_file: k.pem\n";
+
+		assert_int_equal(prom_web_parse(inline_pem, sizeof(inline_pem) - 1, &c, why,
+						sizeof(why)), 0);
+		assert_string_equal(c.cert, "-----BEGIN CERTIFICATE-----\nMIIB\n\n"
+				    "-----END CERTIFICATE-----\n");
+		prom_web_config_free(&c);
+	}
+}
+
+static void a_bad_web_configuration_names_its_line(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *why;
+	} bad[] = {
+		{"tls_server_conf:\n  cert_file: a\n", "line 1: unknown key 'tls_server_conf'"},
+		{"tls_server_config:\n  cert_file: a\n", "line 1: tls_server_config needs"},
+		{"tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: c\n",
+		 "line 1: a client CA without"},
+		{"tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		 "  client_auth_type: RequireAndVerifyClientCert\n",
+		 "line 4: RequireAndVerifyClientCert needs client_ca_file"},
+		{"tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS1.2\n",
+		 "line 4: 'min_version' takes"},
+		{"tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites:\n"
+		 "    - TLS_RSA_WITH_RC4_128_SHA\n", "line 5: cipher suite 'TLS_RSA_WITH_RC4_128_SHA'"},
+		{"basic_auth_users:\n  alice: secret\n", "line 2: the password of 'alice' is not"},
+		{"basic_auth_users:\n  alice: $2y$10$a\n  alice: $2y$10$b\n",
+		 "line 3: 'alice' is given twice (first on line 2)"},
+		{"http_server_config:\n  headers:\n    X-Frame-Options: allow\n",
+		 "line 3: X-Frame-Options takes"},
+		{"http_server_config:\n  headers:\n    Server: ibsnmpd\n", "line 3: header 'Server'"},
+		{"tls_server_config:\n\tcert_file: a\n", "line 2: a tab in the indentation"},
+		{"tls_server_config:\n  cert_file: &a x\n", "line 2: '&' starts"},
+		{"rate_limit:\n  interval: 1 second\n", "line 2: interval takes"},
+		{"  tls_server_config:\n", "line 1: the file's keys must start"},
+		{"a: 1\n---\nb: 2\n", "line 2: one YAML document only"},
+		{"rate_limit:\n  burst: 1\n   interval: 1s\n", "line 3: indented more"},
+		{"tls_server_config:\n  cert_file: \"a\n", "line 2: a quoted string"},
+	};
+	struct prom_web_config c;
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = prom_web_parse(bad[i].text, strlen(bad[i].text), &c, why, sizeof(why));
+
+		if (rc != -1 || strncmp(why, bad[i].why, strlen(bad[i].why)))
+			fail_msg("%s: got %d '%s', expected '%s'", bad[i].text, rc, why, bad[i].why);
+	}
+	assert_int_equal(prom_web_duration("100ms", &(double){0}), 0);
+	{
+		double s;
+
+		assert_int_equal(prom_web_duration("1h1m1s500ms", &s), 0);
+		assert_true(s > 3661.49 && s < 3661.51);
+		assert_int_equal(prom_web_duration("1.5s", &s), -1);
+		assert_int_equal(prom_web_duration("s", &s), -1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +406,8 @@ int main(void)
 		cmocka_unit_test(the_text_is_the_same_whatever_the_block_size),
 		cmocka_unit_test(names_become_valid_label_values),
 		cmocka_unit_test(both_formats_frame_their_families),
+		cmocka_unit_test(the_web_configuration_reads_as_exporters_write_it),
+		cmocka_unit_test(a_bad_web_configuration_names_its_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
