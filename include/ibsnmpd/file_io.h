@@ -13,6 +13,12 @@
  * same failure is logged once. */
 int file_read_whole(const char *path, size_t max, char **text, size_t *len, struct stat *st,
 		    const char **why);
+/* A file of secrets (keys) others may read holds secrets others have: 0
+ * if st is readable by its owner alone (root or this process's user),
+ * else -1 (the caller says "mode %04o, owner %u: refused"). */
+int file_check_private(const struct stat *st);
+#define FILE_PRIVATE_HINT "keys must be readable by their owner alone: chmod 600"
+
 /* path.tag.PID, written and fsync'd; its name in tmp. */
 int file_write_temp(const char *path, const char *tag, const char *text, size_t len, char *tmp,
 		    size_t tmplen);

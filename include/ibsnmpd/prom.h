@@ -76,6 +76,30 @@ struct prom_cache {
 	bool failing;
 };
 
+/* The metrics listener's own counts (prom_http.c): what it refused or cut,
+ * by reason (the label of ibsnmpd_http_refused_total). */
+enum prom_http_refusal {
+	PROM_HTTP_OUTSIDE_ALLOW,     /* a connection from outside prometheusAllow */
+	PROM_HTTP_CONNECTIONS,       /* a connection past the limit of them all */
+	PROM_HTTP_PER_ADDRESS,       /* a connection past the limit of one address */
+	PROM_HTTP_NO_REQUEST,        /* closed before a request: TLS failed, or nothing asked */
+	PROM_HTTP_SLOW_REQUEST,      /* a request not sent whole in time: cut */
+	PROM_HTTP_UNAUTHORIZED,      /* 401: no user, or a wrong password */
+	PROM_HTTP_AUTH_BUSY,         /* 503: too many passwords being checked */
+	PROM_HTTP_RATE_LIMITED,      /* 429: over rate_limit */
+	PROM_HTTP_SCRAPES,           /* 503: too many scrapes at once */
+	PROM_HTTP_SLOW_SCRAPE,       /* a scrape read too slowly: cut */
+	PROM_HTTP_BAD_CERTIFICATE,   /* a client certificate refused */
+	PROM_HTTP_REFUSALS
+};
+extern const char *const prom_http_refusal_names[PROM_HTTP_REFUSALS];
+
+struct prom_http_stats {
+	unsigned long requests;
+	unsigned long connections;   /* open now */
+	unsigned long refused[PROM_HTTP_REFUSALS];
+};
+
 /* What one scrape renders: snapshots held for it (NULL: none yet), and
  * counters copied when it began. */
 struct prom_sources {
@@ -95,6 +119,8 @@ struct prom_sources {
 	struct notify_queue_stats queue;
 	struct loop_stats loop;
 	struct compat_write_stats writes;
+	bool have_http;
+	struct prom_http_stats http;
 	struct prom_cache caches[CACHE_INDEX_MAX];
 	size_t n_caches;
 };

@@ -29,7 +29,7 @@ static size_t n_caches;
 
 void config_report(const char *token, const char *value, const char *why)
 {
-	char msg[256];
+	char msg[1024];
 
 	snprintf(msg, sizeof(msg), "%s %s: %s", token, value ? value : "", why);
 	config_perror(msg); /* prints "file: line N: Error: msg" */

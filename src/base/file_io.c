@@ -142,3 +142,10 @@ int file_replace(const char *path, const char *text, size_t len, const char **wh
 	file_sync_dir(path);
 	return 0;
 }
+
+int file_check_private(const struct stat *st)
+{
+	return (st->st_mode & (S_IRWXG | S_IRWXO)) || (st->st_uid != 0 && st->st_uid != geteuid())
+		       ? -1
+		       : 0;
+}

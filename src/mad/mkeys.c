@@ -37,10 +37,9 @@ int mkeys_load(const char *path, char *why, size_t len)
 		return -1;
 	}
 	/* a key file others may read is a key others have */
-	if ((st.st_mode & (S_IRWXG | S_IRWXO)) || (st.st_uid != 0 && st.st_uid != geteuid())) {
-		snprintf(why, len, "mKeyFile %s: mode %04o, owner %u: refused (keys must be readable "
-			 "by their owner alone: chmod 600)", path, (unsigned)(st.st_mode & 07777),
-			 (unsigned)st.st_uid);
+	if (file_check_private(&st)) {
+		snprintf(why, len, "mKeyFile %s: mode %04o, owner %u: refused (" FILE_PRIVATE_HINT ")",
+			 path, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
 		free(text);
 		return -1;
 	}

@@ -29,6 +29,8 @@ struct prom_area {
 	struct trap_area *traps;
 	struct prom_http *http;
 	char listen_text[sizeof(cfg.listen_text)];   /* as started */
+	bool web;                                     /* a prometheusWebConfig in force */
+	uint8_t web_digest[32];                       /* and what it read */
 };
 
 /* ---- a scrape's sources ------------------------------------------------------------- */
@@ -99,6 +101,34 @@ static void scrape_end(void *arg, struct prom_sources *src)
 
 /* ---- life cycle --------------------------------------------------------------------- */
 
+/* prometheusWebConfig read for use; what it says worth a line, said */
+static int load_web(struct prom_web **web)
+{
+	char why[600];
+	time_t expiry;
+
+	if (prom_web_load(cfg.web_path, web, why, sizeof(why))) {
+		snmp_log(LOG_ERR, "prometheusWebConfig %s: %s\n", cfg.web_path, why);
+		return -1;
+	}
+	if ((*web)->extra_suites[0])
+		snmp_log(LOG_WARNING, "prometheusWebConfig %s: GnuTLS combines the parts of the "
+			 "cipher_suites listed: it also allows %s\n", cfg.web_path,
+			 (*web)->extra_suites);
+	expiry = prom_web_cert_expiry(*web);
+	if (expiry && expiry < time(NULL))
+		snmp_log(LOG_WARNING, "prometheusWebConfig %s: the server's certificate has "
+			 "expired: scrapers will refuse it\n", cfg.web_path);
+	else if (expiry && expiry < time(NULL) + 14 * 86400)
+		snmp_log(LOG_WARNING, "prometheusWebConfig %s: the server's certificate expires in "
+			 "%ld day(s)\n", cfg.web_path, (long)((expiry - time(NULL)) / 86400));
+	if ((*web)->cfg.n_users && !(*web)->cfg.tls &&
+	    !prom_addr_is_loopback((struct sockaddr *)&cfg.listen))
+		snmp_log(LOG_WARNING, "prometheusWebConfig %s: basic auth without TLS: the "
+			 "passwords cross the network in the clear\n", cfg.web_path);
+	return 0;
+}
+
 static void *start(const struct area_env *env)
 {
 	struct prom_area *a = calloc(1, sizeof(*a));
@@ -108,6 +138,7 @@ static void *start(const struct area_env *env)
 	void *alarm_area = area_find(&alarm_area_def);
 	struct cache_group *alarms = alarm_area ? alarm_area_group(alarm_area) : NULL;
 	struct prom_feed feed = {scrape_begin, scrape_end, NULL};
+	struct prom_web *web = NULL;
 
 	(void)env;
 	if (!a)
@@ -120,21 +151,50 @@ static void *start(const struct area_env *env)
 	a->traps = area_find(&trap_area_def);
 	feed.arg = a;
 	snprintf(a->listen_text, sizeof(a->listen_text), "%s", cfg.listen_text);
-	a->http = prom_http_start(&cfg, &feed);
-	if (!a->http) {
-		free(a);
-		return NULL;
+	if (cfg.web_path[0]) {
+		if (load_web(&web))
+			goto fail;
+		a->web = true;
+		memcpy(a->web_digest, web->digest, sizeof(a->web_digest));
 	}
+	a->http = prom_http_start(&cfg, web, &feed);
+	if (!a->http)
+		goto fail;
 	return a;
+fail:
+	free(a);
+	return NULL;
 }
 
 static void reload(void *self)
 {
 	struct prom_area *a = self;
+	struct prom_web *web = NULL;
 
 	if (strcmp(a->listen_text, cfg.listen_text))
 		snmp_log(LOG_WARNING, "a change of 'prometheusListen' takes effect at the next start\n");
-	prom_http_set_allow(a->http, cfg.allow, cfg.n_allow);
+	if (cfg.web_path[0] && load_web(&web)) {
+		snmp_log(LOG_ERR, "prometheusWebConfig: the configuration before stays\n");
+		return;
+	}
+	prom_http_set_allow(a->http, cfg.allow, cfg.n_allow, prom_web_authenticates(web));
+	if (!web && !a->web)
+		return;
+	if (web && a->web && !memcmp(web->digest, a->web_digest, sizeof(a->web_digest))) {
+		prom_web_free(web); /* nothing changed: the scrapes under way go on */
+		return;
+	}
+	{
+		uint8_t digest[32] = {0};
+		bool with = web != NULL;
+
+		if (web)
+			memcpy(digest, web->digest, sizeof(digest));
+		if (prom_http_set_web(a->http, web))
+			return;
+		a->web = with;
+		memcpy(a->web_digest, digest, sizeof(digest));
+	}
 }
 
 static void stop(void *self)
@@ -151,16 +211,21 @@ static bool wanted(void)
 }
 
 /* A listener beyond loopback without access control: as direct mode
- * without rocommunity, refused. */
+ * without rocommunity, refused. Access control is prometheusAllow, or
+ * scrapers who say who they are over TLS (prometheusWebConfig's basic auth
+ * or verified client certificates). */
 static const char *refused(void)
 {
-	static char why[256];
+	static char why[320];
 
 	if (!cfg.listen_set || cfg.n_allow || prom_addr_is_loopback((struct sockaddr *)&cfg.listen))
 		return NULL;
+	if (cfg.web_tls && cfg.web_authenticates)
+		return NULL;
 	snprintf(why, sizeof(why),
 		 "prometheusListen %s is not a loopback address: refusing to start without "
-		 "prometheusAllow (the addresses that may scrape, e.g. 10.0.0.0/8)",
+		 "prometheusAllow (the addresses that may scrape, e.g. 10.0.0.0/8) or a "
+		 "prometheusWebConfig with TLS and basic_auth_users or client certificates",
 		 cfg.listen_text);
 	return why;
 }
@@ -213,6 +278,29 @@ static void parse_allow(const char *token, char *line)
 	cfg.n_allow += n;
 }
 
+/* "prometheusWebConfig PATH": read now, so that a file ibsnmpd would
+ * not serve with is an error of this line (and a SIGHUP keeps the one
+ * before); read again for use at start and on SIGHUP */
+static void parse_web_config(const char *token, char *line)
+{
+	struct prom_web *web = NULL;
+	char why[600];
+
+	if (!line[0] || strlen(line) >= sizeof(cfg.web_path)) {
+		config_report(token, line, line[0] ? "too long" : "give the file's path");
+		return;
+	}
+	if (prom_web_load(line, &web, why, sizeof(why))) {
+		config_report(token, line, why);
+		return;
+	}
+	snprintf(cfg.web_path, sizeof(cfg.web_path), "%s", line);
+	cfg.web_tls = web->cfg.tls;
+	cfg.web_authenticates = prom_web_authenticates(web);
+	cfg.web_basic_auth = web->cfg.n_users > 0;
+	prom_web_free(web);
+}
+
 static void defaults(void)
 {
 	memset(&cfg, 0, sizeof(cfg));
@@ -221,6 +309,7 @@ static void defaults(void)
 static const struct config_token tokens[] = {
 	{"prometheusListen", CONFIG_CUSTOM, .parse = parse_listen, .help = "ADDRESS:PORT"},
 	{"prometheusAllow", CONFIG_CUSTOM, .parse = parse_allow, .help = "CIDR [CIDR...]"},
+	{"prometheusWebConfig", CONFIG_CUSTOM, .parse = parse_web_config, .help = "PATH"},
 };
 
 const struct area_def prom_area_def = {

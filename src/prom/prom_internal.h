@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "ibsnmpd/prom.h"
 
@@ -26,6 +27,10 @@ struct prom_config {
 	socklen_t listen_len;
 	struct prom_cidr allow[PROM_ALLOW_MAX];
 	size_t n_allow;
+	/* prometheusWebConfig: the path; what its file said when it was read
+	 * (prom_web_load reads it again at start and on SIGHUP) */
+	char web_path[1024];
+	bool web_tls, web_authenticates, web_basic_auth;
 };
 
 /* "127.0.0.1:9100", "[::1]:9100": a numeric address and a port 1-65535
@@ -108,8 +113,38 @@ struct prom_web {
 	struct prom_web_config cfg;
 	char *cert_pem, *key_pem, *ca_pem; /* NULL: no TLS / no client CA */
 	char priorities[512];
+	char extra_suites[512];            /* prom_web_priorities' extra: said at start */
 	uint8_t digest[32];                /* of all it read: did a SIGHUP change it */
 };
+
+/* Reads path and the files it names (relative to its folder), checks the
+ * certificate and key with GnuTLS: 0 and *out, or -1 and why (the file's
+ * line where it is the file's). A key file others may read is refused. */
+int prom_web_load(const char *path, struct prom_web **out, char *why, size_t why_len);
+void prom_web_free(struct prom_web *w);
+/* When the server's certificate expires (0: unknown) */
+time_t prom_web_cert_expiry(const struct prom_web *w);
+/* Whether it says who a scraper is: basic auth users, or client
+ * certificates verified (over TLS) */
+bool prom_web_authenticates(const struct prom_web *w);
+
+/* ---- basic_auth_users (prom_auth.c) ---- */
+
+#define PROM_AUTH_JOBS 4
+enum prom_auth_result { PROM_AUTH_OK, PROM_AUTH_FAILED, PROM_AUTH_PENDING, PROM_AUTH_BUSY };
+struct prom_auth;
+struct prom_auth *prom_auth_new(const struct prom_web_user *users, size_t n_users);
+/* Readable when checks have finished: then prom_auth_collect */
+int prom_auth_fd(const struct prom_auth *a);
+/* OK: the password passed before (remembered); PENDING: it is being
+ * checked, token comes back through prom_auth_collect; BUSY: too many
+ * checks wait; FAILED: refused at once */
+enum prom_auth_result prom_auth_check(struct prom_auth *a, const char *user, const char *password,
+				      void *token);
+void prom_auth_collect(struct prom_auth *a, void (*done)(void *token, bool ok, void *arg),
+		       void *arg);
+/* Stops the checker; the tokens of checks not collected go to abandoned */
+void prom_auth_free(struct prom_auth *a, void (*abandoned)(void *token, void *arg), void *arg);
 
 /* ---- the listener (prom_http.c) ---- */
 
@@ -121,10 +156,18 @@ struct prom_feed {
 };
 
 struct prom_http;
-/* Listens on cfg's address; NULL (logged) if it cannot. */
-struct prom_http *prom_http_start(const struct prom_config *cfg, const struct prom_feed *feed);
-/* prometheusAllow after a SIGHUP. */
-void prom_http_set_allow(struct prom_http *h, const struct prom_cidr *allow, size_t n);
+/* Listens on cfg's address, as web says (NULL: plain HTTP; it is the
+ * listener's from now on); NULL (logged) if it cannot. */
+struct prom_http *prom_http_start(const struct prom_config *cfg, struct prom_web *web,
+				  const struct prom_feed *feed);
+/* A SIGHUP's prometheusWebConfig: MHD started again with it on the same
+ * socket; -1 (logged): it would not start, the one before serves on. */
+int prom_http_set_web(struct prom_http *h, struct prom_web *web);
+/* prometheusAllow after a SIGHUP: without it, loopback only, or anyone
+ * when the web configuration authenticates the scrapers. */
+void prom_http_set_allow(struct prom_http *h, const struct prom_cidr *allow, size_t n,
+			 bool authenticated);
+void prom_http_get_stats(const struct prom_http *h, struct prom_http_stats *out);
 void prom_http_stop(struct prom_http *h);
 
 #endif

@@ -30,6 +30,7 @@ enum family_rows {
 	ROWS_AGENT,  /* one row, no labels */
 	ROWS_CACHES, /* label group */
 	ROWS_NOTIFY, /* label family */
+	ROWS_HTTP_REFUSED, /* label reason */
 	ROWS_NODES,  /* the discovery's nodes: node_guid, node */
 	ROWS_PORTS,  /* the merged ports: node_guid, node, port */
 	/* the vitals: node_guid, node and each row's own */
@@ -58,6 +59,9 @@ enum metric {
 	M_NOTIFICATIONS_IN_FLIGHT,
 	M_NOTIFICATIONS_DROPPED,
 	M_NOTIFICATIONS_SENT,
+	M_HTTP_REQUESTS,
+	M_HTTP_CONNECTIONS,
+	M_HTTP_REFUSED,
 	M_NOTIFICATIONS_SUPPRESSED,
 	M_CACHE_AGE,
 	M_CACHE_LIFETIME,
@@ -223,6 +227,13 @@ static const struct family families[] = {
 	 "Notifications lost: the queue was full (ibsnmpdNotificationsDropped)."),
 	F(M_NOTIFICATIONS_SENT, "ibsnmpd_notifications_sent", COUNTER, ROWS_NOTIFY,
 	 "SNMP notifications sent, by family."),
+	F(M_HTTP_REQUESTS, "ibsnmpd_http_requests", COUNTER, ROWS_AGENT,
+	 "HTTP requests the metrics listener answered, whatever the status."),
+	F(M_HTTP_CONNECTIONS, "ibsnmpd_http_connections", GAUGE, ROWS_AGENT,
+	 "Connections open to the metrics listener."),
+	F(M_HTTP_REFUSED, "ibsnmpd_http_refused", COUNTER, ROWS_HTTP_REFUSED,
+	 "Connections and requests the metrics listener refused or cut, by reason "
+	 "(prometheusAllow, its limits, prometheusWebConfig)."),
 	F(M_NOTIFICATIONS_SUPPRESSED, "ibsnmpd_notifications_suppressed", COUNTER, ROWS_NOTIFY,
 	 "SNMP notifications not sent: over notificationLimit."),
 	F(M_CACHE_AGE, "ibsnmpd_cache_age_seconds", GAUGE, ROWS_CACHES,
@@ -897,6 +908,16 @@ static bool agent_sample(const struct prom_sources *src, enum metric id, struct 
 	case M_NOTIFICATIONS_QUEUED: o = put_u64(o, src->queue.queued); break;
 	case M_NOTIFICATIONS_IN_FLIGHT: o = put_u64(o, src->queue.in_flight); break;
 	case M_NOTIFICATIONS_DROPPED: o = put_u64(o, src->queue.dropped); break;
+	case M_HTTP_REQUESTS:
+		if (!src->have_http)
+			return false;
+		o = put_u64(o, src->http.requests);
+		break;
+	case M_HTTP_CONNECTIONS:
+		if (!src->have_http)
+			return false;
+		o = put_u64(o, src->http.connections);
+		break;
 	default: return false;
 	}
 	s->value_end = o;
@@ -1136,6 +1157,7 @@ static size_t family_rows(const struct prom_render *r, const struct family *f)
 	case ROWS_AGENT: return 1;
 	case ROWS_CACHES: return r->src->n_caches;
 	case ROWS_NOTIFY: return NOTIFY_FAMILIES;
+	case ROWS_HTTP_REFUSED: return r->src->have_http ? PROM_HTTP_REFUSALS : 0;
 	case ROWS_NODES: return r->src->topology ? r->src->topology->n_nodes : 0;
 	case ROWS_VITALS_NODES: return r->src->vitals ? r->src->vitals->n_nodes : 0;
 	case ROWS_TEMPS: return r->src->vitals ? r->src->vitals->n_temps : 0;
@@ -1234,6 +1256,10 @@ static char *put_sample(struct prom_render *r, const struct family *f, unsigned 
 		s.labels = put_label(s.labels, ",family", notify_families[row]);
 		s.value_end = put_u64(s.value, f->id == M_NOTIFICATIONS_SENT ? r->src->notify[row].sent
 									 : r->src->notify[row].suppressed);
+		break;
+	case ROWS_HTTP_REFUSED:
+		s.labels = put_label(s.labels, ",reason", prom_http_refusal_names[row]);
+		s.value_end = put_u64(s.value, r->src->http.refused[row]);
 		break;
 	case ROWS_NODES: {
 		const struct topo_node *n = &r->src->topology->nodes[row];

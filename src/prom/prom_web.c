@@ -379,8 +379,10 @@ static int value_of(struct yparser *p, const struct yline *l, unsigned indent, c
 	{
 		struct ynode *below = NULL;
 
-		if (block(p, indent, true, &below))
+		if (block(p, indent, true, &below)) {
+			ynode_free(below);
 			return -1;
+		}
 		if (!below) {
 			entry->kind = Y_NULL;
 			return 0;
@@ -799,6 +801,8 @@ static int tls_section(struct yparser *p, const struct ynode *map, struct prom_w
 	/* as the exporter-toolkit: TLS is on once anything of it is given */
 	c->tls = c->cert_file || c->cert || c->key_file || c->key || c->client_ca_file ||
 		 c->client_ca || auth;
+	if (c->min_version > c->max_version)
+		return fail(p, map->line, "min_version is above max_version");
 	if (!c->tls)
 		return 0;
 	if ((c->cert_file && c->cert) || (c->key_file && c->key) ||
@@ -807,8 +811,6 @@ static int tls_section(struct yparser *p, const struct ynode *map, struct prom_w
 			    "not both");
 	if (!(c->cert_file || c->cert) || !(c->key_file || c->key))
 		return fail(p, map->line, "tls_server_config needs cert_file and key_file");
-	if (c->min_version > c->max_version)
-		return fail(p, map->line, "min_version is above max_version");
 	if ((c->client_ca_file || c->client_ca) && c->client_auth == PROM_CLIENT_NONE)
 		return fail(p, map->line, "a client CA without a client_auth_type that uses it "
 			    "(RequireAndVerifyClientCert)");
