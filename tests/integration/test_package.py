@@ -30,12 +30,13 @@ FILES = ["usr/sbin/ibsnmpd", "usr/libexec/ibsnmpd/ibsnmpd-discover", "etc/snmp/i
          "usr/share/doc/ibsnmpd/changelog.Debian.gz"] + \
         ["usr/share/doc/ibsnmpd/examples/prometheus/%s" % f for f in (
             "prometheus.yml", "ibsnmpd-rules.yml", "ibsnmpd-rules.test.yml",
-            "prometheus-snmp-exporter.yml", "ibsnmpd-snmp-rules.yml", "snmp.yml")] + \
+            "prometheus-snmp-exporter.yml", "ibsnmpd-snmp-rules.yml", "snmp.yml",
+            "web-config.yml")] + \
         ["usr/share/snmp/mibs/%s.txt" % m for m in ("SMA-MIB", "IB-PM-MIB", "IB-TC-MIB",
                                                     "IBSNMPD-MIB", "IBSNMPD-PARTITION-MIB",
                                                     "LLDP-EXT-DCBX-MIB")]
 DEPENDS = ("snmpd", "libsnmp40", "libibumad3", "libibmad5", "libibnetdisc5", "libmnl0",
-           "libmicrohttpd12")
+           "libmicrohttpd12", "libgnutls30", "libcrypt1")
 
 
 def run(*cmd, **kw):

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import ibsnmpd_bin, snmp_env, start_testbed, stop_testbed, wait_for
+from conftest import TOP, ibsnmpd_bin, snmp_env, start_testbed, stop_testbed, wait_for
 from prometheus_server import PROMETHEUS, Prometheus, free_port, scrape_job
 
 SYS_UPTIME = ".1.3.6.1.2.1.1.3.0"
@@ -278,6 +278,38 @@ def test_a_bad_file_or_an_open_key_stops_the_start(pki, tmp_path):
     key.write_text(open(os.path.join(pki, "client.key")).read())
     out = start_alone(tmp_path, [listen, "prometheusWebConfig %s" % bad])
     assert out.returncode == 1 and "the certificate and key" in out.stderr, out.stderr
+
+
+def test_the_example_file_serves_as_it_says(bed, pki):
+    """conf/prometheus/web-config.yml (the package's example) with this
+    test's certificate and a hash of htpasswd's in it, taken by a SIGHUP: a
+    curl with the password is served, the headers it names are sent"""
+    example = open(os.path.join(TOP, "conf", "prometheus", "web-config.yml")).read()
+    for name in ("server.crt", "server.key"):
+        target = os.path.join(pki, "ibsnmpd." + name.split(".")[1])
+        with open(target, "w") as f:
+            f.write(open(os.path.join(pki, name)).read())
+        os.chmod(target, 0o600)
+    path = os.path.join(pki, "web.yml")
+    original = open(path).read()
+    try:
+        with open(path, "w") as f:
+            f.write(re.sub(r"\$2y\$10\$[./A-Za-z0-9]{53}", lambda m: bcrypt_hash(PASSWORD),
+                           example))
+        os.kill(bed.pid, signal.SIGHUP)
+        url = bed.url + "/-/healthy"
+        password = ["-u", "%s:%s" % (USER, PASSWORD)]
+        # no client certificate needed any more: the example leaves it out
+        assert wait_for(lambda: curl(pki, url, *password)[1] == 200, seconds=30)
+        rc, status, text = curl(pki, url, *password)
+        assert "Strict-Transport-Security: max-age=31536000" in text, text
+        assert curl(pki, url, "-u", USER + ":wrong")[1] == 401
+    finally:
+        with open(path, "w") as f:
+            f.write(original)
+        os.kill(bed.pid, signal.SIGHUP)
+    assert wait_for(lambda: curl(pki, bed.url + "/-/healthy", *good(pki))[1] == 200,
+                    seconds=30)
 
 
 def tls_context(pki):
