@@ -169,6 +169,48 @@ def test_curl_is_served_with_everything_and_refused_each_thing_missing(bed, pki)
     assert re.search(r"refused \d+ client certificate\(s\).*(expired|NOT trusted)", log), log
 
 
+def read_closed_early(pki, port):
+    """A scrape asked with Connection: close through a small window, read
+    from 1.5 s later and slowly: (status line and headers, body)"""
+    ctx = tls_context(pki)
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.settimeout(60)
+    raw.connect(("127.0.0.1", port))
+    s = ctx.wrap_socket(raw, server_hostname="127.0.0.1")
+    auth = __import__("base64").b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
+    s.sendall(("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+               "Accept: application/openmetrics-text; version=1.0.0\r\n"
+               "Authorization: Basic %s\r\n\r\n" % auth).encode())
+    time.sleep(1.5)
+    got = b""
+    try:
+        while True:  # slowly: some 3 MB/s
+            chunk = s.recv(16384)
+            if not chunk:
+                break
+            got += chunk
+            time.sleep(0.005)
+    except ssl.SSLError as e:  # a close without close_notify would be one
+        pytest.fail("the TLS stream ended badly after %d octets: %s" % (len(got), e))
+    finally:
+        s.close()
+    head, _, body = got.partition(b"\r\n\r\n")
+    return head, body
+
+
+def assert_whole(head, body):
+    assert head.startswith(b"HTTP/1.1 200"), head[:200]
+    assert len(body) > 20000 and body.rstrip(b"\r\n0").endswith(b"# EOF"), body[-200:]
+
+
+def test_a_scrape_closed_early_reaches_a_slow_reader_whole(bed, pki):
+    """Connection: close, a small window, read late: MHD closes once the
+    answer is encrypted; what the socket had not taken still comes, then
+    the TLS close (on fabricsim's bigger fabric too: see the flood's test)"""
+    assert_whole(*read_closed_early(pki, bed.port))
+
+
 def s_client(pki, port, *args):
     """openssl s_client's handshake: the protocol it agreed, or None"""
     out = run("openssl", "s_client", "-connect", "127.0.0.1:%d" % port, "-CAfile", "ca.crt",
@@ -374,7 +416,7 @@ def test_a_flood_leaves_every_scrape_and_get_answered(pki):
     if not PROMETHEUS:
         pytest.skip("prometheus not installed")
     port = free_port()
-    bed = start_testbed(big={"hosts": 200}, extra_conf=[
+    bed = start_testbed(big={"hosts": 200}, debug="ibsnmpd:http", extra_conf=[
         "prometheusListen 127.0.0.1:%d" % port, "prometheusWebConfig %s/web.yml" % pki])
     target = "127.0.0.1:%d" % port
     tls = ("    scrape_interval: 5s\n    scrape_timeout: 4s\n"
@@ -385,6 +427,10 @@ def test_a_flood_leaves_every_scrape_and_get_answered(pki):
     p = Prometheus(scrape_job("ibsnmpd", target, tls), free_port())
     stop, counts = threading.Event(), {"opened": 0, "refused": 0}
     try:
+        # megaoctets: the last of them left to send after MHD has closed
+        offset = bed.log_size()
+        assert_whole(*read_closed_early(pki, port))
+        assert any("draining" in l for l in bed.log_since(offset)), "not drained"
         assert p.wait_scraped(), p.log_text()
 
         def get_ms():

@@ -322,7 +322,9 @@ static void the_web_configuration_reads_as_exporters_write_it(void **state)
 	assert_false(c.tls);
 	assert_int_equal(c.n_users, 0);
 	assert_int_equal(prom_web_priorities(&c, prio, sizeof(prio), extra, sizeof(extra)), 0);
-	assert_string_equal(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:%SERVER_PRECEDENCE");
+	assert_string_equal(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL"
+			    ":+AES-128-GCM:+CHACHA20-POLY1305:+AES-256-GCM:+AES-128-CCM:+AES-256-CCM"
+			    ":+AES-128-CBC:+AES-256-CBC:%SERVER_PRECEDENCE");
 	assert_string_equal(extra, "");
 	prom_web_config_free(&c);
 
