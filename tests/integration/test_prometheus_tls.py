@@ -10,6 +10,8 @@ effect, a bad one leaves the one before; a bad file or a key others may
 read stops the start, naming the file and line. A flood of silent
 connections, slow readers and junk from other loopback addresses while
 Prometheus scrapes: every scrape answered, SNMP GETs answered."""
+import base64
+import contextlib
 import os
 import re
 import signal
@@ -118,6 +120,10 @@ def curl(pki, url, *args):
     return out.returncode, int(m.group(1)) if m else 0, out.stdout + out.stderr
 
 
+def basic_auth():
+    return "Basic " + base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
+
+
 def good(pki):
     return ["--cert", "client.crt", "--key", "client.key", "-u", "%s:%s" % (USER, PASSWORD)]
 
@@ -178,10 +184,9 @@ def read_closed_early(pki, port):
     raw.settimeout(60)
     raw.connect(("127.0.0.1", port))
     s = ctx.wrap_socket(raw, server_hostname="127.0.0.1")
-    auth = __import__("base64").b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
     s.sendall(("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
                "Accept: application/openmetrics-text; version=1.0.0\r\n"
-               "Authorization: Basic %s\r\n\r\n" % auth).encode())
+               "Authorization: %s\r\n\r\n" % basic_auth()).encode())
     time.sleep(1.5)
     got = b""
     try:
@@ -260,11 +265,24 @@ def test_prometheus_scrapes_over_tls_and_is_refused_without(bed, pki):
         p.stop()
 
 
-def test_a_sighup_takes_a_new_file_and_keeps_the_one_before_a_bad_one(bed, pki):
+@contextlib.contextmanager
+def web_file_kept(bed, pki):
+    """The bed's web configuration as it was after the block, by SIGHUP"""
     path = os.path.join(pki, "web.yml")
     original = open(path).read()
-    offset = bed.log_size()
     try:
+        yield path, original
+    finally:
+        with open(path, "w") as f:
+            f.write(original)
+        os.kill(bed.pid, signal.SIGHUP)
+    assert wait_for(lambda: curl(pki, bed.url + "/-/healthy", *good(pki))[1] == 200,
+                    seconds=30)
+
+
+def test_a_sighup_takes_a_new_file_and_keeps_the_one_before_a_bad_one(bed, pki):
+    offset = bed.log_size()
+    with web_file_kept(bed, pki) as (path, original):
         # a file with an error: the one before serves on
         with open(path, "w") as f:
             f.write(original.replace("client_auth_type:", "client_auth_typ:"))
@@ -284,12 +302,6 @@ def test_a_sighup_takes_a_new_file_and_keeps_the_one_before_a_bad_one(bed, pki):
         assert s_client(pki, bed.port, "-tls1_2") is None
         assert s_client(pki, bed.port, "-tls1_3") == "TLSv1.3"
         assert bed.get(SYS_UPTIME)
-    finally:
-        with open(path, "w") as f:
-            f.write(original)
-        os.kill(bed.pid, signal.SIGHUP)
-    assert wait_for(lambda: curl(pki, bed.url + "/-/healthy", *good(pki))[1] == 200,
-                    seconds=30)
 
 
 def start_alone(tmp_path, lines):
@@ -332,9 +344,7 @@ def test_the_example_file_serves_as_it_says(bed, pki):
         with open(target, "w") as f:
             f.write(open(os.path.join(pki, name)).read())
         os.chmod(target, 0o600)
-    path = os.path.join(pki, "web.yml")
-    original = open(path).read()
-    try:
+    with web_file_kept(bed, pki) as (path, _):
         with open(path, "w") as f:
             f.write(re.sub(r"\$2y\$10\$[./A-Za-z0-9]{53}", lambda m: bcrypt_hash(PASSWORD),
                            example))
@@ -346,12 +356,6 @@ def test_the_example_file_serves_as_it_says(bed, pki):
         rc, status, text = curl(pki, url, *password)
         assert "Strict-Transport-Security: max-age=31536000" in text, text
         assert curl(pki, url, "-u", USER + ":wrong")[1] == 401
-    finally:
-        with open(path, "w") as f:
-            f.write(original)
-        os.kill(bed.pid, signal.SIGHUP)
-    assert wait_for(lambda: curl(pki, bed.url + "/-/healthy", *good(pki))[1] == 200,
-                    seconds=30)
 
 
 def tls_context(pki):
@@ -366,8 +370,7 @@ def flood(pki, port, stop, counts):
     read a few octets a second. Bounded: at most 40 sockets open at once."""
     ctx = tls_context(pki)
     held = []
-    auth = "Basic " + __import__("base64").b64encode(
-        ("%s:%s" % (USER, PASSWORD)).encode()).decode()
+    auth = basic_auth()
     while not stop.is_set():
         for source in ("127.0.0.2", "127.0.0.3"):
             s = socket.socket()
