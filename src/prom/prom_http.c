@@ -27,9 +27,8 @@
  * PROM_REQUEST_MAX_S of the connection (or of the answer before, on a
  * connection kept alive), else cut; a header within PROM_REQUEST_MEMORY
  * (MHD answers 431); PROM_SCRAPES_MAX scrapes at once (503), but a scrape
- * that finds them all taken cuts the slowest if it reads under
- * PROM_SCRAPE_EVICT_RATE and its address has more than the newcomer's (so
- * that slow readers cannot keep Prometheus out;
+ * from an address with none under way cuts the slowest if it reads under
+ * PROM_SCRAPE_EVICT_RATE (so that slow readers cannot keep Prometheus out;
  * no limit per address: the shards of a big fabric are scraped at once
  * from one Prometheus); a scrape done within PROM_SCRAPE_MAX_S and read at
  * PROM_SCRAPE_MIN_RATE on average after its first PROM_SCRAPE_GRACE_S
@@ -47,6 +46,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -552,6 +553,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 /* ---- the main loop drives MHD ------------------------------------------------------ */
 
 static void run(struct prom_http *h);
+static bool cut_slow_scrapes(struct prom_http *h, double now);
 
 static void on_timeout(unsigned reg, void *arg)
 {
@@ -627,6 +629,7 @@ static void on_tick(unsigned reg, void *arg)
 	bool cut = false;
 
 	(void)reg;
+	cut = cut_slow_scrapes(h, now);
 	for (struct draining *l = h->drainings, *next; l; l = next) {
 		next = l->next;
 		if (now > l->until)
@@ -654,21 +657,69 @@ static void on_tick(unsigned reg, void *arg)
 static ssize_t scrape_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct scrape *s = cls;
-	double took = cache_clock() - s->started;
 	size_t n;
 
-	if (took > PROM_SCRAPE_MAX_S ||
-	    (took > PROM_SCRAPE_GRACE_S && (double)pos / took < PROM_SCRAPE_MIN_RATE)) {
-		s->h->stats.refused[PROM_HTTP_SLOW_SCRAPE]++;
-		if (say(&s->h->slow))
-			snmp_log(LOG_WARNING, "prometheusListen: cut %lu scrape(s) read too slowly "
-				 "(under %d KiB/s, or over %d s)\n", s->h->slow.count,
-				 PROM_SCRAPE_MIN_RATE / 1024, PROM_SCRAPE_MAX_S);
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	}
-	s->sent = pos; /* what the socket took: MHD asks for more once it has */
+	s->sent = pos; /* what MHD has written: it asks for more once it has */
 	n = prom_render_next(&s->render, buf, max);
 	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/* The scraper's pace, octets a second: what it has taken, not what the
+ * kernel's send buffer (megaoctets on loopback) and the TLS records not
+ * sent yet hold */
+static double scrape_rate(const struct prom_http *h, const struct scrape *s, double now,
+			  int *fd_out)
+{
+	const union MHD_ConnectionInfo *fd =
+		MHD_get_connection_info(s->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	double took = now - s->started, taken = (double)s->sent;
+	int queued = 0;
+
+	*fd_out = fd ? fd->connect_fd : -1;
+	if (fd && !ioctl(fd->connect_fd, SIOCOUTQ, &queued)) {
+		const struct conn *k = conn_by_fd((struct prom_http *)h, fd->connect_fd);
+
+		taken -= queued + (k ? (double)k->out_len : 0);
+	}
+	return took > 0 ? (taken > 0 ? taken : 0) / took : 0;
+}
+
+/* A scrape cut: its connection shut down (MHD sees it closed, ends the
+ * response and lets its snapshots go); its place free now */
+static void scrape_cut(struct prom_http *h, size_t slot, int fd)
+{
+	if (fd >= 0)
+		shutdown(fd, SHUT_RDWR);
+	h->scrapes[slot] = NULL;
+	h->stats.refused[PROM_HTTP_SLOW_SCRAPE]++;
+}
+
+/* Once a second: a scrape read under PROM_SCRAPE_MIN_RATE after its first
+ * PROM_SCRAPE_GRACE_S, or longer than PROM_SCRAPE_MAX_S, is cut */
+static bool cut_slow_scrapes(struct prom_http *h, double now)
+{
+	bool cut = false;
+
+	for (size_t i = 0; i < PROM_SCRAPES_MAX; i++) {
+		const struct scrape *s = h->scrapes[i];
+		double took;
+		int fd;
+
+		if (!s)
+			continue;
+		took = now - s->started;
+		if (took <= PROM_SCRAPE_MAX_S && (took <= PROM_SCRAPE_GRACE_S ||
+						  scrape_rate(h, s, now, &fd) >= PROM_SCRAPE_MIN_RATE))
+			continue;
+		scrape_rate(h, s, now, &fd);
+		scrape_cut(h, i, fd);
+		cut = true;
+		if (say(&h->slow))
+			snmp_log(LOG_WARNING, "prometheusListen: cut %lu scrape(s) read too slowly "
+				 "(under %d KiB/s, or over %d s)\n", h->slow.count,
+				 PROM_SCRAPE_MIN_RATE / 1024, PROM_SCRAPE_MAX_S);
+	}
+	return cut;
 }
 
 static void scrape_free(void *cls)
@@ -701,37 +752,41 @@ static unsigned scrapes_from(const struct prom_http *h, const struct sockaddr_st
 	return n;
 }
 
-/* Every place taken: a scrape of an address that has more of them than
- * the newcomer's (the fair share), under way for PROM_SCRAPE_EVICT_S and
- * reading under PROM_SCRAPE_EVICT_RATE, is cut (its connection shut down:
- * MHD closes it and lets its snapshots go) and gives its place; the
- * slowest of the address with the most. */
+/* Every place taken, and the newcomer's address has none of them: a
+ * scrape under way for PROM_SCRAPE_EVICT_S and reading under
+ * PROM_SCRAPE_EVICT_RATE, or one younger than that of an address holding
+ * two places or more (too young to judge, and its address keeps one), is
+ * cut (its connection shut down: MHD closes it and lets its snapshots go)
+ * and gives its place; the slowest of the address holding the most. (Only
+ * an address with none may cut: slow readers of two addresses would
+ * otherwise cut each other's and keep every place young.) */
 static size_t evict_slowest(struct prom_http *h, const struct sockaddr_storage *from)
 {
 	double now = cache_clock(), slowest = PROM_SCRAPE_EVICT_RATE;
-	unsigned mine = scrapes_from(h, from), most = mine;
+	unsigned most = 0;
 	size_t victim = PROM_SCRAPES_MAX;
-	const union MHD_ConnectionInfo *fd;
+	int victim_fd = -1;
 
+	if (scrapes_from(h, from))
+		return victim;
 	for (size_t i = 0; i < PROM_SCRAPES_MAX; i++) {
 		const struct scrape *s = h->scrapes[i];
-		double took = now - s->started, rate = (double)s->sent / took;
+		int fd;
+		double took = now - s->started, rate = scrape_rate(h, s, now, &fd);
 		unsigned theirs = scrapes_from(h, &s->addr);
 
-		if (theirs <= mine || took < PROM_SCRAPE_EVICT_S || rate >= PROM_SCRAPE_EVICT_RATE ||
-		    theirs < most || (theirs == most && rate >= slowest))
+		bool judged = took >= PROM_SCRAPE_EVICT_S;
+
+		if ((judged ? rate >= PROM_SCRAPE_EVICT_RATE : theirs < 2) || theirs < most ||
+		    (theirs == most && rate >= slowest))
 			continue;
 		most = theirs;
 		slowest = rate;
 		victim = i;
+		victim_fd = fd;
 	}
-	if (victim == PROM_SCRAPES_MAX)
-		return victim;
-	fd = MHD_get_connection_info(h->scrapes[victim]->c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (fd)
-		shutdown(fd->connect_fd, SHUT_RDWR);
-	h->scrapes[victim] = NULL;
-	h->stats.refused[PROM_HTTP_SLOW_SCRAPE]++;
+	if (victim < PROM_SCRAPES_MAX)
+		scrape_cut(h, victim, victim_fd);
 	return victim;
 }
 
@@ -756,6 +811,16 @@ static struct MHD_Response *scrape_response(struct prom_http *h, struct MHD_Conn
 		slot = evict_slowest(h, &addr);
 	if (slot == PROM_SCRAPES_MAX) {
 		h->stats.refused[PROM_HTTP_SCRAPES]++;
+		for (size_t i = 0; i < PROM_SCRAPES_MAX; i++) {
+			char text[64];
+
+			prom_addr_text((struct sockaddr *)&h->scrapes[i]->addr, text, sizeof(text));
+			int fd;
+
+			DEBUGMSGTL(("ibsnmpd:http", "no place for a scrape: %s's for %.2f s, "
+				    "%.0f octets/s\n", text, cache_clock() - h->scrapes[i]->started,
+				    scrape_rate(h, h->scrapes[i], cache_clock(), &fd)));
+		}
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
