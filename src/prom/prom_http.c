@@ -101,8 +101,8 @@ struct conn {
 	struct sockaddr_storage addr;
 	double deadline;        /* of the request, while none is answered */
 	bool in_request, saw_request;
+	int fd;                 /* its socket */
 	/* TLS: the records GnuTLS made, sent together (tls_push) */
-	int fd;
 	char *out;
 	size_t out_len;
 	int broken;             /* the errno a send ended with */
@@ -499,6 +499,14 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 			return; /* not tracked: its limits are MHD's own */
 		k->h = h;
 		k->c = c;
+		k->fd = -1;
+		{
+			const union MHD_ConnectionInfo *fd =
+				MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+			if (fd)
+				k->fd = fd->connect_fd;
+		}
 		if (addr && addr->client_addr)
 			copy_address(&k->addr, addr->client_addr);
 		k->deadline = cache_clock() + PROM_REQUEST_MAX_S;
@@ -525,7 +533,6 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 			}
 			if (h->web->cfg.client_auth != PROM_CLIENT_NONE)
 				gnutls_session_set_verify_function(s, verify_client);
-			k->fd = gnutls_transport_get_int(s);
 			gnutls_transport_set_vec_push_function(s, tls_push);
 		}
 		return;
