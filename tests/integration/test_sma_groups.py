@@ -25,7 +25,10 @@ STILL = [line.replace(" 2", " 3600") for line in QUICK]
 
 @pytest.fixture(scope="module")
 def sw():
-    bed = start_testbed(node="sw1", extra_conf=QUICK)
+    # a discovery every 30 s: the M_Key guard asks this port again each
+    # discovery interval (at most 300 s), and the loss of every SMP in
+    # test_mad_loss... is what a protected fabric looks like to it
+    bed = start_testbed(node="sw1", extra_conf=QUICK + ["pmDiscoveryInterval 30"])
     yield bed
     stop_testbed(bed)
 
