@@ -297,7 +297,6 @@ static void parse_web_config(const char *token, char *line)
 	snprintf(cfg.web_path, sizeof(cfg.web_path), "%s", line);
 	cfg.web_tls = web->cfg.tls;
 	cfg.web_authenticates = prom_web_authenticates(web);
-	cfg.web_basic_auth = web->cfg.n_users > 0;
 	prom_web_free(web);
 }
 

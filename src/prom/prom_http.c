@@ -369,7 +369,7 @@ struct draining {
 
 static struct prom_http *listener; /* the one listener, for GnuTLS' push */
 
-static struct conn *conn_by_fd(struct prom_http *h, int fd)
+static struct conn *conn_by_fd(const struct prom_http *h, int fd)
 {
 	for (struct conn *k = h ? h->conns : NULL; k; k = k->next)
 		if (k->fd == fd)
@@ -684,7 +684,7 @@ static double scrape_rate(const struct prom_http *h, const struct scrape *s, dou
 
 	*fd_out = fd ? fd->connect_fd : -1;
 	if (fd && !ioctl(fd->connect_fd, SIOCOUTQ, &queued)) {
-		const struct conn *k = conn_by_fd((struct prom_http *)h, fd->connect_fd);
+		const struct conn *k = conn_by_fd(h, fd->connect_fd);
 
 		taken -= queued + (k ? (double)k->out_len : 0);
 	}
@@ -709,16 +709,16 @@ static bool cut_slow_scrapes(struct prom_http *h, double now)
 
 	for (size_t i = 0; i < PROM_SCRAPES_MAX; i++) {
 		const struct scrape *s = h->scrapes[i];
-		double took;
+		double took, rate;
 		int fd;
 
 		if (!s)
 			continue;
 		took = now - s->started;
-		if (took <= PROM_SCRAPE_MAX_S && (took <= PROM_SCRAPE_GRACE_S ||
-						  scrape_rate(h, s, now, &fd) >= PROM_SCRAPE_MIN_RATE))
+		rate = scrape_rate(h, s, now, &fd);
+		if (took <= PROM_SCRAPE_MAX_S &&
+		    (took <= PROM_SCRAPE_GRACE_S || rate >= PROM_SCRAPE_MIN_RATE))
 			continue;
-		scrape_rate(h, s, now, &fd);
 		scrape_cut(h, i, fd);
 		cut = true;
 		if (say(&h->slow))

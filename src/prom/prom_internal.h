@@ -30,7 +30,7 @@ struct prom_config {
 	/* prometheusWebConfig: the path; what its file said when it was read
 	 * (prom_web_load reads it again at start and on SIGHUP) */
 	char web_path[1024];
-	bool web_tls, web_authenticates, web_basic_auth;
+	bool web_tls, web_authenticates;
 };
 
 /* "127.0.0.1:9100", "[::1]:9100": a numeric address and a port 1-65535
