@@ -212,6 +212,8 @@ def run_burst(progress=None, settle_s=180, binary=None, extra_conf=()):
         res = {
             "gets_sent": len(window), "gets_answered": sum(1 for g in window if g[2]),
             "walks_started": len(walks), "walks_complete": sum(1 for w in walks if w[2]),
+            "walks_failed": [(round(f[0] - t_burst, 1),) + f[1:] for f in poller.failed_walks
+                             if f[0] >= t_burst],
             "longest_get_ms": round(max([g[1] for g in window] or [0]) * 1000),
             "median_get_ms": round(sorted(g[1] for g in window)[len(window) // 2] * 1000, 1)
             if window else None,
@@ -250,6 +252,8 @@ def print_result(r):
           "process's start, median %s ms), walks %d/%d" % (
               r["gets_answered"], r["gets_sent"], r["longest_get_ms"], r["median_get_ms"],
               r["walks_complete"], r["walks_started"]))
+    for f in r["walks_failed"]:
+        print("  a walk failed: %s s into the burst, after %s s, %s: exit %s, %r (%d lines)" % f)
     print("manager (GETs on one socket): %d/%d answered, slowest %s ms, median %s ms" % (
         r["timed_answered"], r["timed_gets"], r["timed_longest_ms"], r["timed_median_ms"]))
     print("ibsnmpd's main loop: longest pass %s ms (before the burst %s ms), stalls %s; "

@@ -70,18 +70,21 @@ ME, FAR_LEAF, TRAP_NODE = "h1-1", "leaf4", "h4-3"
 BEFORE_S, AFTER_S, LATE_S = 3, 5, 3  # as usual before; watched after the recovery; late traps
 
 
-def snmp(bed, tool, *args, timeout=1):
-    return subprocess.run([tool, "-v2c", "-c", "public", "-On", "-t", str(timeout), "-r", "0",
+def snmp(bed, tool, *args, timeout=1, retries=0):
+    return subprocess.run([tool, "-v2c", "-c", "public", "-On", "-t", str(timeout),
+                           "-r", str(retries),
                            bed.target] + list(args), capture_output=True, text=True, env=env())
 
 
 class Poller(threading.Thread):
-    """The manager: (start, seconds, answered) of every GET and walk."""
+    """The manager: (start, seconds, answered) of every GET and walk; why
+    each walk that failed did (failed_walks: start, seconds, tree, what
+    snmpbulkwalk said)."""
 
     def __init__(self, bed, trees=TREES):
         super().__init__(daemon=True)
         self.bed, self.gets, self.walks, self.stop = bed, [], [], False
-        self.trees = trees
+        self.trees, self.failed_walks = trees, []
 
     def run(self):
         n = 0
@@ -89,10 +92,18 @@ class Poller(threading.Thread):
             n += 1
             t = time.monotonic()
             if n % 10 == 0:
-                out = snmp(self.bed, "snmpbulkwalk", "-Cr25",
-                           self.trees[(n // 10) % len(self.trees)])
+                tree = self.trees[(n // 10) % len(self.trees)]
+                # a walk is some requests in a row, each sent by a process
+                # the machine's load may hold back: one retry, as managers
+                # do; a stall of the agent shows in the GETs (no retry)
+                out = snmp(self.bed, "snmpbulkwalk", "-Cr25", tree, retries=1)
                 ok = out.returncode == 0 and "Timeout" not in out.stderr
-                self.walks.append((t, time.monotonic() - t, ok))
+                took = time.monotonic() - t
+                self.walks.append((t, took, ok))
+                if not ok:
+                    self.failed_walks.append((t, round(took, 2), tree, out.returncode,
+                                              out.stderr.strip()[-300:],
+                                              out.stdout.count("\n")))
             else:
                 out = snmp(self.bed, "snmpget", NODE_TYPE, SYS_UPTIME, MADS_SENT)
                 ok = out.returncode == 0 and "No Such" not in out.stdout
@@ -301,6 +312,7 @@ def run_fault(bed, poller, traps, name, hold, apply, remove, check):
         "fault": name, "hold_s": hold,
         "gets_sent": len(window), "gets_answered": sum(1 for g in window if g[2]),
         "walks_started": len(walks), "walks_complete": sum(1 for w in walks if w[2]),
+        "walks_failed": [f[1:] for f in poller.failed_walks if t_apply <= f[0] <= t_end],
         "longest_get_ms": round(max([g[1] for g in window] or [0]) * 1000),
         "longest_get_before_ms": round(max(before or [0]) * 1000),
         "median_get_before_ms": round(statistics.median(before) * 1000, 1) if before else None,
