@@ -1,0 +1,166 @@
+/* Fabric validation: the switches' unicast forwarding tables, read, and the
+ * checks made of them and the topology (the route area, src/route/).
+ *
+ *   route_check.c   pure: every check from the topology and the tables, by
+ *                   one walk per destination LID over the switches' next
+ *                   hops (never per pair of hosts)
+ *   route_read.c    the tables: SubnGet(LinearForwardingTable) of every
+ *                   switch, paced by the MAD engine's window
+ *   route_area.c    the area: tokens, its cache group, when it reads again
+ *   route_mib.c     IBSNMPD-MIB::ibsnmpdRouting
+ *   route_notify.c  an observer: a check failed or cleared
+ *   route_alarms.c  pure: a failing check, for the active alarm table
+ *
+ * Facts, algorithms and costs: ../shared/notes/fabric-validation.md
+ * (3.5: per destination, not per pair). */
+#ifndef IBSNMPD_ROUTE_H
+#define IBSNMPD_ROUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ibsnmpd/cache.h"
+#include "ibsnmpd/topology.h"
+
+#define ROUTE_LFT_UNREAD 0xff   /* IBA: 255 is "no port" in a LinearForwardingTable */
+#define ROUTE_MAX_LID 0xbfff    /* the last unicast LID */
+#define ROUTE_HOPS_MAX 64       /* the hop histogram's last bucket: 64 or more */
+#define ROUTE_OFFENDERS_MAX 100 /* offenders kept per check (the count is whole) */
+#define ROUTE_DESC_MAX 160
+
+/* The checks, numbered as ibsnmpdRouteCheckTable's index. */
+enum route_check_id {
+	ROUTE_CHECK_REACH = 1, /* every LID reached from every switch: no dead end, no loop */
+	ROUTE_CHECK_HOPS,      /* CA-to-CA routes no longer than the shortest path */
+	ROUTE_CHECK_UPDOWN,    /* on a tree ranked from the CAs: no route goes down, then up */
+	ROUTE_CHECK_CREDIT,    /* the channel dependency graph has no cycle */
+	ROUTE_CHECK_BALANCE,   /* a switch's up-going ports carry CA LIDs within one of each other */
+	ROUTE_CHECKS = ROUTE_CHECK_BALANCE
+};
+
+/* ibsnmpdRouteCheckStatus */
+enum route_status {
+	ROUTE_STATUS_PASSED = 1,
+	ROUTE_STATUS_FAILED = 2,
+	ROUTE_STATUS_NOT_RUN = 3, /* no tables yet, or the check does not apply (no tree) */
+	ROUTE_STATUS_PARTIAL = 4, /* passed on what was read: some tables were not */
+};
+
+/* What an offender is (ibsnmpdRouteOffenderKind). */
+enum route_offense {
+	ROUTE_DEAD_UNASSIGNED = 1, /* the entry says no port (255) */
+	ROUTE_DEAD_DOWN,           /* the entry's port has no link */
+	ROUTE_DEAD_BAD_PORT,       /* the entry's port is not one of the switch's */
+	ROUTE_DEAD_SELF,           /* port 0 (the switch itself) for another's LID */
+	ROUTE_DEAD_WRONG_NODE,     /* the entry's port reaches a CA that is not the LID's */
+	ROUTE_LOOP,                /* the routes to a LID go round */
+	ROUTE_NOT_MIN_HOP,         /* CA pairs routed longer than the shortest path */
+	ROUTE_DOWN_UP,             /* CA pairs whose route goes down then up */
+	ROUTE_CREDIT_LOOP,         /* a cycle of channel dependencies */
+	ROUTE_UNBALANCED,          /* a switch's up-going ports: max - min LIDs > 1 */
+};
+
+struct route_offender {
+	uint8_t check;        /* enum route_check_id */
+	uint8_t kind;         /* enum route_offense */
+	uint64_t guid;        /* the switch at fault (or the first of a loop) */
+	unsigned port;        /* its port, 0 none */
+	unsigned lid;         /* the destination LID, 0 none */
+	uint64_t count;       /* switches or CA pairs it affects (what desc says) */
+	char desc[ROUTE_DESC_MAX]; /* in words an operator can act on, with names */
+};
+
+struct route_check_result {
+	uint8_t status;       /* enum route_status */
+	uint64_t offenders;   /* all found (the list keeps ROUTE_OFFENDERS_MAX) */
+};
+
+/* LIDs and CA paths a switch port carries (the balance table). */
+struct route_port_load {
+	uint64_t guid;
+	unsigned port;
+	uint32_t lids;        /* CA LIDs its switch forwards through it */
+	uint64_t paths;       /* CA-to-CA routes through it */
+	int8_t direction;     /* 1 up (toward a switch ranked higher), -1 down, 0 level or CA */
+};
+
+/* The tables as read: destination-major, so that one destination's entries
+ * for every switch lie together (a walk reads S octets in a row). */
+struct route_tables {
+	unsigned max_lid;       /* entries 0..max_lid of each table */
+	size_t n_switches;
+	size_t *switch_node;    /* switch i: its index in the topology's nodes */
+	bool *read;             /* switch i's table was read whole */
+	uint8_t *lft;           /* lft[lid * n_switches + i] */
+};
+
+static inline uint8_t route_entry(const struct route_tables *t, unsigned lid, size_t sw)
+{
+	return t->lft[(size_t)lid * t->n_switches + sw];
+}
+
+/* What route_check finds. */
+struct route_findings {
+	struct route_check_result checks[ROUTE_CHECKS + 1]; /* by enum route_check_id */
+	struct route_offender *offenders; /* by check, then as found */
+	size_t n_offenders;
+	struct route_port_load *loads;    /* by (GUID, port): every switch port linked */
+	size_t n_loads;
+	uint64_t hops[ROUTE_HOPS_MAX + 1]; /* CA-to-CA routes by their links (hops) */
+	uint64_t ca_pairs, pairs_reached;
+	unsigned destinations;            /* LIDs checked */
+	bool tree;                        /* ranks could be given (some switch has a CA) */
+};
+
+void route_findings_free(struct route_findings *r);
+
+/* Every check of the tables t (read against the topology f, whose switches
+ * they name) into *out; -1 out of memory (out freed). Pure; unit-tested,
+ * fuzzed. */
+int route_check(const struct topology *f, const struct route_tables *t,
+		struct route_findings *out);
+
+/* Tables for f's switches: every entry ROUTE_LFT_UNREAD, none read; -1 out
+ * of memory. */
+int route_tables_init(struct route_tables *t, const struct topology *f, unsigned max_lid);
+void route_tables_free(struct route_tables *t);
+/* One block of 64 entries of switch i, as SubnGet(LinearForwardingTable)
+ * answered it. */
+void route_tables_put_block(struct route_tables *t, size_t sw, unsigned block,
+			    const uint8_t *entries);
+
+/* The highest LID f's ports have (0: none). */
+unsigned route_max_lid(const struct topology *f);
+
+const char *route_check_name(unsigned check);   /* "reachability" ...; NULL: none */
+const char *route_offense_name(unsigned kind);  /* "deadEndUnassigned" ...; NULL: none */
+
+/* ---- the area ---- */
+
+enum route_source { ROUTE_SOURCE_SMP = 1, ROUTE_SOURCE_SA = 2 };
+
+struct mib_rows;
+struct route_snapshot {
+	struct route_findings f;
+	const struct topology *fabric;  /* held: what the tables were read against */
+	uint8_t source;                 /* enum route_source */
+	time_t read_at;                 /* wall clock of the read's end */
+	double read_seconds, check_seconds;
+	unsigned switches, switches_read;
+	unsigned long mads;             /* the read's */
+	unsigned max_lid;
+	unsigned long run;              /* the checks' run number, from 1 */
+	struct mib_rows *rows;          /* the MIB's: checks, offenders, loads (route_mib.c) */
+};
+
+void route_snapshot_free(void *p);
+
+struct area_def;
+extern const struct area_def route_area_def;
+/* The group of the running area (snapshot: struct route_snapshot); NULL if
+ * it does not run. */
+struct cache_group *route_area_group(void *area);
+
+#endif

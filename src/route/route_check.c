@@ -1,0 +1,1090 @@
+/* The routing checks (route.h), pure. LFT routing depends only on the
+ * destination, so every question about pairs of hosts is answered by one
+ * walk per destination LID over the switches' next hops: D x S steps
+ * (8.4e7 at 40,000 hosts) where ibdiagnet -r and ibdmchk trace D x D pairs
+ * (1.6e9). For a destination d:
+ *   - each switch follows its entry for d, hop by hop, to the destination
+ *     (reached, with its depth), a dead end (the first switch whose entry
+ *     goes nowhere: the one blamed) or a switch already on the walk (a loop);
+ *     every switch on the way shares the outcome, so each is walked once;
+ *   - in order of depth: the CA sources that pass each switch (its flow:
+ *     paths per port), the hop histogram against BFS distances (routes not
+ *     minimal), whether a route goes down then up (ranks from the CAs), and
+ *     the channel dependencies (the edges of the CDG: one bit per switch,
+ *     in port and out port);
+ * then the CDG's cycles (credit loops), on one VL: SL2VL is not read, so the
+ * check holds exactly for single-SL engines (ftree, updn, minhop) without
+ * QoS, where SL 0 is VL 0 on every link. Written here: no library checks
+ * routing (ibutils' ibdm is not packaged, and it walks pairs). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibsnmpd/route.h"
+
+#define NONE SIZE_MAX
+
+enum walk_state { WALK_UNKNOWN, WALK_ACTIVE, WALK_OK, WALK_DEAD, WALK_LOOP, WALK_UNREAD };
+
+/* The fabric as the walks see it: switches, their ports' far ends, LIDs'
+ * owners. A slot is (switch, port): base[sw] + port. */
+struct model {
+	const struct topology *f;
+	const struct route_tables *t;
+	size_t S, n_slots;
+	size_t *base;        /* per switch, then the total */
+	size_t *peer_sw;     /* per slot: the switch at the other end, NONE */
+	unsigned *peer_port; /* per slot: its port there (switch or CA) */
+	unsigned *ca_lid;    /* per slot: the CA port's LID at the other end, 0 none */
+	size_t *ca_node;     /* per slot: that CA's node */
+	uint32_t *weight;    /* per switch: CA ports (with a LID) cabled to it */
+	int *rank;           /* per switch: links to the nearest switch with CAs; -1 none */
+	/* per LID: the switch that delivers it and through which port (0:
+	 * itself), the node and port that own it */
+	size_t *dest_sw;
+	unsigned *final_port;
+	size_t *owner_node;
+	unsigned *owner_port;
+};
+
+/* One destination's walk. */
+struct walk {
+	uint8_t *st;
+	uint32_t *depth;     /* WALK_OK: links to the destination (the CA's link included) */
+	uint32_t *blame;     /* WALK_DEAD, WALK_LOOP: index into blames */
+	size_t *stack;
+	uint64_t *flow;      /* CA sources whose route passes the switch */
+	size_t *order;       /* reached switches by depth */
+	uint32_t *count;     /* per depth */
+	uint8_t *downonly, *updown_ok;
+	uint32_t *dist;      /* BFS switch hops to the destination's switch */
+	size_t dist_of;      /* whose dist is in dist (NONE) */
+	size_t *queue;
+	struct blame {
+		uint8_t kind;
+		size_t sw;
+		unsigned port;
+		uint64_t affected;
+	} *blames;
+	size_t n_blames, cap_blames;
+};
+
+struct cdg {
+	size_t *bits_base;   /* per switch: its first word */
+	uint64_t *bits;      /* (in port, out port) used, per switch */
+};
+
+/* An offender's words, cut at its end when names are long. */
+__attribute__((format(printf, 2, 3))) static void say(struct route_offender *x, const char *fmt,
+						      ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(x->desc, sizeof(x->desc), fmt, ap);
+	va_end(ap);
+}
+
+static const char *node_name(const struct topology *f, size_t node)
+{
+	const struct topo_node *nd = &f->nodes[node];
+
+	return nd->name && *nd->name ? nd->name : nd->desc;
+}
+
+static const char *sw_name(const struct model *m, size_t sw)
+{
+	return node_name(m->f, m->t->switch_node[sw]);
+}
+
+static void lid_words(const struct model *m, unsigned lid, char *out, size_t len)
+{
+	size_t node = m->owner_node[lid];
+
+	if (m->f->nodes[node].type == 2)
+		snprintf(out, len, "LID %u (switch %s)", lid, node_name(m->f, node));
+	else
+		snprintf(out, len, "LID %u (%s port %u)", lid, node_name(m->f, node),
+			 m->owner_port[lid]);
+}
+
+static void model_free(struct model *m)
+{
+	free(m->base);
+	free(m->peer_sw);
+	free(m->peer_port);
+	free(m->ca_lid);
+	free(m->ca_node);
+	free(m->weight);
+	free(m->rank);
+	free(m->dest_sw);
+	free(m->final_port);
+	free(m->owner_node);
+	free(m->owner_port);
+}
+
+static int ranks(struct model *m)
+{
+	size_t *queue = malloc((m->S ? m->S : 1) * sizeof(*queue)), head = 0, tail = 0;
+
+	if (!queue)
+		return -1;
+	for (size_t s = 0; s < m->S; s++) {
+		m->rank[s] = m->weight[s] ? 0 : -1;
+		if (m->weight[s])
+			queue[tail++] = s;
+	}
+	while (head < tail) {
+		size_t s = queue[head++];
+
+		for (size_t k = m->base[s] + 1; k < m->base[s + 1]; k++) {
+			size_t y = m->peer_sw[k];
+
+			if (y != NONE && m->rank[y] < 0) {
+				m->rank[y] = m->rank[s] + 1;
+				queue[tail++] = y;
+			}
+		}
+	}
+	free(queue);
+	return 0;
+}
+
+static int model_build(struct model *m, const struct topology *f, const struct route_tables *t)
+{
+	size_t *sw_of = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof(*sw_of));
+	size_t L = (size_t)t->max_lid + 1;
+	int rc = -1;
+
+	memset(m, 0, sizeof(*m));
+	m->f = f;
+	m->t = t;
+	m->S = t->n_switches;
+	if (!sw_of)
+		return -1;
+	for (size_t i = 0; i < f->n_nodes; i++)
+		sw_of[i] = NONE;
+	m->base = malloc((m->S + 1) * sizeof(*m->base));
+	if (!m->base)
+		goto out;
+	for (size_t s = 0; s < m->S; s++) {
+		sw_of[t->switch_node[s]] = s;
+		m->base[s] = m->n_slots;
+		m->n_slots += (size_t)f->nodes[t->switch_node[s]].num_ports + 1;
+	}
+	m->base[m->S] = m->n_slots;
+	m->peer_sw = malloc((m->n_slots + 1) * sizeof(*m->peer_sw));
+	m->peer_port = calloc(m->n_slots + 1, sizeof(*m->peer_port));
+	m->ca_lid = calloc(m->n_slots + 1, sizeof(*m->ca_lid));
+	m->ca_node = calloc(m->n_slots + 1, sizeof(*m->ca_node));
+	m->weight = calloc(m->S + 1, sizeof(*m->weight));
+	m->rank = calloc(m->S + 1, sizeof(*m->rank));
+	m->dest_sw = malloc(L * sizeof(*m->dest_sw));
+	m->final_port = calloc(L, sizeof(*m->final_port));
+	m->owner_node = calloc(L, sizeof(*m->owner_node));
+	m->owner_port = calloc(L, sizeof(*m->owner_port));
+	if (!m->peer_sw || !m->peer_port || !m->ca_lid || !m->ca_node || !m->weight || !m->rank ||
+	    !m->dest_sw || !m->final_port || !m->owner_node || !m->owner_port)
+		goto out;
+	for (size_t k = 0; k < m->n_slots; k++)
+		m->peer_sw[k] = NONE;
+	for (size_t l = 0; l < L; l++)
+		m->dest_sw[l] = NONE;
+	/* a switch's LID: delivered to its port 0 */
+	for (size_t s = 0; s < m->S; s++) {
+		const struct topo_node *nd = &f->nodes[t->switch_node[s]];
+
+		if (nd->lid && nd->lid < L && m->dest_sw[nd->lid] == NONE) {
+			m->dest_sw[nd->lid] = s;
+			m->owner_node[nd->lid] = t->switch_node[s];
+		}
+	}
+	for (size_t i = 0; i < f->n_ports; i++) {
+		const struct topo_port *tp = &f->ports[i];
+		const struct topo_node *peer;
+		size_t s = sw_of[tp->node], pn;
+
+		if (!tp->peer_guid || !(peer = topology_node(f, tp->peer_guid)))
+			continue;
+		pn = (size_t)(peer - f->nodes);
+		if (s != NONE) {
+			size_t k;
+
+			if (tp->port == 0 || tp->port > f->nodes[tp->node].num_ports)
+				continue;
+			k = m->base[s] + tp->port;
+			m->peer_port[k] = tp->peer_port;
+			if (sw_of[pn] != NONE) {
+				m->peer_sw[k] = sw_of[pn];
+			} else {
+				const struct topo_port *cp = topology_port(f, pn, tp->peer_port);
+
+				if (cp && cp->lid && cp->lid < L) {
+					m->ca_lid[k] = cp->lid;
+					m->ca_node[k] = pn;
+				}
+			}
+		} else if (f->nodes[tp->node].type != 2 && tp->lid && tp->lid < L &&
+			   sw_of[pn] != NONE && tp->peer_port &&
+			   tp->peer_port <= f->nodes[pn].num_ports &&
+			   m->dest_sw[tp->lid] == NONE) {
+			/* a CA's port: delivered by the switch it is cabled to */
+			m->dest_sw[tp->lid] = sw_of[pn];
+			m->final_port[tp->lid] = tp->peer_port;
+			m->owner_node[tp->lid] = tp->node;
+			m->owner_port[tp->lid] = tp->port;
+			m->weight[sw_of[pn]]++;
+		}
+	}
+	rc = ranks(m);
+out:
+	free(sw_of);
+	if (rc)
+		model_free(m);
+	return rc;
+}
+
+static bool is_ca_lid(const struct model *m, unsigned lid)
+{
+	return m->dest_sw[lid] != NONE && m->f->nodes[m->owner_node[lid]].type != 2;
+}
+
+/* ---- offenders ---- */
+
+struct out_list {
+	struct route_findings *r;
+	size_t cap;
+	size_t kept[ROUTE_CHECKS + 1];
+	bool failed;
+};
+
+static struct route_offender *offender_add(struct out_list *o, unsigned check, unsigned kind)
+{
+	struct route_findings *r = o->r;
+	struct route_offender *x;
+
+	r->checks[check].offenders++;
+	if (o->kept[check] >= ROUTE_OFFENDERS_MAX || o->failed)
+		return NULL;
+	if (r->n_offenders == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 64;
+		struct route_offender *v = realloc(r->offenders, cap * sizeof(*v));
+
+		if (!v) {
+			o->failed = true;
+			return NULL;
+		}
+		r->offenders = v;
+		o->cap = cap;
+	}
+	o->kept[check]++;
+	x = &r->offenders[r->n_offenders++];
+	memset(x, 0, sizeof(*x));
+	x->check = (uint8_t)check;
+	x->kind = (uint8_t)kind;
+	return x;
+}
+
+/* ---- one destination ---- */
+
+static int blame_new(struct walk *w, unsigned kind, size_t sw, unsigned port)
+{
+	if (w->n_blames == w->cap_blames) {
+		size_t cap = w->cap_blames ? 2 * w->cap_blames : 16;
+		struct blame *v = realloc(w->blames, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		w->blames = v;
+		w->cap_blames = cap;
+	}
+	w->blames[w->n_blames] = (struct blame){(uint8_t)kind, sw, port, 0};
+	return (int)w->n_blames++;
+}
+
+/* Follows switch s's route to lid and every switch on it not walked yet. */
+static int walk_from(const struct model *m, struct walk *w, unsigned lid, size_t s)
+{
+	const struct route_tables *t = m->t;
+	size_t n = 0, x = s;
+	uint8_t state;
+	uint32_t depth = 0, blame = 0;
+
+	for (;;) {
+		unsigned p;
+		size_t k;
+		int b;
+
+		if (w->st[x] == WALK_ACTIVE) { /* back on the walk: a loop; the lowest switch in it */
+			size_t first = x;
+
+			for (size_t i = n; i-- > 0 && w->stack[i] != x;)
+				if (w->stack[i] < first)
+					first = w->stack[i];
+			if ((b = blame_new(w, ROUTE_LOOP, first, 0)) < 0)
+				return -1;
+			state = WALK_LOOP;
+			blame = (uint32_t)b;
+			break;
+		}
+		if (w->st[x] != WALK_UNKNOWN) { /* walked before: its outcome */
+			state = w->st[x];
+			depth = w->depth[x] + 1;
+			blame = w->blame[x];
+			break;
+		}
+		if (!t->read[x]) {
+			w->st[x] = WALK_UNREAD;
+			state = WALK_UNREAD;
+			break;
+		}
+		w->st[x] = WALK_ACTIVE;
+		w->stack[n++] = x;
+		p = route_entry(t, lid, x);
+		k = m->base[x] + p;
+		state = WALK_DEAD;
+		if (p == 0 && x == m->dest_sw[lid] && m->final_port[lid] == 0) {
+			state = WALK_OK;
+			depth = 0;
+		} else if (p == 0) {
+			b = blame_new(w, ROUTE_DEAD_SELF, x, 0);
+		} else if (p == ROUTE_LFT_UNREAD) {
+			b = blame_new(w, ROUTE_DEAD_UNASSIGNED, x, 0);
+		} else if (k >= m->base[x + 1]) {
+			b = blame_new(w, ROUTE_DEAD_BAD_PORT, x, p);
+		} else if (m->peer_sw[k] != NONE) {
+			x = m->peer_sw[k];
+			continue;
+		} else if (m->ca_lid[k] == lid) {
+			state = WALK_OK;
+			depth = 1;
+		} else if (m->ca_lid[k]) {
+			b = blame_new(w, ROUTE_DEAD_WRONG_NODE, x, p);
+		} else {
+			b = blame_new(w, ROUTE_DEAD_DOWN, x, p);
+		}
+		if (state == WALK_DEAD) {
+			if (b < 0)
+				return -1;
+			blame = (uint32_t)b;
+		}
+		/* the outcome is x's own: it is the last on the stack */
+		break;
+	}
+	/* unwind: the last switch pushed takes the outcome's depth, each
+	 * before it one more */
+	for (size_t i = n; i-- > 0;) {
+		size_t y = w->stack[i];
+
+		w->st[y] = state;
+		w->blame[y] = blame;
+		w->depth[y] = depth;
+		if (state == WALK_DEAD || state == WALK_LOOP)
+			w->blames[blame].affected++;
+		depth++;
+	}
+	return 0;
+}
+
+static int bfs_dist(const struct model *m, struct walk *w, size_t from)
+{
+	size_t head = 0, tail = 0;
+
+	if (w->dist_of == from)
+		return 0;
+	for (size_t s = 0; s < m->S; s++)
+		w->dist[s] = UINT32_MAX;
+	w->dist[from] = 0;
+	w->queue[tail++] = from;
+	while (head < tail) {
+		size_t s = w->queue[head++];
+
+		for (size_t k = m->base[s] + 1; k < m->base[s + 1]; k++) {
+			size_t y = m->peer_sw[k];
+
+			if (y != NONE && w->dist[y] == UINT32_MAX) {
+				w->dist[y] = w->dist[s] + 1;
+				w->queue[tail++] = y;
+			}
+		}
+	}
+	w->dist_of = from;
+	return 0;
+}
+
+static void say_blames(const struct model *m, struct walk *w, unsigned lid, struct out_list *o)
+{
+	char who[120];
+
+	lid_words(m, lid, who, sizeof(who));
+	for (size_t b = 0; b < w->n_blames; b++) {
+		const struct blame *bl = &w->blames[b];
+		struct route_offender *x = offender_add(o, ROUTE_CHECK_REACH, bl->kind);
+		const char *name = sw_name(m, bl->sw);
+
+		if (!x)
+			continue;
+		x->guid = m->f->nodes[m->t->switch_node[bl->sw]].guid;
+		x->port = bl->port;
+		x->lid = lid;
+		x->count = bl->affected;
+		switch (bl->kind) {
+		case ROUTE_LOOP:
+			say(x,
+				 "routes to %s loop through switch %s: %llu switches cannot reach it",
+				 who, name, (unsigned long long)bl->affected);
+			break;
+		case ROUTE_DEAD_UNASSIGNED:
+			say(x,
+				 "switch %s has no port for %s: %llu switches cannot reach it", name,
+				 who, (unsigned long long)bl->affected);
+			break;
+		case ROUTE_DEAD_SELF:
+			say(x,
+				 "switch %s keeps %s for itself (port 0): %llu switches cannot reach it",
+				 name, who, (unsigned long long)bl->affected);
+			break;
+		case ROUTE_DEAD_BAD_PORT:
+			say(x,
+				 "switch %s sends %s to port %u, which it does not have: %llu "
+				 "switches cannot reach it", name, who, bl->port,
+				 (unsigned long long)bl->affected);
+			break;
+		case ROUTE_DEAD_WRONG_NODE: {
+			size_t k = m->base[bl->sw] + bl->port;
+
+			say(x,
+				 "switch %s sends %s out of port %u to %s: %llu switches cannot "
+				 "reach it", name, who, bl->port, node_name(m->f, m->ca_node[k]),
+				 (unsigned long long)bl->affected);
+			break;
+		}
+		default:
+			say(x,
+				 "switch %s sends %s out of port %u, which has no link: %llu switches "
+				 "cannot reach it", name, who, bl->port,
+				 (unsigned long long)bl->affected);
+		}
+	}
+}
+
+static void cdg_mark(const struct model *m, struct cdg *c, size_t y, unsigned in, unsigned out)
+{
+	size_t np = m->base[y + 1] - m->base[y];
+	size_t bit = (size_t)in * np + out;
+
+	c->bits[c->bits_base[y] + bit / 64] |= 1ull << (bit % 64);
+}
+
+/* What the walk of a CA's LID says beyond reachability. */
+static void ca_destination(const struct model *m, struct walk *w, unsigned lid, struct cdg *c,
+			   struct route_findings *r, struct out_list *o)
+{
+	const struct route_tables *t = m->t;
+	size_t A = m->dest_sw[lid], reached = 0, maxd = 0;
+	uint64_t not_min = 0, down_up = 0, pairs = 0;
+	size_t ex_min = NONE, ex_du = NONE;
+	char who[120];
+
+	/* the switches reached, by depth (a counting sort) */
+	for (size_t s = 0; s < m->S; s++)
+		if (w->st[s] == WALK_OK && w->depth[s] > maxd)
+			maxd = w->depth[s];
+	memset(w->count, 0, (maxd + 2) * sizeof(*w->count));
+	for (size_t s = 0; s < m->S; s++)
+		if (w->st[s] == WALK_OK)
+			w->count[w->depth[s] + 1]++;
+	for (size_t d = 1; d <= maxd + 1; d++)
+		w->count[d] += w->count[d - 1];
+	for (size_t s = 0; s < m->S; s++)
+		if (w->st[s] == WALK_OK)
+			w->order[w->count[w->depth[s]]++] = s;
+	reached = w->count[maxd];
+	for (size_t s = 0; s < m->S; s++) {
+		uint64_t own = m->weight[s] - (s == A); /* the destination is no source */
+
+		w->flow[s] = own;
+		pairs += own;
+	}
+	r->ca_pairs += pairs;
+	if (bfs_dist(m, w, A) < 0)
+		return;
+	/* nearest first: up/down */
+	for (size_t i = 0; i < reached; i++) {
+		size_t s = w->order[i], k = m->base[s] + route_entry(t, lid, s), y = m->peer_sw[k];
+
+		if (w->depth[s] <= 1 || y == NONE) { /* delivers it */
+			w->downonly[s] = w->updown_ok[s] = 1;
+		} else {
+			int mv = m->rank[y] - m->rank[s];
+
+			w->downonly[s] = mv < 0 && w->downonly[y];
+			w->updown_ok[s] = w->downonly[s] || (mv >= 0 && w->updown_ok[y]);
+		}
+	}
+	/* farthest first: flows, paths, hops, dependencies */
+	for (size_t i = reached; i-- > 0;) {
+		size_t s = w->order[i], k = m->base[s] + route_entry(t, lid, s), y = m->peer_sw[k];
+		uint64_t own = m->weight[s] - (s == A);
+
+		if (own) {
+			unsigned hops = 1 + w->depth[s];
+
+			r->hops[hops < ROUTE_HOPS_MAX ? hops : ROUTE_HOPS_MAX] += own;
+			r->pairs_reached += own;
+			if (w->dist[s] != UINT32_MAX && w->depth[s] - 1 > w->dist[s]) {
+				not_min += own;
+				if (ex_min == NONE)
+					ex_min = s;
+			}
+			if (m->rank[s] >= 0 && !w->updown_ok[s]) {
+				down_up += own;
+				if (ex_du == NONE)
+					ex_du = s;
+			}
+		}
+		r->loads[k].paths += w->flow[s];
+		if (y != NONE) {
+			size_t k2 = m->base[y] + route_entry(t, lid, y);
+
+			w->flow[y] += w->flow[s];
+			if (w->flow[s] && m->peer_sw[k2] != NONE)
+				cdg_mark(m, c, y, m->peer_port[k], route_entry(t, lid, y));
+		}
+	}
+	if (!not_min && !down_up)
+		return;
+	lid_words(m, lid, who, sizeof(who));
+	if (not_min) {
+		struct route_offender *x = offender_add(o, ROUTE_CHECK_HOPS, ROUTE_NOT_MIN_HOP);
+
+		if (x) {
+			x->guid = m->f->nodes[t->switch_node[ex_min]].guid;
+			x->lid = lid;
+			x->count = not_min;
+			say(x,
+				 "%llu CA pairs reach %s by a longer route than the shortest, e.g. from "
+				 "switch %s: %u switch hops, shortest %u",
+				 (unsigned long long)not_min, who, sw_name(m, ex_min),
+				 w->depth[ex_min] - 1, w->dist[ex_min]);
+		}
+	}
+	if (down_up && r->tree) {
+		struct route_offender *x = offender_add(o, ROUTE_CHECK_UPDOWN, ROUTE_DOWN_UP);
+		size_t turn = ex_du, prev = NONE;
+
+		/* where the example's route turns up after going down */
+		for (size_t s = ex_du, hops = 0; s != NONE && hops < m->S; hops++) {
+			size_t y = m->peer_sw[m->base[s] + route_entry(t, lid, s)];
+
+			if (y == NONE)
+				break;
+			if (prev != NONE && m->rank[s] < m->rank[prev] && m->rank[y] > m->rank[s]) {
+				turn = s;
+				break;
+			}
+			prev = s;
+			s = y;
+		}
+		if (x) {
+			x->guid = m->f->nodes[t->switch_node[turn]].guid;
+			x->lid = lid;
+			x->count = down_up;
+			say(x,
+				 "%llu CA pairs reach %s by a route that goes down then up, e.g. from "
+				 "switch %s, turning up at switch %s",
+				 (unsigned long long)down_up, who, sw_name(m, ex_du), sw_name(m, turn));
+		}
+	}
+}
+
+static int walk_alloc(struct walk *w, size_t S)
+{
+	size_t n = S ? S : 1;
+
+	memset(w, 0, sizeof(*w));
+	w->st = calloc(n, 1);
+	w->depth = calloc(n, sizeof(*w->depth));
+	w->blame = calloc(n, sizeof(*w->blame));
+	w->stack = calloc(n, sizeof(*w->stack));
+	w->flow = calloc(n, sizeof(*w->flow));
+	w->order = calloc(n, sizeof(*w->order));
+	w->count = calloc(n + 2, sizeof(*w->count));
+	w->downonly = calloc(n, 1);
+	w->updown_ok = calloc(n, 1);
+	w->dist = calloc(n, sizeof(*w->dist));
+	w->queue = calloc(n, sizeof(*w->queue));
+	w->dist_of = NONE;
+	return w->st && w->depth && w->blame && w->stack && w->flow && w->order && w->count &&
+			       w->downonly && w->updown_ok && w->dist && w->queue
+		       ? 0
+		       : -1;
+}
+
+static void walk_free(struct walk *w)
+{
+	free(w->st);
+	free(w->depth);
+	free(w->blame);
+	free(w->stack);
+	free(w->flow);
+	free(w->order);
+	free(w->count);
+	free(w->downonly);
+	free(w->updown_ok);
+	free(w->dist);
+	free(w->queue);
+	free(w->blames);
+}
+
+/* ---- after every destination ---- */
+
+static void balance(const struct model *m, struct route_findings *r, struct out_list *o)
+{
+	for (size_t s = 0; s < m->S; s++) {
+		uint32_t lo = UINT32_MAX, hi = 0;
+		unsigned lo_port = 0, hi_port = 0, n = 0;
+
+		if (m->rank[s] < 0)
+			continue;
+		for (size_t k = m->base[s] + 1; k < m->base[s + 1]; k++) {
+			size_t y = m->peer_sw[k];
+
+			if (y == NONE || m->rank[y] <= m->rank[s])
+				continue;
+			n++;
+			if (r->loads[k].lids < lo) {
+				lo = r->loads[k].lids;
+				lo_port = (unsigned)(k - m->base[s]);
+			}
+			if (r->loads[k].lids > hi) {
+				hi = r->loads[k].lids;
+				hi_port = (unsigned)(k - m->base[s]);
+			}
+		}
+		if (n >= 2 && hi > lo + 1) {
+			struct route_offender *x = offender_add(o, ROUTE_CHECK_BALANCE, ROUTE_UNBALANCED);
+
+			if (x) {
+				x->guid = m->f->nodes[m->t->switch_node[s]].guid;
+				x->port = hi_port;
+				x->count = hi - lo;
+				say(x,
+					 "switch %s's %u up-going ports are unbalanced: port %u carries "
+					 "%u CA LIDs, port %u %u (OpenSM's rule: at most 1 apart)",
+					 sw_name(m, s), n, hi_port, hi, lo_port, lo);
+			}
+		}
+	}
+}
+
+/* The CDG's cycles: the channels (switch-to-switch ports) pruned of those
+ * without a dependency in, or none out, until none is left to prune (as
+ * OPA's opareport -o validatecreditloops does); then a cycle followed in
+ * what is left, reported, taken out, and pruned again
+ * (ROUTE_OFFENDERS_MAX at most). */
+struct csr {
+	size_t *first, *to;  /* forward: first[v]..first[v+1] */
+	size_t *rfirst, *from; /* reverse */
+	uint32_t *in, *outd;
+	uint8_t *gone;
+	size_t *queue, qn;
+};
+
+static void csr_free(struct csr *g)
+{
+	free(g->first);
+	free(g->to);
+	free(g->rfirst);
+	free(g->from);
+	free(g->in);
+	free(g->outd);
+	free(g->gone);
+	free(g->queue);
+}
+
+/* The dependencies of c as a graph over the slots; -1 out of memory. */
+static int csr_build(const struct model *m, const struct cdg *c, struct csr *g)
+{
+	size_t V = m->n_slots, E = 0;
+	size_t *fill = NULL;
+
+	memset(g, 0, sizeof(*g));
+	g->first = calloc(V + 2, sizeof(*g->first));
+	g->rfirst = calloc(V + 2, sizeof(*g->rfirst));
+	g->in = calloc(V + 1, sizeof(*g->in));
+	g->outd = calloc(V + 1, sizeof(*g->outd));
+	g->gone = calloc(V + 1, 1);
+	g->queue = calloc(V + 1, sizeof(*g->queue));
+	fill = calloc(V + 1, sizeof(*fill));
+	if (!g->first || !g->rfirst || !g->in || !g->outd || !g->gone || !g->queue || !fill)
+		goto fail;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			for (size_t v = 0; v < V; v++) {
+				g->first[v + 1] += g->first[v];
+				g->rfirst[v + 1] += g->rfirst[v];
+			}
+			g->to = malloc((E ? E : 1) * sizeof(*g->to));
+			g->from = malloc((E ? E : 1) * sizeof(*g->from));
+			if (!g->to || !g->from)
+				goto fail;
+		}
+		for (size_t y = 0; y < m->S; y++) {
+			size_t np = m->base[y + 1] - m->base[y];
+
+			for (size_t bit = 0; bit < np * np; bit++) {
+				size_t in_slot = m->base[y] + bit / np, fc, tc;
+
+				if (!(c->bits[c->bits_base[y] + bit / 64] >> (bit % 64) & 1) ||
+				    m->peer_sw[in_slot] == NONE)
+					continue;
+				/* the channel into y's port: the far end's slot */
+				fc = m->base[m->peer_sw[in_slot]] + m->peer_port[in_slot];
+				tc = m->base[y] + bit % np;
+				if (fc >= V || tc >= V)
+					continue;
+				if (pass == 0) {
+					g->first[fc + 1]++;
+					g->rfirst[tc + 1]++;
+					E++;
+				} else {
+					g->to[g->first[fc] + g->outd[fc]++] = tc;
+					g->from[g->rfirst[tc] + fill[tc]++] = fc;
+					g->in[tc]++;
+				}
+			}
+		}
+	}
+	free(fill);
+	return 0;
+fail:
+	free(fill);
+	csr_free(g);
+	return -1;
+}
+
+static void csr_drop(struct csr *g, size_t v)
+{
+	if (g->gone[v])
+		return;
+	g->gone[v] = 1;
+	g->queue[g->qn++] = v;
+}
+
+/* Takes out what has no dependency in or none out, until nothing changes. */
+static void csr_prune(struct csr *g)
+{
+	while (g->qn) {
+		size_t v = g->queue[--g->qn];
+
+		for (size_t e = g->first[v]; e < g->first[v + 1]; e++)
+			if (!g->gone[g->to[e]] && --g->in[g->to[e]] == 0)
+				csr_drop(g, g->to[e]);
+		for (size_t e = g->rfirst[v]; e < g->rfirst[v + 1]; e++)
+			if (!g->gone[g->from[e]] && --g->outd[g->from[e]] == 0)
+				csr_drop(g, g->from[e]);
+	}
+}
+
+static size_t slot_switch(const struct model *m, size_t slot)
+{
+	size_t lo = 0, hi = m->S; /* the last switch whose base is <= slot */
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->base[mid] <= slot)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void say_credit_loop(const struct model *m, const size_t *cycle, size_t len,
+			    struct out_list *o)
+{
+	struct route_offender *x = offender_add(o, ROUTE_CHECK_CREDIT, ROUTE_CREDIT_LOOP);
+	char path[ROUTE_DESC_MAX] = "";
+	size_t used = 0, sw = slot_switch(m, cycle[0]);
+
+	if (!x)
+		return;
+	for (size_t i = 0; i < len && used < sizeof(path); i++) {
+		size_t s2 = slot_switch(m, cycle[i]);
+		int w = snprintf(path + used, sizeof(path) - used, "%s%s/%zu", i ? " > " : "",
+				 sw_name(m, s2), cycle[i] - m->base[s2]);
+
+		used += w > 0 ? (size_t)w : 0;
+	}
+	x->guid = m->f->nodes[m->t->switch_node[sw]].guid;
+	x->port = (unsigned)(cycle[0] - m->base[sw]);
+	x->count = len;
+	say(x, "credit loop of %zu links on VL 0: %s", len, path);
+}
+
+static int credit_loops(const struct model *m, const struct cdg *c, struct out_list *o)
+{
+	size_t V = m->n_slots, *seen_at, *cycle;
+	struct csr g;
+
+	if (csr_build(m, c, &g))
+		return -1;
+	seen_at = malloc((V + 1) * sizeof(*seen_at));
+	cycle = malloc((V + 1) * sizeof(*cycle));
+	if (!seen_at || !cycle) {
+		free(seen_at);
+		free(cycle);
+		csr_free(&g);
+		return -1;
+	}
+	for (size_t v = 0; v < V; v++) {
+		seen_at[v] = NONE;
+		if (!g.in[v] || !g.outd[v])
+			csr_drop(&g, v);
+	}
+	csr_prune(&g);
+	for (size_t v = 0, found = 0; v < V && found < ROUTE_OFFENDERS_MAX; v++) {
+		size_t n = 0, u = v, start;
+
+		if (g.gone[v])
+			continue;
+		/* every channel left has a dependency out among those left */
+		while (seen_at[u] == NONE) {
+			seen_at[u] = n;
+			cycle[n++] = u;
+			for (size_t e = g.first[u]; e < g.first[u + 1]; e++)
+				if (!g.gone[g.to[e]]) {
+					u = g.to[e];
+					break;
+				}
+		}
+		start = seen_at[u];
+		say_credit_loop(m, cycle + start, n - start, o);
+		found++;
+		for (size_t i = 0; i < n; i++) { /* the cycle out; the way into it stays */
+			seen_at[cycle[i]] = NONE;
+			if (i >= start)
+				csr_drop(&g, cycle[i]);
+		}
+		csr_prune(&g);
+	}
+	free(seen_at);
+	free(cycle);
+	csr_free(&g);
+	return 0;
+}
+
+static int load_cmp(const void *a, const void *b)
+{
+	const struct route_port_load *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return (x->port > y->port) - (x->port < y->port);
+}
+
+/* The loads kept: every switch port linked, by (GUID, port). */
+static int loads_keep(const struct model *m, struct route_findings *r)
+{
+	size_t n = 0;
+
+	for (size_t s = 0; s < m->S; s++)
+		for (size_t k = m->base[s] + 1; k < m->base[s + 1]; k++) {
+			struct route_port_load *l = &r->loads[k];
+
+			if (m->peer_sw[k] == NONE && !m->ca_lid[k])
+				continue;
+			l->guid = m->f->nodes[m->t->switch_node[s]].guid;
+			l->port = (unsigned)(k - m->base[s]);
+			l->direction = (int8_t)(m->peer_sw[k] == NONE || m->rank[s] < 0 ? 0
+						: m->rank[m->peer_sw[k]] > m->rank[s]	? 1
+						: m->rank[m->peer_sw[k]] < m->rank[s]	? -1
+											: 0);
+			r->loads[n++] = *l;
+		}
+	r->n_loads = n;
+	qsort(r->loads, n, sizeof(*r->loads), load_cmp);
+	return 0;
+}
+
+void route_findings_free(struct route_findings *r)
+{
+	free(r->offenders);
+	free(r->loads);
+	memset(r, 0, sizeof(*r));
+}
+
+static int offender_cmp(const void *a, const void *b)
+{
+	const struct route_offender *x = a, *y = b;
+
+	return (x->check > y->check) - (x->check < y->check);
+}
+
+int route_check(const struct topology *f, const struct route_tables *t,
+		struct route_findings *out)
+{
+	struct model m;
+	struct walk w;
+	struct cdg c = {0};
+	struct out_list o = {.r = out};
+	size_t unread = 0;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (model_build(&m, f, t))
+		return -1;
+	if (walk_alloc(&w, m.S) || !(out->loads = calloc(m.n_slots + 1, sizeof(*out->loads))) ||
+	    !(c.bits_base = calloc(m.S + 1, sizeof(*c.bits_base))))
+		goto out;
+	for (size_t s = 0; s < m.S; s++) {
+		size_t np = m.base[s + 1] - m.base[s];
+
+		c.bits_base[s + 1] = c.bits_base[s] + (np * np + 63) / 64;
+		unread += !t->read[s];
+	}
+	if (!(c.bits = calloc(c.bits_base[m.S] + 1, sizeof(*c.bits))))
+		goto out;
+	for (size_t s = 0; s < m.S; s++)
+		out->tree |= m.weight[s] > 0;
+	for (unsigned lid = 1; lid <= t->max_lid; lid++) {
+		if (m.dest_sw[lid] == NONE)
+			continue;
+		out->destinations++;
+		memset(w.st, WALK_UNKNOWN, m.S ? m.S : 1);
+		w.n_blames = 0;
+		for (size_t s = 0; s < m.S; s++)
+			if (w.st[s] == WALK_UNKNOWN && walk_from(&m, &w, lid, s))
+				goto out;
+		say_blames(&m, &w, lid, &o);
+		if (!is_ca_lid(&m, lid))
+			continue;
+		for (size_t s = 0; s < m.S; s++) {
+			unsigned p = route_entry(t, lid, s);
+
+			if (t->read[s] && p && m.base[s] + p < m.base[s + 1])
+				out->loads[m.base[s] + p].lids++;
+		}
+		ca_destination(&m, &w, lid, &c, out, &o);
+	}
+	if (out->tree)
+		balance(&m, out, &o);
+	if (credit_loops(&m, &c, &o) || loads_keep(&m, out) || o.failed)
+		goto out;
+	for (unsigned k = 1; k <= ROUTE_CHECKS; k++) {
+		struct route_check_result *cr = &out->checks[k];
+
+		cr->status = cr->offenders ? ROUTE_STATUS_FAILED
+			     : unread	  ? ROUTE_STATUS_PARTIAL
+					  : ROUTE_STATUS_PASSED;
+		if (!m.S || !out->destinations)
+			cr->status = ROUTE_STATUS_NOT_RUN;
+	}
+	if (!out->tree) {
+		out->checks[ROUTE_CHECK_UPDOWN].status = ROUTE_STATUS_NOT_RUN;
+		out->checks[ROUTE_CHECK_BALANCE].status = ROUTE_STATUS_NOT_RUN;
+	}
+	qsort(out->offenders, out->n_offenders, sizeof(*out->offenders), offender_cmp);
+	rc = 0;
+out:
+	walk_free(&w);
+	free(c.bits_base);
+	free(c.bits);
+	model_free(&m);
+	if (rc)
+		route_findings_free(out);
+	return rc;
+}
+
+/* ---- the tables ---- */
+
+int route_tables_init(struct route_tables *t, const struct topology *f, unsigned max_lid)
+{
+	size_t S = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (max_lid > ROUTE_MAX_LID)
+		max_lid = ROUTE_MAX_LID;
+	for (size_t i = 0; i < f->n_nodes; i++)
+		S += f->nodes[i].type == 2;
+	t->max_lid = max_lid;
+	t->n_switches = S;
+	t->switch_node = calloc(S ? S : 1, sizeof(*t->switch_node));
+	t->read = calloc(S ? S : 1, sizeof(*t->read));
+	t->lft = malloc(((size_t)max_lid + 1) * (S ? S : 1));
+	if (!t->switch_node || !t->read || !t->lft) {
+		route_tables_free(t);
+		return -1;
+	}
+	memset(t->lft, ROUTE_LFT_UNREAD, ((size_t)max_lid + 1) * (S ? S : 1));
+	S = 0;
+	for (size_t i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i].type == 2)
+			t->switch_node[S++] = i;
+	return 0;
+}
+
+void route_tables_free(struct route_tables *t)
+{
+	free(t->switch_node);
+	free(t->read);
+	free(t->lft);
+	memset(t, 0, sizeof(*t));
+}
+
+void route_tables_put_block(struct route_tables *t, size_t sw, unsigned block,
+			    const uint8_t *entries)
+{
+	for (unsigned i = 0; i < 64; i++) {
+		unsigned lid = block * 64 + i;
+
+		if (lid > t->max_lid)
+			break;
+		t->lft[(size_t)lid * t->n_switches + sw] = entries[i];
+	}
+}
+
+unsigned route_max_lid(const struct topology *f)
+{
+	unsigned max = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i].lid > max)
+			max = f->nodes[i].lid;
+	for (size_t i = 0; i < f->n_ports; i++)
+		if (f->ports[i].lid > max)
+			max = f->ports[i].lid;
+	return max > ROUTE_MAX_LID ? ROUTE_MAX_LID : max;
+}
+
+const char *route_check_name(unsigned check)
+{
+	static const char *const names[] = {
+		[ROUTE_CHECK_REACH] = "reachability", [ROUTE_CHECK_HOPS] = "hops",
+		[ROUTE_CHECK_UPDOWN] = "updown",      [ROUTE_CHECK_CREDIT] = "creditLoops",
+		[ROUTE_CHECK_BALANCE] = "balance",
+	};
+
+	return check && check <= ROUTE_CHECKS ? names[check] : NULL;
+}
+
+const char *route_offense_name(unsigned kind)
+{
+	static const char *const names[] = {
+		[ROUTE_DEAD_UNASSIGNED] = "deadEndUnassigned",
+		[ROUTE_DEAD_DOWN] = "deadEndNoLink",
+		[ROUTE_DEAD_BAD_PORT] = "deadEndNoSuchPort",
+		[ROUTE_DEAD_SELF] = "deadEndSelf",
+		[ROUTE_DEAD_WRONG_NODE] = "deadEndWrongNode",
+		[ROUTE_LOOP] = "loop",
+		[ROUTE_NOT_MIN_HOP] = "notMinHop",
+		[ROUTE_DOWN_UP] = "downUp",
+		[ROUTE_CREDIT_LOOP] = "creditLoop",
+		[ROUTE_UNBALANCED] = "unbalanced",
+	};
+
+	return kind && kind <= ROUTE_UNBALANCED ? names[kind] : NULL;
+}

@@ -1,0 +1,409 @@
+/* The routing checks (route_check.c) on two small fabrics with tables made
+ * here, as OpenSM's engines would make them, then broken as real fabrics
+ * break: an entry unassigned or sent to the wrong port, a loop, a route
+ * down then up, uplinks unbalanced, a ring routed one way (a credit loop).
+ *
+ * The fat tree: leaves l0..l3 (4 ports: 1-2 hosts, 3 to s0, 4 to s1),
+ * spines s0, s1 (port N+1 to leaf N); hosts h1..h8 with LIDs 1..8 (h1, h2
+ * on l0 ...), leaves LIDs 9..12, spines 13, 14. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ibsnmpd/route.h"
+
+#define HOST(h) (0x1000u + (h))
+#define LEAF(l) (0x2000u + (l))
+#define SPINE(s) (0x3000u + (s))
+
+static char text[8192];
+
+static void add(const char *fmt, ...)
+{
+	size_t n = strlen(text);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text + n, sizeof(text) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void port_line(unsigned guid, unsigned port, unsigned lid, unsigned peer, unsigned pport)
+{
+	add("port %016x %u %u %016x %016x %u 4\n", guid, port, lid, guid + (guid < 0x2000 ? 0x100 : 0),
+	    peer, pport);
+}
+
+static struct topology *parse(void)
+{
+	char err[160];
+	struct topology *f = topology_parse(text, strlen(text), NULL, err, sizeof(err));
+
+	if (!f)
+		fail_msg("%s", err);
+	topology_get(f);
+	return f;
+}
+
+static struct topology *fat_tree(void)
+{
+	text[0] = 0;
+	for (unsigned h = 1; h <= 8; h++) {
+		port_line(HOST(h), 1, h, LEAF((h - 1) / 2), (h - 1) % 2 + 1);
+		add("node %016x 1 1 %u h%u\n", HOST(h), h, h);
+	}
+	for (unsigned l = 0; l < 4; l++) {
+		port_line(LEAF(l), 1, 9 + l, HOST(2 * l + 1), 1);
+		port_line(LEAF(l), 2, 9 + l, HOST(2 * l + 2), 1);
+		port_line(LEAF(l), 3, 9 + l, SPINE(0), l + 1);
+		port_line(LEAF(l), 4, 9 + l, SPINE(1), l + 1);
+		add("node %016x 2 4 %u l%u\n", LEAF(l), 9 + l, l);
+	}
+	for (unsigned s = 0; s < 2; s++) {
+		for (unsigned l = 0; l < 4; l++)
+			port_line(SPINE(s), l + 1, 13 + s, LEAF(l), 3 + s);
+		add("node %016x 2 4 %u s%u\n", SPINE(s), 13 + s, s);
+	}
+	add("done 0.01\n");
+	return parse();
+}
+
+/* the switch number of a node in t (by name) */
+static size_t sw(const struct topology *f, const struct route_tables *t, const char *name)
+{
+	for (size_t i = 0; i < t->n_switches; i++)
+		if (!strcmp(f->nodes[t->switch_node[i]].desc, name))
+			return i;
+	fail_msg("no switch %s", name);
+	return 0;
+}
+
+static void set(struct route_tables *t, size_t s, unsigned lid, unsigned port)
+{
+	t->lft[(size_t)lid * t->n_switches + s] = (uint8_t)port;
+}
+
+/* ftree's tables: down to the host's leaf, up by the LID's parity */
+static void fat_tree_tables(const struct topology *f, struct route_tables *t)
+{
+	char name[8];
+
+	assert_int_equal(route_tables_init(t, f, route_max_lid(f)), 0);
+	for (unsigned l = 0; l < 4; l++) {
+		size_t s;
+
+		snprintf(name, sizeof(name), "l%u", l);
+		s = sw(f, t, name);
+		t->read[s] = true;
+		for (unsigned lid = 1; lid <= 14; lid++) {
+			if (lid == 9 + l)
+				set(t, s, lid, 0);
+			else if (lid <= 8 && (lid - 1) / 2 == l)
+				set(t, s, lid, (lid - 1) % 2 + 1);
+			else if (lid == 13 || lid == 14)
+				set(t, s, lid, 3 + (lid - 13));
+			else
+				set(t, s, lid, 3 + lid % 2);
+		}
+	}
+	for (unsigned sp = 0; sp < 2; sp++) {
+		size_t s;
+
+		snprintf(name, sizeof(name), "s%u", sp);
+		s = sw(f, t, name);
+		t->read[s] = true;
+		for (unsigned lid = 1; lid <= 14; lid++) {
+			if (lid <= 8)
+				set(t, s, lid, (lid - 1) / 2 + 1);
+			else if (lid <= 12)
+				set(t, s, lid, lid - 9 + 1);
+			else
+				set(t, s, lid, lid == 13 + sp ? 0 : 1); /* the other spine: by l0 */
+		}
+	}
+}
+
+struct bed {
+	struct topology *f;
+	struct route_tables t;
+	struct route_findings r;
+};
+
+static int bed_up(void **state)
+{
+	struct bed *b = calloc(1, sizeof(*b));
+
+	b->f = fat_tree();
+	fat_tree_tables(b->f, &b->t);
+	*state = b;
+	return 0;
+}
+
+static int bed_down(void **state)
+{
+	struct bed *b = *state;
+
+	route_findings_free(&b->r);
+	route_tables_free(&b->t);
+	topology_put(b->f);
+	free(b);
+	return 0;
+}
+
+static void check(struct bed *b)
+{
+	route_findings_free(&b->r);
+	assert_int_equal(route_check(b->f, &b->t, &b->r), 0);
+}
+
+static const struct route_offender *offender(const struct bed *b, unsigned check)
+{
+	for (size_t i = 0; i < b->r.n_offenders; i++)
+		if (b->r.offenders[i].check == check)
+			return &b->r.offenders[i];
+	fail_msg("no offender of check %u", check);
+	return NULL;
+}
+
+static void passed_but(const struct bed *b, unsigned failing)
+{
+	for (unsigned k = 1; k <= ROUTE_CHECKS; k++)
+		if (k != failing && b->r.checks[k].status != ROUTE_STATUS_PASSED)
+			fail_msg("check %s: status %u", route_check_name(k), b->r.checks[k].status);
+	if (failing)
+		assert_int_equal(b->r.checks[failing].status, ROUTE_STATUS_FAILED);
+}
+
+static const struct route_port_load *load(const struct bed *b, uint64_t guid, unsigned port)
+{
+	for (size_t i = 0; i < b->r.n_loads; i++)
+		if (b->r.loads[i].guid == guid && b->r.loads[i].port == port)
+			return &b->r.loads[i];
+	fail_msg("no load of %llx/%u", (unsigned long long)guid, port);
+	return NULL;
+}
+
+static void clean_fat_tree_passes(void **state)
+{
+	struct bed *b = *state;
+
+	check(b);
+	passed_but(b, 0);
+	assert_int_equal(b->r.n_offenders, 0);
+	assert_int_equal(b->r.destinations, 14);
+	/* 8 x 7 CA pairs: a leaf's two hosts 2 hops apart, the others 4 */
+	assert_int_equal(b->r.ca_pairs, 56);
+	assert_int_equal(b->r.pairs_reached, 56);
+	assert_int_equal(b->r.hops[2], 8);
+	assert_int_equal(b->r.hops[4], 48);
+	/* l0's uplinks: the 6 other hosts' LIDs, 3 each; each of l0's hosts
+	 * sends to 6, receives from 7 */
+	assert_int_equal(load(b, LEAF(0), 3)->lids, 3);
+	assert_int_equal(load(b, LEAF(0), 4)->lids, 3);
+	assert_int_equal(load(b, LEAF(0), 3)->direction, 1);
+	assert_int_equal(load(b, SPINE(0), 1)->direction, -1);
+	assert_int_equal(load(b, LEAF(0), 1)->paths, 7);
+	/* l0 port 3 carries its 2 hosts' routes to the 3 remote LIDs of its parity */
+	assert_int_equal(load(b, LEAF(0), 3)->paths, 6);
+	assert_int_equal(b->r.n_loads, 16 + 8);
+}
+
+static void unassigned_entry_is_a_dead_end(void **state)
+{
+	struct bed *b = *state;
+	const struct route_offender *o;
+
+	set(&b->t, sw(b->f, &b->t, "l0"), 5, ROUTE_LFT_UNREAD);
+	check(b);
+	assert_int_equal(b->r.checks[ROUTE_CHECK_REACH].status, ROUTE_STATUS_FAILED);
+	assert_int_equal(b->r.checks[ROUTE_CHECK_REACH].offenders, 1);
+	o = offender(b, ROUTE_CHECK_REACH);
+	assert_int_equal(o->kind, ROUTE_DEAD_UNASSIGNED);
+	assert_int_equal(o->guid, LEAF(0));
+	assert_int_equal(o->lid, 5);
+	assert_int_equal(o->count, 1);
+	assert_non_null(strstr(o->desc, "switch l0 has no port for LID 5 (h5 port 1)"));
+	/* h1 and h2 cannot reach h5: 2 of 56 pairs */
+	assert_int_equal(b->r.pairs_reached, 54);
+}
+
+static void wrong_port_is_named(void **state)
+{
+	struct bed *b = *state;
+	const struct route_offender *o;
+
+	set(&b->t, sw(b->f, &b->t, "l2"), 5, 2); /* h6, not h5 */
+	check(b);
+	o = offender(b, ROUTE_CHECK_REACH);
+	assert_int_equal(o->kind, ROUTE_DEAD_WRONG_NODE);
+	assert_int_equal(o->guid, LEAF(2));
+	assert_int_equal(o->port, 2);
+	assert_non_null(strstr(o->desc, "out of port 2 to h6"));
+	/* every switch's route to h5 ends at l2 now */
+	assert_int_equal(o->count, 6);
+}
+
+static void a_loop_is_found(void **state)
+{
+	struct bed *b = *state;
+	const struct route_offender *o;
+
+	set(&b->t, sw(b->f, &b->t, "s0"), 5, 1);  /* down to l0 */
+	set(&b->t, sw(b->f, &b->t, "l0"), 5, 3);  /* up to s0 */
+	check(b);
+	o = offender(b, ROUTE_CHECK_REACH);
+	assert_int_equal(o->kind, ROUTE_LOOP);
+	assert_int_equal(o->lid, 5);
+	/* l0 and s0: the other leaves go up by s1 (LID 5 is odd) */
+	assert_int_equal(o->count, 2);
+	assert_non_null(strstr(o->desc, "loop through switch"));
+}
+
+static void down_then_up_is_found(void **state)
+{
+	struct bed *b = *state;
+	const struct route_offender *o;
+
+	/* l1 -> s0 -> l2 -> s1 -> l0 for h1 */
+	set(&b->t, sw(b->f, &b->t, "l1"), 1, 3);
+	set(&b->t, sw(b->f, &b->t, "s0"), 1, 3);
+	set(&b->t, sw(b->f, &b->t, "l2"), 1, 4);
+	check(b);
+	assert_int_equal(b->r.checks[ROUTE_CHECK_REACH].status, ROUTE_STATUS_PASSED);
+	assert_int_equal(b->r.checks[ROUTE_CHECK_UPDOWN].status, ROUTE_STATUS_FAILED);
+	o = offender(b, ROUTE_CHECK_UPDOWN);
+	assert_int_equal(o->kind, ROUTE_DOWN_UP);
+	assert_int_equal(o->lid, 1);
+	assert_int_equal(o->count, 2); /* l1's two hosts */
+	assert_int_equal(o->guid, LEAF(2)); /* where it turns up */
+	assert_non_null(strstr(o->desc, "turning up at switch l2"));
+	/* and 6 hops where 4 would do */
+	assert_int_equal(b->r.checks[ROUTE_CHECK_HOPS].status, ROUTE_STATUS_FAILED);
+	o = offender(b, ROUTE_CHECK_HOPS);
+	assert_int_equal(o->count, 2);
+	assert_int_equal(b->r.hops[6], 2);
+}
+
+static void unbalanced_uplinks_are_found(void **state)
+{
+	struct bed *b = *state;
+	const struct route_offender *o;
+	size_t l0 = sw(b->f, &b->t, "l0");
+
+	for (unsigned lid = 3; lid <= 8; lid++)
+		set(&b->t, l0, lid, 3);
+	check(b);
+	passed_but(b, ROUTE_CHECK_BALANCE);
+	o = offender(b, ROUTE_CHECK_BALANCE);
+	assert_int_equal(o->guid, LEAF(0));
+	assert_int_equal(o->port, 3);
+	assert_int_equal(o->count, 6);
+	assert_non_null(strstr(o->desc, "port 3 carries 6 CA LIDs, port 4 0"));
+}
+
+static void unread_switch_is_partial(void **state)
+{
+	struct bed *b = *state;
+
+	b->t.read[sw(b->f, &b->t, "s1")] = false;
+	check(b);
+	assert_int_equal(b->r.checks[ROUTE_CHECK_REACH].status, ROUTE_STATUS_PARTIAL);
+	assert_int_equal(b->r.checks[ROUTE_CHECK_REACH].offenders, 0);
+}
+
+/* A ring of 4 switches, one host each, every LID routed clockwise: the
+ * textbook credit loop. */
+static void ring_routed_one_way_has_a_credit_loop(void **state)
+{
+	struct topology *f;
+	struct route_tables t;
+	struct route_findings r;
+	char name[8];
+
+	(void)state;
+	text[0] = 0;
+	for (unsigned i = 0; i < 4; i++) {
+		port_line(HOST(i), 1, 1 + i, LEAF(i), 1);
+		add("node %016x 1 1 %u h%u\n", HOST(i), 1 + i, i);
+		port_line(LEAF(i), 1, 5 + i, HOST(i), 1);
+		port_line(LEAF(i), 2, 5 + i, LEAF((i + 1) % 4), 3); /* clockwise */
+		port_line(LEAF(i), 3, 5 + i, LEAF((i + 3) % 4), 2);
+		add("node %016x 2 3 %u r%u\n", LEAF(i), 5 + i, i);
+	}
+	add("done 0.01\n");
+	f = parse();
+	assert_int_equal(route_tables_init(&t, f, route_max_lid(f)), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		size_t s;
+
+		snprintf(name, sizeof(name), "r%u", i);
+		s = sw(f, &t, name);
+		t.read[s] = true;
+		for (unsigned lid = 1; lid <= 8; lid++)
+			set(&t, s, lid, lid == 1 + i ? 1 : lid == 5 + i ? 0 : 2);
+	}
+	assert_int_equal(route_check(f, &t, &r), 0);
+	assert_int_equal(r.checks[ROUTE_CHECK_REACH].status, ROUTE_STATUS_PASSED);
+	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].status, ROUTE_STATUS_FAILED);
+	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].offenders, 1);
+	for (size_t i = 0; i < r.n_offenders; i++)
+		if (r.offenders[i].check == ROUTE_CHECK_CREDIT) {
+			assert_int_equal(r.offenders[i].count, 4);
+			assert_non_null(strstr(r.offenders[i].desc, "credit loop of 4 links"));
+		}
+	/* 3 hops clockwise where 1 would do */
+	assert_int_equal(r.checks[ROUTE_CHECK_HOPS].status, ROUTE_STATUS_FAILED);
+	route_findings_free(&r);
+	/* routed both ways by the shortest path: no loop (two hops: either) */
+	for (unsigned i = 0; i < 4; i++) {
+		size_t s;
+
+		snprintf(name, sizeof(name), "r%u", i);
+		s = sw(f, &t, name);
+		for (unsigned h = 0; h < 4; h++) {
+			unsigned d = (h + 4 - i) % 4;
+
+			set(&t, s, 1 + h, d == 0 ? 1 : d == 3 ? 3 : d == 1 ? 2 : (i < 2 ? 2 : 3));
+		}
+	}
+	assert_int_equal(route_check(f, &t, &r), 0);
+	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].status, ROUTE_STATUS_PASSED);
+	assert_int_equal(r.checks[ROUTE_CHECK_HOPS].status, ROUTE_STATUS_PASSED);
+	route_findings_free(&r);
+	route_tables_free(&t);
+	topology_put(f);
+}
+
+static void names_are_whole(void **state)
+{
+	(void)state;
+	for (unsigned k = 1; k <= ROUTE_CHECKS; k++)
+		assert_non_null(route_check_name(k));
+	assert_null(route_check_name(0));
+	assert_null(route_check_name(ROUTE_CHECKS + 1));
+	for (unsigned k = ROUTE_DEAD_UNASSIGNED; k <= ROUTE_UNBALANCED; k++)
+		assert_non_null(route_offense_name(k));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(clean_fat_tree_passes, bed_up, bed_down),
+		cmocka_unit_test_setup_teardown(unassigned_entry_is_a_dead_end, bed_up, bed_down),
+		cmocka_unit_test_setup_teardown(wrong_port_is_named, bed_up, bed_down),
+		cmocka_unit_test_setup_teardown(a_loop_is_found, bed_up, bed_down),
+		cmocka_unit_test_setup_teardown(down_then_up_is_found, bed_up, bed_down),
+		cmocka_unit_test_setup_teardown(unbalanced_uplinks_are_found, bed_up, bed_down),
+		cmocka_unit_test_setup_teardown(unread_switch_is_partial, bed_up, bed_down),
+		cmocka_unit_test(ring_routed_one_way_has_a_credit_loop),
+		cmocka_unit_test(names_are_whole),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
