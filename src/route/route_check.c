@@ -211,8 +211,9 @@ static int model_build(struct model *m, const struct topology *f, const struct r
 		if (s != NONE) {
 			size_t k;
 
-			if (tp->port == 0 || tp->port > f->nodes[tp->node].num_ports)
-				continue;
+			if (tp->port == 0 || tp->port > f->nodes[tp->node].num_ports ||
+			    tp->peer_port == 0 || tp->peer_port > f->nodes[pn].num_ports)
+				continue; /* not a link a discovery makes */
 			k = m->base[s] + tp->port;
 			m->peer_port[k] = tp->peer_port;
 			if (sw_of[pn] != NONE) {
@@ -987,7 +988,8 @@ int route_check(const struct topology *f, const struct route_tables *t,
 		out->checks[ROUTE_CHECK_UPDOWN].status = ROUTE_STATUS_NOT_RUN;
 		out->checks[ROUTE_CHECK_BALANCE].status = ROUTE_STATUS_NOT_RUN;
 	}
-	qsort(out->offenders, out->n_offenders, sizeof(*out->offenders), offender_cmp);
+	if (out->n_offenders)
+		qsort(out->offenders, out->n_offenders, sizeof(*out->offenders), offender_cmp);
 	rc = 0;
 out:
 	walk_free(&w);
