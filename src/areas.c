@@ -10,6 +10,7 @@
 #include "ibsnmpd/pkey.h"
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/prom.h"
+#include "ibsnmpd/route.h"
 #include "ibsnmpd/sma.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
@@ -25,6 +26,7 @@ const struct area_def *const ibsnmpd_areas[] = {
 	&node_area_def,     /* after the sweeps it serves */
 	&pkey_area_def,
 	&dcbx_area_def,
+	&route_area_def,    /* the routing checks: after the sweeps whose load it adds to */
 	&alarm_area_def,    /* follows what the areas before it find wrong */
 	&prom_area_def,     /* last: it reads the snapshots of those before */
 	NULL,

@@ -39,6 +39,9 @@ enum alarm_kind {
 	ALARM_FAN_FAILED,           /* ibsnmpdFanFailed: sub = tachometer + 1 */
 	ALARM_MODULE_FAULTED,       /* ibsnmpdModuleFaulted: sub = module + 1 */
 	ALARM_RX_POWER_LOW,         /* ibsnmpdModuleRxPowerLow: port, sub = lane */
+	ALARM_ROUTE_CHECK_FAILED,   /* ibsnmpdRouteCheckFailed: sub = the check */
+	ALARM_ROUTE_UNREACHABLE,    /* ibsnmpdRouteCheckFailed: a dead end or a loop: the
+				       switch blamed, sub = the destination LID */
 	ALARM_KINDS
 };
 

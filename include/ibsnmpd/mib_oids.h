@@ -681,6 +681,52 @@
 #define COLUMN_IBSNMPD_MODULE_LANE_TX_POWER_MICRO_WATTS 8 /* IBSNMPD-MIB::ibsnmpdModuleLaneTxPowerMicroWatts */
 #define COLUMN_IBSNMPD_MODULE_LANE_TX_BIAS 9 /* IBSNMPD-MIB::ibsnmpdModuleLaneTxBias */
 #define COLUMN_IBSNMPD_MODULE_LANE_RX_POWER_LOW 10 /* IBSNMPD-MIB::ibsnmpdModuleLaneRxPowerLow */
+#define OID_IBSNMPD_ROUTING 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12 /* IBSNMPD-MIB::ibsnmpdRouting */
+#define OID_IBSNMPD_ROUTING_SOURCE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 1 /* IBSNMPD-MIB::ibsnmpdRoutingSource */
+#define SCALAR_IBSNMPD_ROUTING_SOURCE 1 /* IBSNMPD-MIB::ibsnmpdRoutingSource */
+#define OID_IBSNMPD_ROUTING_AGE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 2 /* IBSNMPD-MIB::ibsnmpdRoutingAge */
+#define SCALAR_IBSNMPD_ROUTING_AGE 2 /* IBSNMPD-MIB::ibsnmpdRoutingAge */
+#define OID_IBSNMPD_ROUTING_READ_DURATION 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 3 /* IBSNMPD-MIB::ibsnmpdRoutingReadDuration */
+#define SCALAR_IBSNMPD_ROUTING_READ_DURATION 3 /* IBSNMPD-MIB::ibsnmpdRoutingReadDuration */
+#define OID_IBSNMPD_ROUTING_CHECK_DURATION 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 4 /* IBSNMPD-MIB::ibsnmpdRoutingCheckDuration */
+#define SCALAR_IBSNMPD_ROUTING_CHECK_DURATION 4 /* IBSNMPD-MIB::ibsnmpdRoutingCheckDuration */
+#define OID_IBSNMPD_ROUTING_SWITCHES 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 5 /* IBSNMPD-MIB::ibsnmpdRoutingSwitches */
+#define SCALAR_IBSNMPD_ROUTING_SWITCHES 5 /* IBSNMPD-MIB::ibsnmpdRoutingSwitches */
+#define OID_IBSNMPD_ROUTING_SWITCHES_READ 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 6 /* IBSNMPD-MIB::ibsnmpdRoutingSwitchesRead */
+#define SCALAR_IBSNMPD_ROUTING_SWITCHES_READ 6 /* IBSNMPD-MIB::ibsnmpdRoutingSwitchesRead */
+#define OID_IBSNMPD_ROUTING_MADS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 7 /* IBSNMPD-MIB::ibsnmpdRoutingMads */
+#define SCALAR_IBSNMPD_ROUTING_MADS 7 /* IBSNMPD-MIB::ibsnmpdRoutingMads */
+#define OID_IBSNMPD_ROUTING_RUNS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 8 /* IBSNMPD-MIB::ibsnmpdRoutingRuns */
+#define SCALAR_IBSNMPD_ROUTING_RUNS 8 /* IBSNMPD-MIB::ibsnmpdRoutingRuns */
+#define OID_IBSNMPD_ROUTING_CA_PAIRS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 9 /* IBSNMPD-MIB::ibsnmpdRoutingCaPairs */
+#define SCALAR_IBSNMPD_ROUTING_CA_PAIRS 9 /* IBSNMPD-MIB::ibsnmpdRoutingCaPairs */
+#define OID_IBSNMPD_ROUTING_CA_PAIRS_REACHED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 10 /* IBSNMPD-MIB::ibsnmpdRoutingCaPairsReached */
+#define SCALAR_IBSNMPD_ROUTING_CA_PAIRS_REACHED 10 /* IBSNMPD-MIB::ibsnmpdRoutingCaPairsReached */
+#define OID_IBSNMPD_ROUTE_CHECK_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 11 /* IBSNMPD-MIB::ibsnmpdRouteCheckTable */
+#define COLUMN_IBSNMPD_ROUTE_CHECK_INDEX 1 /* IBSNMPD-MIB::ibsnmpdRouteCheckIndex */
+#define COLUMN_IBSNMPD_ROUTE_CHECK_NAME 2 /* IBSNMPD-MIB::ibsnmpdRouteCheckName */
+#define COLUMN_IBSNMPD_ROUTE_CHECK_STATUS 3 /* IBSNMPD-MIB::ibsnmpdRouteCheckStatus */
+#define COLUMN_IBSNMPD_ROUTE_CHECK_OFFENDERS 4 /* IBSNMPD-MIB::ibsnmpdRouteCheckOffenders */
+#define COLUMN_IBSNMPD_ROUTE_CHECK_LAST_RUN 5 /* IBSNMPD-MIB::ibsnmpdRouteCheckLastRun */
+#define OID_IBSNMPD_ROUTE_OFFENDER_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 12 /* IBSNMPD-MIB::ibsnmpdRouteOffenderTable */
+#define COLUMN_IBSNMPD_ROUTE_OFFENDER_INDEX 1 /* IBSNMPD-MIB::ibsnmpdRouteOffenderIndex */
+#define COLUMN_IBSNMPD_ROUTE_OFFENDER_KIND 2 /* IBSNMPD-MIB::ibsnmpdRouteOffenderKind */
+#define COLUMN_IBSNMPD_ROUTE_OFFENDER_NODE_GUID 3 /* IBSNMPD-MIB::ibsnmpdRouteOffenderNodeGuid */
+#define COLUMN_IBSNMPD_ROUTE_OFFENDER_PORT 4 /* IBSNMPD-MIB::ibsnmpdRouteOffenderPort */
+#define COLUMN_IBSNMPD_ROUTE_OFFENDER_LID 5 /* IBSNMPD-MIB::ibsnmpdRouteOffenderLid */
+#define COLUMN_IBSNMPD_ROUTE_OFFENDER_COUNT 6 /* IBSNMPD-MIB::ibsnmpdRouteOffenderCount */
+#define COLUMN_IBSNMPD_ROUTE_OFFENDER_DESCRIPTION 7 /* IBSNMPD-MIB::ibsnmpdRouteOffenderDescription */
+#define OID_IBSNMPD_ROUTE_LOAD_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 13 /* IBSNMPD-MIB::ibsnmpdRouteLoadTable */
+#define COLUMN_IBSNMPD_ROUTE_LOAD_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdRouteLoadNodeGuid */
+#define COLUMN_IBSNMPD_ROUTE_LOAD_PORT 2 /* IBSNMPD-MIB::ibsnmpdRouteLoadPort */
+#define COLUMN_IBSNMPD_ROUTE_LOAD_LIDS 3 /* IBSNMPD-MIB::ibsnmpdRouteLoadLids */
+#define COLUMN_IBSNMPD_ROUTE_LOAD_PATHS 4 /* IBSNMPD-MIB::ibsnmpdRouteLoadPaths */
+#define COLUMN_IBSNMPD_ROUTE_LOAD_DIRECTION 5 /* IBSNMPD-MIB::ibsnmpdRouteLoadDirection */
+#define OID_IBSNMPD_ROUTE_HOP_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 14 /* IBSNMPD-MIB::ibsnmpdRouteHopTable */
+#define COLUMN_IBSNMPD_ROUTE_HOPS 1 /* IBSNMPD-MIB::ibsnmpdRouteHops */
+#define COLUMN_IBSNMPD_ROUTE_HOP_PAIRS 2 /* IBSNMPD-MIB::ibsnmpdRouteHopPairs */
+#define OID_IBSNMPD_ROUTE_CHECK_FAILED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 19 /* IBSNMPD-MIB::ibsnmpdRouteCheckFailed */
+#define OID_IBSNMPD_ROUTE_CHECK_PASSED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 20 /* IBSNMPD-MIB::ibsnmpdRouteCheckPassed */
 #define OID_IBSNMPD_PRODUCTS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3 /* IBSNMPD-MIB::ibsnmpdProducts */
 #define OID_IBSNMPD_SWITCH_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 1 /* IBSNMPD-MIB::ibsnmpdSwitchNode */
 #define OID_IBSNMPD_CHANNEL_ADAPTER_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 2 /* IBSNMPD-MIB::ibsnmpdChannelAdapterNode */

@@ -26,6 +26,7 @@ enum notify_family {
 	NOTIFY_VITALS,    /* number: ibsnmpdNotifications.N; source: the node's LID */
 	NOTIFY_ENTITY,    /* number: entityMIBTraps.0.N; source: the node's LID */
 	NOTIFY_ALARM,     /* number: ibsnmpdNotifications.N; source: ibsnmpdAlarmIndex */
+	NOTIFY_ROUTING,   /* number: ibsnmpdNotifications.N; source: ibsnmpdRouteCheckIndex */
 	NOTIFY_FAMILIES
 };
 

@@ -64,6 +64,7 @@ enum route_offense {
 
 struct route_offender {
 	uint8_t check;        /* enum route_check_id */
+	uint32_t n;           /* its number among its check's, from 1 (ibsnmpdRouteOffenderIndex) */
 	uint8_t kind;         /* enum route_offense */
 	uint64_t guid;        /* the switch at fault (or the first of a loop) */
 	unsigned port;        /* its port, 0 none */
@@ -73,6 +74,7 @@ struct route_offender {
 };
 
 struct route_check_result {
+	uint8_t id;           /* enum route_check_id */
 	uint8_t status;       /* enum route_status */
 	uint64_t offenders;   /* all found (the list keeps ROUTE_OFFENDERS_MAX) */
 };
@@ -109,6 +111,12 @@ struct route_findings {
 	struct route_port_load *loads;    /* by (GUID, port): every switch port linked */
 	size_t n_loads;
 	uint64_t hops[ROUTE_HOPS_MAX + 1]; /* CA-to-CA routes by their links (hops) */
+	/* the same, the lengths some route has only (ibsnmpdRouteHopTable) */
+	struct route_hop_count {
+		unsigned hops;
+		uint64_t pairs;
+	} hop_rows[ROUTE_HOPS_MAX + 1];
+	unsigned n_hop_rows;
 	uint64_t ca_pairs, pairs_reached;
 	unsigned destinations;            /* LIDs checked */
 	bool tree;                        /* ranks could be given (some switch has a CA) */
@@ -141,7 +149,6 @@ const char *route_offense_name(unsigned kind);  /* "deadEndUnassigned" ...; NULL
 
 enum route_source { ROUTE_SOURCE_SMP = 1, ROUTE_SOURCE_SA = 2 };
 
-struct mib_rows;
 struct route_snapshot {
 	struct route_findings f;
 	const struct topology *fabric;  /* held: what the tables were read against */
@@ -152,7 +159,6 @@ struct route_snapshot {
 	unsigned long mads;             /* the read's */
 	unsigned max_lid;
 	unsigned long run;              /* the checks' run number, from 1 */
-	struct mib_rows *rows;          /* the MIB's: checks, offenders, loads (route_mib.c) */
 };
 
 void route_snapshot_free(void *p);

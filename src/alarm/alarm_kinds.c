@@ -25,6 +25,11 @@ static const struct alarm_kind_info kinds[ALARM_KINDS] = {
 	[ALARM_FAN_FAILED] = {"ibsnmpdFanFailed", SEV_MAJOR, TYPE_EQUIPMENT, true},
 	[ALARM_MODULE_FAULTED] = {"ibsnmpdModuleFaulted", SEV_MAJOR, TYPE_EQUIPMENT, false},
 	[ALARM_RX_POWER_LOW] = {"ibsnmpdModuleRxPowerLow", SEV_MINOR, TYPE_COMMUNICATIONS, true},
+	/* routes that go nowhere stop traffic; the others slow it or may */
+	[ALARM_ROUTE_CHECK_FAILED] = {"ibsnmpdRouteCheckFailed", SEV_MAJOR, TYPE_PROCESSING_ERROR,
+				      true},
+	[ALARM_ROUTE_UNREACHABLE] = {"ibsnmpdRouteCheckFailed", SEV_MAJOR, TYPE_COMMUNICATIONS,
+				     false},
 };
 
 const struct alarm_kind_info *alarm_kind_info(unsigned kind)

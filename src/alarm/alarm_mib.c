@@ -7,6 +7,7 @@
 #include <net-snmp/library/snmp-tc.h>
 
 #include "ibsnmpd/mib_oids.h"
+#include "ibsnmpd/route.h"
 
 static const oid alarms_oid[] = {OID_IBSNMPD_ALARMS};
 static const oid table_oid[] = {OID_IBSNMPD_ALARM_TABLE};
@@ -29,6 +30,8 @@ static const struct {
 	N(ALARM_FAN_FAILED, OID_IBSNMPD_FAN_FAILED),
 	N(ALARM_MODULE_FAULTED, OID_IBSNMPD_MODULE_FAULTED),
 	N(ALARM_RX_POWER_LOW, OID_IBSNMPD_MODULE_RX_POWER_LOW),
+	N(ALARM_ROUTE_CHECK_FAILED, OID_IBSNMPD_ROUTE_CHECK_FAILED),
+	N(ALARM_ROUTE_UNREACHABLE, OID_IBSNMPD_ROUTE_CHECK_FAILED),
 #undef N
 };
 
@@ -54,7 +57,8 @@ static size_t resource_of(const struct alarm *a, oid *o)
 	static const oid fabric[] = {OID_IBSNMPD_FABRIC_PORT_TABLE}, temp[] = {OID_IBSNMPD_TEMPERATURE_TABLE}, fan[] = {OID_IBSNMPD_FAN_TABLE},
 			 module[] = {OID_IBSNMPD_MODULE_TABLE}, lane[] = {OID_IBSNMPD_MODULE_LANE_TABLE},
 			 apply[] = {OID_IB_PARTITION_LAST_APPLY_RESULT, 0},
-			 feat[] = {OID_LLDP_XDCBX_FEAT_TABLE}, dport[] = {OID_LLDP_XDCBX_PORT_TABLE};
+			 feat[] = {OID_LLDP_XDCBX_FEAT_TABLE}, dport[] = {OID_LLDP_XDCBX_PORT_TABLE},
+			 checks[] = {OID_IBSNMPD_ROUTE_CHECK_TABLE};
 	size_t n;
 
 	switch (a->key.kind) {
@@ -91,6 +95,11 @@ static size_t resource_of(const struct alarm *a, oid *o)
 		return n;
 	case ALARM_PARTITION_NOT_VERIFIED:
 		return put(o, 0, apply, OID_LENGTH(apply));
+	case ALARM_ROUTE_CHECK_FAILED:
+	case ALARM_ROUTE_UNREACHABLE:
+		n = column_of(o, checks, OID_LENGTH(checks), COLUMN_IBSNMPD_ROUTE_CHECK_STATUS);
+		o[n++] = a->key.kind == ALARM_ROUTE_CHECK_FAILED ? a->key.sub : ROUTE_CHECK_REACH;
+		return n;
 	case ALARM_DCBX_FEATURE_ERROR:
 		n = column_of(o, feat, OID_LENGTH(feat), COLUMN_LLDP_XDCBX_FEAT_ERROR);
 		o[n++] = a->key.port;

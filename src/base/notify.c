@@ -54,6 +54,7 @@ static const struct {
 	[NOTIFY_VITALS] = {"vitals notification", "for LID"},
 	[NOTIFY_ENTITY] = {"entity notification", "for LID"},
 	[NOTIFY_ALARM] = {"alarm notification", "for alarm"},
+	[NOTIFY_ROUTING] = {"routing notification", "for check"},
 };
 
 static struct notify_limiter limiter;

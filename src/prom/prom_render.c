@@ -189,6 +189,7 @@ static const char *const notify_families[NOTIFY_FAMILIES] = {
 	[NOTIFY_VITALS] = "vitals",
 	[NOTIFY_ENTITY] = "entity",
 	[NOTIFY_ALARM] = "alarm",
+	[NOTIFY_ROUTING] = "routing",
 };
 
 #define VARIANTS(a) .variants = (a), .n_variants = sizeof(a) / sizeof((a)[0])

@@ -279,10 +279,10 @@ static struct route_offender *offender_add(struct out_list *o, unsigned check, u
 		r->offenders = v;
 		o->cap = cap;
 	}
-	o->kept[check]++;
 	x = &r->offenders[r->n_offenders++];
 	memset(x, 0, sizeof(*x));
 	x->check = (uint8_t)check;
+	x->n = (uint32_t)++o->kept[check];
 	x->kind = (uint8_t)kind;
 	return x;
 }
@@ -922,7 +922,9 @@ static int offender_cmp(const void *a, const void *b)
 {
 	const struct route_offender *x = a, *y = b;
 
-	return (x->check > y->check) - (x->check < y->check);
+	if (x->check != y->check)
+		return (x->check > y->check) - (x->check < y->check);
+	return (x->n > y->n) - (x->n < y->n);
 }
 
 int route_check(const struct topology *f, const struct route_tables *t,
@@ -978,6 +980,7 @@ int route_check(const struct topology *f, const struct route_tables *t,
 	for (unsigned k = 1; k <= ROUTE_CHECKS; k++) {
 		struct route_check_result *cr = &out->checks[k];
 
+		cr->id = (uint8_t)k;
 		cr->status = cr->offenders ? ROUTE_STATUS_FAILED
 			     : unread	  ? ROUTE_STATUS_PARTIAL
 					  : ROUTE_STATUS_PASSED;
@@ -988,6 +991,9 @@ int route_check(const struct topology *f, const struct route_tables *t,
 		out->checks[ROUTE_CHECK_UPDOWN].status = ROUTE_STATUS_NOT_RUN;
 		out->checks[ROUTE_CHECK_BALANCE].status = ROUTE_STATUS_NOT_RUN;
 	}
+	for (unsigned h = 1; h <= ROUTE_HOPS_MAX; h++)
+		if (out->hops[h])
+			out->hop_rows[out->n_hop_rows++] = (struct route_hop_count){h, out->hops[h]};
 	if (out->n_offenders)
 		qsort(out->offenders, out->n_offenders, sizeof(*out->offenders), offender_cmp);
 	rc = 0;

@@ -34,6 +34,8 @@ static const char *const help =
 	"# Module \"node\"[port] RxPower LANE DBM|auto, Module \"node\"[port] Temperature CELSIUS|auto\n"
 	"#                               LANE 0-3 of the port\n"
 	"# Vendor \"node\" nvidia|other|silent|unsupported|noregister REG[,REG...]\n"
+	"# Lft \"switch\" LID PORT|none  an entry of its LinearForwardingTable set (none: 255);\n"
+	"# Lft \"switch\" clear|auto      every entry none / as the model routes them again\n"
 	"# MKey \"node\"|* KEY [PROTECT [LEASE]]  its M_Key (0: none), protect bits 0-3, lease\n"
 	"#                               seconds; MKey \"node\" alone: its violations\n"
 	"#                               how it answers NVIDIA's vendor MADs (a pattern: every\n"
@@ -489,6 +491,36 @@ static void dead_matching(struct fabric *f, char *s, bool dead, FILE *out)
 	fprintf(out, "# %u nodes %s\n", n, dead ? "dead" : "alive");
 }
 
+/* Lft "switch" LID PORT|none, Lft "switch" clear|auto */
+static void lft(struct fabric *f, int node, char *s, FILE *out)
+{
+	char a[16] = "", b[16] = "";
+	long lid = 0, port = -1;
+	char *end;
+
+	sscanf(s, "%15s %15s", a, b);
+	if (f->nodes[node].type != FS_SWITCH) {
+		fprintf(out, "# Lft: %s is not a switch\n", f->nodes[node].name);
+		return;
+	}
+	if (!strcasecmp(a, "clear")) {
+		port = 255;
+	} else if (strcasecmp(a, "auto")) {
+		lid = strtol(a, &end, 0);
+		if (*end || lid < 1 || lid > FS_MAX_LID) {
+			fprintf(out, "# Lft \"switch\" LID PORT|none: bad LID '%s'\n", a);
+			return;
+		}
+		port = !strcasecmp(b, "none") ? 255 : strtol(b, &end, 0);
+		if ((strcasecmp(b, "none") && (*end || !*b)) || port < 0 || port > 255) {
+			fprintf(out, "# Lft \"switch\" LID PORT|none: bad port '%s'\n", b);
+			return;
+		}
+	}
+	if (fs_set_lft(f, (uint32_t)node, (uint16_t)lid, (int)port))
+		fprintf(out, "# Lft: out of memory\n");
+}
+
 void fs_console(struct fabric *f, char *line, FILE *out,
 		void (*link_changed)(struct fabric *f, uint32_t node))
 {
@@ -552,6 +584,8 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 		for (unsigned p = port < 0 ? 0 : (unsigned)port;
 		     p <= (port < 0 ? n->nports : (unsigned)port); p++)
 			f->ports[n->first_port + p].err_rate = (uint8_t)rate;
+	} else if (!strcasecmp(cmd, "Lft")) {
+		lft(f, node, s, out);
 	} else if (!strcasecmp(cmd, "Temperature")) {
 		temperature(f, node, s, out);
 	} else if (!strcasecmp(cmd, "Fan")) {

@@ -200,6 +200,15 @@ struct fs_vitals {
 	uint32_t *icmd_mailbox;     /* its mailbox, made at the first use */
 };
 
+/* A switch's LinearForwardingTable as the console broke it: one entry set
+ * (port 255: none), or the whole table cleared (lid 0). The model's routes
+ * stand for the rest. */
+struct fs_lft_fault {
+	uint32_t node;
+	uint16_t lid;
+	uint8_t port;
+};
+
 struct fs_subscriber {
 	int client;
 	uint16_t trap;
@@ -238,6 +247,8 @@ struct fabric {
 	uint8_t default_speed, default_width;
 	uint8_t fabric_id;                 /* --fabric-id: in every GUID, one fabric's apart */
 	struct fs_vitals **vitals;         /* per node, NULL until used */
+	struct fs_lft_fault *lft_faults;   /* the console's (Lft), few */
+	uint32_t n_lft_faults;
 };
 
 /* model.c */
@@ -274,6 +285,10 @@ unsigned fs_lanes(uint8_t width);
 uint64_t fs_port_guid(const struct fabric *f, uint32_t node, uint8_t num);
 uint64_t fs_link_bps(uint8_t speed, uint8_t width);
 int fs_route_port(struct fabric *f, uint32_t node, uint16_t lid);
+/* An entry of a switch's table set (port 255: none; lid 0: every entry),
+ * or (port -1) the switch's entries as the model routes them again; -1 out
+ * of memory. */
+int fs_set_lft(struct fabric *f, uint32_t node, uint16_t lid, int port);
 void fs_write_links(const struct fabric *f, FILE *out);
 /* names as the console and the command line take them: -1 if unknown */
 int fs_speed_by_name(const char *name);

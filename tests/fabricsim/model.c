@@ -416,6 +416,10 @@ int fs_route_port(struct fabric *f, uint32_t node, uint16_t lid)
 	uint8_t *d;
 	int candidates[64], nc = 0;
 
+	for (uint32_t i = 0; i < f->n_lft_faults; i++)
+		if (f->lft_faults[i].node == node &&
+		    (f->lft_faults[i].lid == lid || f->lft_faults[i].lid == 0))
+			return f->lft_faults[i].port;
 	if (lid == 0 || lid > FS_MAX_LID || f->lid_port[lid] == UINT32_MAX || s == UINT32_MAX)
 		return 255;
 	target_port = f->lid_port[lid];
@@ -449,6 +453,35 @@ int fs_route_port(struct fabric *f, uint32_t node, uint16_t lid)
 			candidates[nc++] = (int)p;
 	}
 	return nc ? candidates[lid % nc] : 255;
+}
+
+int fs_set_lft(struct fabric *f, uint32_t node, uint16_t lid, int port)
+{
+	struct fs_lft_fault *v;
+	uint32_t n = 0;
+
+	/* what this replaces goes: the entry's fault, or all of the switch's */
+	for (uint32_t i = 0; i < f->n_lft_faults; i++)
+		if (f->lft_faults[i].node != node ||
+		    (lid && port >= 0 && f->lft_faults[i].lid != lid))
+			f->lft_faults[n++] = f->lft_faults[i];
+	f->n_lft_faults = n;
+	if (port < 0)
+		return 0;
+	v = realloc(f->lft_faults, (n + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	f->lft_faults = v;
+	/* the first that matches answers: entries first, cleared tables
+	 * last (an entry set after a clear counts) */
+	if (lid) {
+		memmove(v + 1, v, n * sizeof(*v));
+		v[0] = (struct fs_lft_fault){node, lid, (uint8_t)port};
+	} else {
+		v[n] = (struct fs_lft_fault){node, 0, (uint8_t)port};
+	}
+	f->n_lft_faults++;
+	return 0;
 }
 
 static const char *const speed_names[FS_SPEEDS] = {"SDR", "DDR", "QDR", "FDR",

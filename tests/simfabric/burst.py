@@ -42,7 +42,7 @@ MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
 QUEUED, DROPPED = MIB + "1.8.1.0", MIB + "1.8.2.0"
 IN_FLIGHT, UNANSWERED = MIB + "1.8.5.0", MIB + "1.8.6.0"
 LONGEST_PASS, STALLS, WRITES_REFUSED = MIB + "1.11.1.0", MIB + "1.11.2.0", MIB + "1.11.3.0"
-FAMILIES = ("ib_trap", "link", "vitals", "entity", "alarm", "dcbx", "partition")
+FAMILIES = ("ib_trap", "link", "vitals", "entity", "alarm", "dcbx", "partition", "routing")
 BURST_FAMILIES = ("ib_trap", "link", "vitals", "entity", "alarm")  # what the burst makes
 
 

@@ -1,0 +1,82 @@
+/* The route area's own parts (route.h says what each file does). */
+#ifndef IBSNMPD_ROUTE_INTERNAL_H
+#define IBSNMPD_ROUTE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "ibsnmpd/mad_engine.h"
+#include "ibsnmpd/mib_table.h"
+#include "ibsnmpd/route.h"
+
+struct route_config {
+	bool enabled;         /* routingCheck */
+	unsigned interval_s;  /* routingCheckInterval; 0: cacheLifetime routing */
+	unsigned settle_s;    /* routingSettle: after the topology changed, before reading */
+};
+extern struct route_config route_cfg;
+
+/* A read of every switch's table (route_read.c), then its checks on a
+ * thread of their own (the main loop must not wait 2 s at 40,000 hosts). */
+struct route_run {
+	struct route_area *a;
+	const struct topology *fabric; /* held */
+	struct route_tables t;
+	uint32_t *failed;              /* per switch: blocks unanswered */
+	size_t next_sw;
+	unsigned next_block, blocks;
+	size_t pending;
+	unsigned long mads;
+	double began, read_done;
+	struct mad_feeder feeder;
+	/* the checks' thread */
+	struct route_findings found;
+	int check_rc;
+	double check_seconds;
+};
+
+struct route_mib {
+	struct mib_scalars scalars;
+	struct mib_table checks, offenders, loads, hops;
+	struct mib_rows rows; /* the rows of the request being answered */
+};
+
+struct route_area {
+	struct cache_group group;      /* snapshot: struct route_snapshot */
+	struct cache_group *topology;
+	struct cache_observer discovered, notified;
+	struct route_run *run;         /* the read or the checks running; NULL none */
+	pthread_t thread;
+	bool thread_running;
+	int done_fd;                   /* the thread's end, for the main loop */
+	bool again;                    /* read again once this run is published */
+	unsigned settle_alarm;
+	unsigned long runs;
+	struct route_mib mib;
+};
+
+/* route_read.c: the group's refresh (a read, then the checks) and its end */
+int route_read_init(struct route_area *a); /* -1: no eventfd */
+void route_read_start(struct cache_group *g);
+void route_read_stop(struct route_area *a);
+/* The topology changed: a read once it settled (routingSettle). */
+void route_read_soon(struct route_area *a);
+
+/* route_mib.c */
+int route_mib_register(struct route_area *a);
+void route_mib_unregister(struct route_area *a);
+/* A column of ibsnmpdRouteCheckTable or ibsnmpdRouteOffenderTable, as the
+ * tables serve it (the notifications carry the same): 0, or -1 none. */
+int route_mib_check_column(const struct route_snapshot *s, unsigned check, unsigned column,
+			   netsnmp_variable_list *vb);
+int route_mib_offender_column(const struct route_offender *o, unsigned column,
+			      netsnmp_variable_list *vb);
+
+/* route_notify.c: an observer of the group */
+void route_notify_published(struct cache_group *g, const void *before, const void *after,
+			    void *arg);
+/* route_alarms.c */
+struct alarm_list;
+void route_alarms(const void *snapshot, struct alarm_list *out);
+
+#endif

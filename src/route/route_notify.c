@@ -1,0 +1,88 @@
+/* IBSNMPD-MIB's routing notifications: after a run is published, for each
+ * check that fails now and did not in the run before (or is the first run
+ * since the start), ibsnmpdRouteCheckFailed with its first offender's
+ * words; for each that failed and passes now, ibsnmpdRouteCheckPassed.
+ * Through the one notification path (its limit: per check). */
+#include <string.h>
+
+#include "ibsnmpd/mib_oids.h"
+#include "ibsnmpd/notify.h"
+
+#include "route_internal.h"
+
+static void add_check_column(netsnmp_variable_list **vl, const struct route_snapshot *s,
+			     unsigned check, unsigned column)
+{
+	static const oid table[] = {OID_IBSNMPD_ROUTE_CHECK_TABLE};
+	oid name[MAX_OID_LEN];
+	size_t n = OID_LENGTH(table);
+	netsnmp_variable_list *vb;
+
+	memcpy(name, table, sizeof(table));
+	name[n++] = 1;
+	name[n++] = column;
+	name[n++] = check;
+	vb = snmp_varlist_add_variable(vl, name, n, ASN_NULL, NULL, 0);
+	if (vb && route_mib_check_column(s, check, column, vb))
+		snmp_set_var_typed_value(vb, ASN_NULL, NULL, 0);
+}
+
+static const struct route_offender *first_offender(const struct route_snapshot *s,
+						   unsigned check, unsigned *index)
+{
+	for (size_t i = 0; i < s->f.n_offenders; i++)
+		if (s->f.offenders[i].check == check) {
+			*index = 1;
+			return &s->f.offenders[i];
+		}
+	return NULL;
+}
+
+static void send_check(const struct route_snapshot *s, unsigned check, bool failed)
+{
+	static const oid failed_oid[] = {OID_IBSNMPD_ROUTE_CHECK_FAILED};
+	static const oid passed_oid[] = {OID_IBSNMPD_ROUTE_CHECK_PASSED};
+	netsnmp_variable_list *vl = failed ? mib_notification_new(failed_oid, OID_LENGTH(failed_oid))
+					   : mib_notification_new(passed_oid, OID_LENGTH(passed_oid));
+	const struct route_offender *o;
+	unsigned index = 0;
+
+	if (!vl)
+		return;
+	add_check_column(&vl, s, check, COLUMN_IBSNMPD_ROUTE_CHECK_NAME);
+	add_check_column(&vl, s, check, COLUMN_IBSNMPD_ROUTE_CHECK_STATUS);
+	add_check_column(&vl, s, check, COLUMN_IBSNMPD_ROUTE_CHECK_OFFENDERS);
+	if (failed && (o = first_offender(s, check, &index))) {
+		static const oid table[] = {OID_IBSNMPD_ROUTE_OFFENDER_TABLE};
+		oid name[MAX_OID_LEN];
+		size_t n = OID_LENGTH(table);
+
+		memcpy(name, table, sizeof(table));
+		name[n++] = 1;
+		name[n++] = COLUMN_IBSNMPD_ROUTE_OFFENDER_DESCRIPTION;
+		name[n++] = check;
+		name[n++] = index;
+		snmp_varlist_add_variable(&vl, name, n, ASN_OCTET_STR, o->desc, strlen(o->desc));
+	}
+	notify_send(NOTIFY_ROUTING, failed ? 19 : 20, check, vl);
+}
+
+void route_notify_published(struct cache_group *g, const void *before, const void *after,
+			    void *arg)
+{
+	const struct route_snapshot *b = before, *s = after;
+
+	(void)g;
+	(void)arg;
+	if (!s || s == b)
+		return;
+	for (unsigned k = 1; k <= ROUTE_CHECKS; k++) {
+		bool now = s->f.checks[k].status == ROUTE_STATUS_FAILED;
+		bool was = b && b->f.checks[k].status == ROUTE_STATUS_FAILED;
+
+		if (now && !was)
+			send_check(s, k, true);
+		else if (was && s->f.checks[k].status == ROUTE_STATUS_PASSED)
+			send_check(s, k, false);
+	}
+}

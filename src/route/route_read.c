@@ -1,0 +1,275 @@
+/* The routing group's refresh: SubnGet(LinearForwardingTable) of every
+ * block of every switch the topology holds, LID-routed, fed to the MAD
+ * engine as its window has room (madMaxOutstanding: the switches' CPUs
+ * see no more than the sweeps give them); then route_check() on a thread
+ * of its own, whose end the main loop reads from an eventfd and publishes.
+ * The blocks read are those up to the highest LID the topology has (a
+ * switch's LinearFDBTop may be higher; entries past the last LID route
+ * nothing). A switch that leaves a block unanswered is "not read": the
+ * checks are partial, never failed, for it.
+ *
+ * When: the group's lifetime (routingCheckInterval), and routingSettle
+ * seconds after the topology changed (the SM reroutes after its heavy
+ * sweep: a trap 128 burst, a node come or gone); a read running is never
+ * begun again, the change reads once it is published. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ibsnmpd/netsnmp.h"
+
+#include "route_internal.h"
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void run_free(struct route_run *r)
+{
+	if (!r)
+		return;
+	route_findings_free(&r->found);
+	route_tables_free(&r->t);
+	topology_put(r->fabric);
+	free(r->failed);
+	free(r);
+}
+
+/* ---- the checks' thread ---- */
+
+static void *checker(void *arg)
+{
+	struct route_run *r = arg;
+	double t0 = mono_now();
+	uint64_t one = 1;
+
+	r->check_rc = route_check(r->fabric, &r->t, &r->found);
+	r->check_seconds = mono_now() - t0;
+	if (write(r->a->done_fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
+		/* the main loop reads it: nothing else to do */
+	}
+	return NULL;
+}
+
+static void publish(struct route_area *a)
+{
+	struct route_run *r = a->run;
+	struct route_snapshot *s = NULL;
+	const char *why = "out of memory";
+
+	a->run = NULL;
+	if (r->check_rc == 0 && (s = calloc(1, sizeof(*s)))) {
+		s->f = r->found;
+		memset(&r->found, 0, sizeof(r->found));
+		s->fabric = topology_get(r->fabric);
+		s->source = ROUTE_SOURCE_SMP;
+		s->read_at = time(NULL);
+		s->read_seconds = r->read_done - r->began;
+		s->check_seconds = r->check_seconds;
+		s->switches = (unsigned)r->t.n_switches;
+		for (size_t i = 0; i < r->t.n_switches; i++)
+			s->switches_read += r->t.read[i];
+		s->mads = r->mads;
+		s->max_lid = r->t.max_lid;
+		s->run = ++a->runs;
+	}
+	if (s)
+		DEBUGMSGTL(("ibsnmpd:route",
+			    "checked %u switches (%u read) to %u LIDs: read %.2f s, %lu SMPs; "
+			    "checks %.3f s\n",
+			    s->switches, s->switches_read, s->f.destinations, s->read_seconds, s->mads,
+			    s->check_seconds));
+	run_free(r);
+	cache_refresh_done(&a->group, s, s ? NULL : why);
+	if (a->again && !a->group.refreshing) {
+		a->again = false;
+		cache_group_refresh_now(&a->group);
+	}
+}
+
+static void check_done(int fd, void *arg)
+{
+	struct route_area *a = arg;
+	uint64_t n;
+
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	if (!a->thread_running)
+		return;
+	pthread_join(a->thread, NULL); /* it wrote: it is ending */
+	a->thread_running = false;
+	publish(a);
+}
+
+static void read_done(struct route_run *r)
+{
+	struct route_area *a = r->a;
+
+	r->read_done = mono_now();
+	for (size_t i = 0; i < r->t.n_switches; i++)
+		r->t.read[i] = r->failed[i] == 0 && r->blocks > 0;
+	if (pthread_create(&a->thread, NULL, checker, r)) {
+		snmp_log(LOG_ERR, "routing checks: cannot start a thread: %s\n", strerror(errno));
+		a->run = NULL;
+		run_free(r);
+		cache_refresh_done(&a->group, NULL, "no thread for the checks");
+		return;
+	}
+	a->thread_running = true;
+}
+
+/* ---- the read ---- */
+
+struct block_ref {
+	struct route_run *r;
+	size_t sw;
+	unsigned block;
+};
+
+static void got_block(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct block_ref *ref = ctx;
+	struct route_run *r = ref->r;
+
+	if (result == MAD_OK && data && len >= 64)
+		route_tables_put_block(&r->t, ref->sw, ref->block, data);
+	else
+		r->failed[ref->sw]++;
+	free(ref);
+	if (--r->pending == 0)
+		read_done(r);
+}
+
+/* The feeder: the next switch's blocks, a few at a time. */
+static bool feed(void *ctx)
+{
+	struct route_run *r = ctx;
+
+	for (unsigned n = 0; n < 8; n++) {
+		const struct topo_node *nd;
+		struct block_ref *ref;
+		ib_portid_t to;
+
+		if (r->next_block == r->blocks) {
+			r->next_block = 0;
+			r->next_sw++;
+		}
+		if (r->next_sw >= r->t.n_switches) {
+			if (--r->pending == 0) /* the hold of the start */
+				read_done(r);
+			return false;
+		}
+		nd = &r->fabric->nodes[r->t.switch_node[r->next_sw]];
+		if (topology_node_portid(nd, &to)) {
+			r->failed[r->next_sw]++;
+			r->next_block = r->blocks;
+			continue;
+		}
+		if (!(ref = malloc(sizeof(*ref)))) {
+			r->failed[r->next_sw]++;
+			r->next_block++;
+			continue;
+		}
+		*ref = (struct block_ref){r, r->next_sw, r->next_block};
+		r->pending++;
+		r->mads++;
+		if (mad_engine_smp_get(&to, IB_ATTR_LINEARFORWTBL, r->next_block, got_block, ref)) {
+			free(ref);
+			r->pending--;
+			r->failed[r->next_sw]++;
+		}
+		r->next_block++;
+	}
+	return true;
+}
+
+void route_read_start(struct cache_group *g)
+{
+	struct route_area *a = g->owner;
+	const struct topology *f = a->topology ? cache_snapshot(a->topology) : NULL;
+	struct route_run *r;
+	unsigned max_lid;
+
+	if (!f) {
+		cache_refresh_done(g, NULL, "no discovery of the subnet yet");
+		return;
+	}
+	if (f->from_sa) {
+		/* this port may not send SMPs (a protected fabric without the key) */
+		cache_refresh_done(g, NULL, "the topology comes from the SA: no SMPs to the switches");
+		return;
+	}
+	max_lid = route_max_lid(f);
+	r = calloc(1, sizeof(*r));
+	if (!r || route_tables_init(&r->t, f, max_lid) ||
+	    !(r->failed = calloc(r->t.n_switches + 1, sizeof(*r->failed)))) {
+		if (r)
+			route_tables_free(&r->t);
+		free(r);
+		cache_refresh_done(g, NULL, "out of memory");
+		return;
+	}
+	r->a = a;
+	r->fabric = topology_get(f);
+	r->blocks = max_lid / 64 + 1;
+	r->began = mono_now();
+	r->pending = 1; /* held until every SMP is queued */
+	a->run = r;
+	r->feeder = (struct mad_feeder){.next = feed, .ctx = r};
+	mad_engine_feed(&r->feeder);
+}
+
+static void settled(unsigned reg, void *arg)
+{
+	struct route_area *a = arg;
+
+	(void)reg;
+	a->settle_alarm = 0;
+	if (a->group.refreshing)
+		a->again = true;
+	else
+		cache_group_refresh_now(&a->group);
+}
+
+void route_read_soon(struct route_area *a)
+{
+	if (a->settle_alarm)
+		snmp_alarm_unregister(a->settle_alarm);
+	a->settle_alarm = snmp_alarm_register(route_cfg.settle_s, 0, settled, a);
+}
+
+int route_read_init(struct route_area *a)
+{
+	a->done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (a->done_fd < 0)
+		return -1;
+	register_readfd(a->done_fd, check_done, a);
+	return 0;
+}
+
+void route_read_stop(struct route_area *a)
+{
+	if (a->settle_alarm)
+		snmp_alarm_unregister(a->settle_alarm);
+	a->settle_alarm = 0;
+	if (a->thread_running) {
+		pthread_join(a->thread, NULL); /* at most one run of the checks */
+		a->thread_running = false;
+		run_free(a->run);
+		a->run = NULL;
+	}
+	/* a read still feeding: the engine calls back no more at stop, its
+	 * memory goes with the process */
+	if (a->done_fd >= 0) {
+		unregister_readfd(a->done_fd);
+		close(a->done_fd);
+		a->done_fd = -1;
+	}
+}
