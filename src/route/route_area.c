@@ -39,7 +39,7 @@ static void discovered(struct cache_group *g, const void *before, const void *af
 	if (!a->group.alarm)
 		cache_group_start(&a->group);
 	else
-		route_read_soon(a);
+		route_read_soon(a, before, after);
 }
 
 void route_snapshot_free(void *p)

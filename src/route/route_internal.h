@@ -23,6 +23,7 @@ struct route_run {
 	const struct topology *fabric; /* held */
 	struct route_tables t;
 	uint32_t *failed;              /* per switch: blocks unanswered */
+	size_t *only, n_only;          /* the switches to read (a partial read); NULL: all */
 	size_t next_sw;
 	unsigned next_block, blocks;
 	size_t pending;
@@ -51,6 +52,14 @@ struct route_area {
 	int done_fd;                   /* the thread's end, for the main loop */
 	bool again;                    /* read again once this run is published */
 	unsigned settle_alarm;
+	/* the last run's tables and the topology they name the switches of:
+	 * a patch that changed some switches' ports has only those read again */
+	struct route_tables last;
+	const struct topology *last_fabric; /* held */
+	uint64_t *changed;             /* switches a patch changed since (GUIDs) */
+	size_t n_changed, cap_changed;
+	bool full_next;                /* a change the partial read cannot follow */
+	bool partial_wanted;           /* the next read is the settled change's, not the period's */
 	unsigned long runs;
 	struct route_mib mib;
 };
@@ -59,8 +68,11 @@ struct route_area {
 int route_read_init(struct route_area *a); /* -1: no eventfd */
 void route_read_start(struct cache_group *g);
 void route_read_stop(struct route_area *a);
-/* The topology changed: a read once it settled (routingSettle). */
-void route_read_soon(struct route_area *a);
+/* The topology changed (after; before: the one it replaced): a read once
+ * it settled (routingSettle), of the switches it changed if it is a patch
+ * that adds no node, else of all. */
+void route_read_soon(struct route_area *a, const struct topology *before,
+		     const struct topology *after);
 
 /* route_mib.c */
 int route_mib_register(struct route_area *a);

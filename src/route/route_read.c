@@ -39,7 +39,19 @@ static void run_free(struct route_run *r)
 	route_tables_free(&r->t);
 	topology_put(r->fabric);
 	free(r->failed);
+	free(r->only);
 	free(r);
+}
+
+/* The run's tables are the last now (the next partial read starts from
+ * them). */
+static void keep_tables(struct route_area *a, struct route_run *r)
+{
+	route_tables_free(&a->last);
+	topology_put(a->last_fabric);
+	a->last = r->t;
+	memset(&r->t, 0, sizeof(r->t));
+	a->last_fabric = topology_get(r->fabric);
 }
 
 /* ---- the checks' thread ---- */
@@ -79,6 +91,7 @@ static void publish(struct route_area *a)
 		s->mads = r->mads;
 		s->max_lid = r->t.max_lid;
 		s->run = ++a->runs;
+		keep_tables(a, r);
 	}
 	if (s)
 		DEBUGMSGTL(("ibsnmpd:route",
@@ -113,8 +126,12 @@ static void read_done(struct route_run *r)
 	struct route_area *a = r->a;
 
 	r->read_done = mono_now();
-	for (size_t i = 0; i < r->t.n_switches; i++)
-		r->t.read[i] = r->failed[i] == 0 && r->blocks > 0;
+	if (r->only) /* the others keep what the last read found */
+		for (size_t k = 0; k < r->n_only; k++)
+			r->t.read[r->only[k]] = r->failed[r->only[k]] == 0 && r->blocks > 0;
+	else
+		for (size_t i = 0; i < r->t.n_switches; i++)
+			r->t.read[i] = r->failed[i] == 0 && r->blocks > 0;
 	if (pthread_create(&a->thread, NULL, checker, r)) {
 		snmp_log(LOG_ERR, "routing checks: cannot start a thread: %s\n", strerror(errno));
 		a->run = NULL;
@@ -157,37 +174,86 @@ static bool feed(void *ctx)
 		struct block_ref *ref;
 		ib_portid_t to;
 
+		size_t sw;
+
 		if (r->next_block == r->blocks) {
 			r->next_block = 0;
 			r->next_sw++;
 		}
-		if (r->next_sw >= r->t.n_switches) {
+		if (r->next_sw >= (r->only ? r->n_only : r->t.n_switches)) {
 			if (--r->pending == 0) /* the hold of the start */
 				read_done(r);
 			return false;
 		}
-		nd = &r->fabric->nodes[r->t.switch_node[r->next_sw]];
+		sw = r->only ? r->only[r->next_sw] : r->next_sw;
+		nd = &r->fabric->nodes[r->t.switch_node[sw]];
 		if (topology_node_portid(nd, &to)) {
-			r->failed[r->next_sw]++;
+			r->failed[sw]++;
 			r->next_block = r->blocks;
 			continue;
 		}
 		if (!(ref = malloc(sizeof(*ref)))) {
-			r->failed[r->next_sw]++;
+			r->failed[sw]++;
 			r->next_block++;
 			continue;
 		}
-		*ref = (struct block_ref){r, r->next_sw, r->next_block};
+		*ref = (struct block_ref){r, sw, r->next_block};
 		r->pending++;
 		r->mads++;
 		if (mad_engine_smp_get(&to, IB_ATTR_LINEARFORWTBL, r->next_block, got_block, ref)) {
 			free(ref);
 			r->pending--;
-			r->failed[r->next_sw]++;
+			r->failed[sw]++;
 		}
 		r->next_block++;
 	}
 	return true;
+}
+
+/* Whether the last tables name the same switches as f, for the same LIDs. */
+static bool same_switches(const struct route_area *a, const struct topology *f,
+			  const struct route_tables *t)
+{
+	const struct topology *l = a->last_fabric;
+
+	if (!l || !a->last.lft || a->last.n_switches != t->n_switches ||
+	    a->last.max_lid != t->max_lid)
+		return false;
+	for (size_t i = 0; i < t->n_switches; i++)
+		if (l->nodes[a->last.switch_node[i]].guid != f->nodes[t->switch_node[i]].guid)
+			return false;
+	return true;
+}
+
+static int guid_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* A read of the switches the patches since the last read changed, the
+ * others' tables taken from it; or (no change to follow, a new node list,
+ * no table before) of every switch. */
+static void partial_from_last(struct route_area *a, struct route_run *r,
+			      const struct topology *f)
+{
+	bool partial = a->partial_wanted && !a->full_next && a->n_changed &&
+		       same_switches(a, f, &r->t);
+
+	a->full_next = a->partial_wanted = false;
+	if (partial && (r->only = calloc(a->n_changed, sizeof(*r->only)))) {
+		qsort(a->changed, a->n_changed, sizeof(*a->changed), guid_cmp);
+		memcpy(r->t.lft, a->last.lft, ((size_t)r->t.max_lid + 1) * r->t.n_switches);
+		memcpy(r->t.read, a->last.read, r->t.n_switches * sizeof(*r->t.read));
+		for (size_t i = 0; i < r->t.n_switches; i++) {
+			uint64_t guid = f->nodes[r->t.switch_node[i]].guid;
+
+			if (bsearch(&guid, a->changed, a->n_changed, sizeof(guid), guid_cmp))
+				r->only[r->n_only++] = i;
+		}
+	}
+	a->n_changed = 0;
 }
 
 void route_read_start(struct cache_group *g)
@@ -216,6 +282,7 @@ void route_read_start(struct cache_group *g)
 		cache_refresh_done(g, NULL, "out of memory");
 		return;
 	}
+	partial_from_last(a, r, f);
 	r->a = a;
 	r->fabric = topology_get(f);
 	r->blocks = max_lid / 64 + 1;
@@ -232,14 +299,44 @@ static void settled(unsigned reg, void *arg)
 
 	(void)reg;
 	a->settle_alarm = 0;
+	a->partial_wanted = true;
 	if (a->group.refreshing)
 		a->again = true;
 	else
 		cache_group_refresh_now(&a->group);
 }
 
-void route_read_soon(struct route_area *a)
+/* The switches whose ports the patch after changed, for the next read. */
+static void note_changed(struct route_area *a, const struct topology *after)
 {
+	for (size_t k = 0; k < after->n_changed; k++) {
+		const struct topo_node *nd = topology_node(after, after->changed[k].guid);
+
+		if (!nd || nd->type != 2)
+			continue;
+		if (a->n_changed == a->cap_changed) {
+			size_t cap = a->cap_changed ? 2 * a->cap_changed : 16;
+			uint64_t *v = realloc(a->changed, cap * sizeof(*v));
+
+			if (!v) {
+				a->full_next = true;
+				return;
+			}
+			a->changed = v;
+			a->cap_changed = cap;
+		}
+		a->changed[a->n_changed++] = nd->guid;
+	}
+}
+
+void route_read_soon(struct route_area *a, const struct topology *before,
+		     const struct topology *after)
+{
+	if (after->patched_from && before && after->patched_from == before->serial &&
+	    topology_patch_adds_no_node(after) && !after->nodes_removed)
+		note_changed(a, after);
+	else
+		a->full_next = true;
 	if (a->settle_alarm)
 		snmp_alarm_unregister(a->settle_alarm);
 	a->settle_alarm = snmp_alarm_register(route_cfg.settle_s, 0, settled, a);
@@ -265,6 +362,11 @@ void route_read_stop(struct route_area *a)
 		run_free(a->run);
 		a->run = NULL;
 	}
+	route_tables_free(&a->last);
+	topology_put(a->last_fabric);
+	a->last_fabric = NULL;
+	free(a->changed);
+	a->changed = NULL;
 	/* a read still feeding: the engine calls back no more at stop, its
 	 * memory goes with the process */
 	if (a->done_fd >= 0) {

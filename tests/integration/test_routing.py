@@ -1,0 +1,245 @@
+"""The routing checks (ibsnmpdRouting) on fabricsim's three-level fat tree,
+against infiniband-diags run through the simulator: ibroute for the
+switches' tables (the LIDs per port), ibtracert for chosen pairs' paths and
+hop counts. Each check stays quiet on the clean fabric and finds the fault
+the simulator's console makes (Lft): an entry unassigned, sent to the wrong
+host, a loop, a credit loop, uplinks unbalanced; and clears when the table
+is as the model routes it again."""
+import re
+
+import pytest
+
+from conftest import generated, notifications, start_testbed, stop_testbed, wait_for, TRAP_OID
+
+MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
+ROUTING = MIB + "1.12."
+RUNS = ROUTING + "8.0"
+CA_PAIRS, CA_PAIRS_REACHED = ROUTING + "9.0", ROUTING + "10.0"
+CHECK_STATUS = ROUTING + "11.1.3."       # .check
+CHECK_OFFENDERS = ROUTING + "11.1.4."
+OFFENDER = ROUTING + "12.1."             # .column.check.n
+LOAD_LIDS = ROUTING + "13.1.3."          # .guid(8).port
+HOP_PAIRS = ROUTING + "14.1.2."          # .hops
+ALARM_DESC = MIB + "1.9.3.1.9"
+FAILED, PASSED = MIB + "0.19", MIB + "0.20"
+REACH, HOPS, UPDOWN, CREDIT, BALANCE = 1, 2, 3, 4, 5
+CHECKS = (REACH, HOPS, UPDOWN, CREDIT, BALANCE)
+HOSTS = 96
+
+
+@pytest.fixture(scope="module")
+def bed():
+    # 96 hosts on radix-16 switches: 12 leaves in 2 pods, 16 spines, 8 cores
+    b = start_testbed(big={"hosts": HOSTS, "radix": 16},
+                      extra_conf=["routingCheckInterval 10", "routingSettle 2",
+                                  "notificationLimit 0 60"])
+    try:
+        yield b
+    finally:
+        stop_testbed(b)
+
+
+@pytest.fixture(scope="module")
+def fabric(bed):
+    """(nodes {name: (type, guid, nports, lid)}, ports {(a, b): [a's ports to b]})
+    from what fabricsim generated"""
+    nodes, links = generated(bed)
+    ports = {}
+    for link in links:
+        (a, pa), (b, pb) = sorted(link)
+        ports.setdefault((a, b), []).append(pa)
+        ports.setdefault((b, a), []).append(pb)
+    for v in ports.values():
+        v.sort()
+    return nodes, ports
+
+
+def num(value):
+    """the number in a value as net-snmp prints it ("deadEndWrongNode(5)", "8")"""
+    return int(re.findall(r"\d+", value)[-1])
+
+
+def runs(bed):
+    return num(bed.get(RUNS)[RUNS][1])
+
+
+def next_run(bed):
+    """Waits for a run that read the tables after now: two runs on."""
+    first = runs(bed)
+    assert wait_for(lambda: runs(bed) >= first + 2, seconds=120), "no routing run"
+
+
+def statuses(bed):
+    rows = bed.walk(CHECK_STATUS[:-1])
+    return {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in rows.items()}
+
+
+def offenders(bed, check):
+    """[{column: value}] of a check's offenders"""
+    res = {}
+    for oid, (_, value) in bed.walk(OFFENDER[:-1]).items():
+        column, c, n = map(int, oid[len(OFFENDER):].split("."))
+        if c == check:
+            res.setdefault(n, {})[column] = value.strip('"')
+    return [res[n] for n in sorted(res)]
+
+
+def sim(bed, command):
+    bed.simfabric("sim", command)
+
+
+def restore(bed, *switches):
+    for s in switches:
+        sim(bed, 'Lft "%s" auto' % s)
+    next_run(bed)
+    assert statuses(bed) == {k: 1 for k in CHECKS}
+
+
+def ibroute(bed, lid):
+    """{destination LID: out port} of a switch, as ibroute reads its table"""
+    out = bed.run_on_node("ibroute", str(lid), timeout=120)
+    return {int(m.group(1), 16): int(m.group(2))
+            for m in re.finditer(r"^(0x[0-9a-f]+) (\d+) :", out, re.M)}
+
+
+def trace(bed, src, dst, ok=True):
+    """the nodes ibtracert's route from LID src to LID dst passes"""
+    out = bed.run_on_node("ibtracert", str(src), str(dst),
+                          ok_codes=(0,) if ok else tuple(range(256)), timeout=60)
+    return re.findall(r'^\[\d+\] -> \w+ port \{0x[0-9a-f]+\}\[\d+\] lid [\d-]+ "([^"]+)"', out,
+                      re.M)
+
+
+def guid_index(guid):
+    return ".".join(str(b) for b in guid.to_bytes(8, "big"))
+
+
+def test_clean_fabric_passes_every_check(bed, fabric):
+    nodes, ports = fabric
+    assert wait_for(lambda: runs(bed) >= 1, seconds=120)
+    assert statuses(bed) == {k: 1 for k in CHECKS}
+    got = bed.get(CA_PAIRS, CA_PAIRS_REACHED)
+    assert num(got[CA_PAIRS][1]) == HOSTS * (HOSTS - 1)
+    assert num(got[CA_PAIRS_REACHED][1]) == HOSTS * (HOSTS - 1)
+    # hop counts as ibtracert finds them: a leaf's own hosts, a pod's, the other pod's
+    hist = {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in bed.walk(HOP_PAIRS[:-1]).items()}
+    lid = {name: n[3] for name, n in nodes.items()}
+    for dst in ("host-2", "host-20", "host-90"):
+        hops = len(trace(bed, lid["host-1"], lid[dst]))
+        assert hist.get(hops, 0) > 0, (dst, hops, hist)
+    assert sum(hist.values()) == HOSTS * (HOSTS - 1)
+    assert set(hist) == {2, 4, 6}, hist  # leaf, pod, core
+    # the LIDs per port of a leaf, as ibroute reads its table
+    leaf = nodes["leaf-1-1"]
+    table = ibroute(bed, leaf[3])
+    ca_lids = {n[3] for n in nodes.values() if n[0] == "ca"}
+    per_port = {}
+    for dlid, port in table.items():
+        if dlid in ca_lids:
+            per_port[port] = per_port.get(port, 0) + 1
+    served = {int(k.rsplit(".", 1)[1]): num(v[1])
+              for k, v in bed.walk(LOAD_LIDS + guid_index(leaf[1])).items()}
+    assert set(per_port) <= set(served)
+    assert served == {p: per_port.get(p, 0) for p in served}
+    assert sum(served.values()) == len(ca_lids)
+
+
+def test_an_unassigned_entry_is_a_dead_end_named_until_restored(bed, fabric):
+    nodes, _ = fabric
+    lid = nodes["host-90"][3]
+    before = len(notifications(bed))
+    sim(bed, 'Lft "leaf-1-1" %d none' % lid)
+    next_run(bed)
+    assert lid not in ibroute(bed, nodes["leaf-1-1"][3])  # the switch agrees
+    assert trace(bed, nodes["host-1"][3], lid, ok=False) == []
+    assert statuses(bed)[REACH] == 2
+    o = offenders(bed, REACH)
+    assert len(o) == 1
+    assert "switch leaf-1-1 has no port for LID %d (host-90 port 1)" % lid in o[0][7]
+    assert num(o[0][5]) == lid
+    alarms = [v[1] for v in bed.walk(ALARM_DESC).values()]
+    assert any("routing check reachability failed" in a for a in alarms), alarms
+    assert any("leaf-1-1 has no port for LID %d" % lid in a for a in alarms), alarms
+    failed = [n for n in notifications(bed)[before:] if n.get(TRAP_OID) == FAILED]
+    assert any(v == "reachability" for n in failed for v in n.values()), failed
+    # 8 hosts of leaf-1-1 cannot reach host-90
+    reached = num(bed.get(CA_PAIRS_REACHED)[CA_PAIRS_REACHED][1])
+    assert reached == HOSTS * (HOSTS - 1) - 8
+    before = len(notifications(bed))
+    restore(bed, "leaf-1-1")
+    assert not any("routing check" in v[1] for v in bed.walk(ALARM_DESC).values())
+    assert wait_for(lambda: any(n.get(TRAP_OID) == PASSED
+                                for n in notifications(bed)[before:]), seconds=30)
+
+
+def test_a_port_to_another_host_is_named(bed, fabric):
+    nodes, ports = fabric
+    lid = nodes["host-2"][3]
+    wrong = ports[("leaf-1-1", "host-3")][0]
+    sim(bed, 'Lft "leaf-1-1" %d %d' % (lid, wrong))
+    next_run(bed)
+    assert ibroute(bed, nodes["leaf-1-1"][3])[lid] == wrong
+    o = offenders(bed, REACH)
+    assert num(o[0][2]) == 5, o  # deadEndWrongNode
+    assert "sends LID %d (host-2 port 1) out of port %d to host-3" % (lid, wrong) in o[0][7]
+    restore(bed, "leaf-1-1")
+
+
+def test_a_loop_is_found(bed, fabric):
+    nodes, ports = fabric
+    lid = nodes["host-90"][3]
+    up = ports[("leaf-1-1", "spine-1-1")][0]
+    down = ports[("spine-1-1", "leaf-1-1")][0]
+    sim(bed, 'Lft "leaf-1-1" %d %d' % (lid, up))
+    sim(bed, 'Lft "spine-1-1" %d %d' % (lid, down))
+    next_run(bed)
+    assert ibroute(bed, nodes["spine-1-1"][3])[lid] == down
+    o = offenders(bed, REACH)
+    assert [num(x[2]) for x in o] == [6], o  # loop
+    assert "loop through switch" in o[0][7] and "host-90" in o[0][7]
+    restore(bed, "leaf-1-1", "spine-1-1")
+
+
+def test_a_credit_loop_is_found(bed, fabric):
+    """Two LIDs of leaf-1-3, routed A > s1 > B > s2 and B > s2 > A > s1: the
+    links A>s1, s1>B, B>s2, s2>A depend on each other in a circle."""
+    nodes, ports = fabric
+    A, B, s1, s2 = "leaf-1-1", "leaf-1-2", "spine-1-1", "spine-1-2"
+    d1, d2 = nodes["host-17"][3], nodes["host-18"][3]
+    p = {(a, b): ports[(a, b)][0] for a, b in ((A, s1), (s1, B), (B, s2), (s2, A))}
+    for sw, d, to in ((A, d1, s1), (s1, d1, B), (B, d1, s2),
+                      (B, d2, s2), (s2, d2, A), (A, d2, s1)):
+        sim(bed, 'Lft "%s" %d %d' % (sw, d, p[(sw, to)]))
+    next_run(bed)
+    # ibtracert sees the route from A's host to d1 pass B
+    assert trace(bed, nodes["host-1"][3], d1)[:4] == [A, s1, B, s2]
+    assert statuses(bed)[CREDIT] == 2
+    o = offenders(bed, CREDIT)
+    assert len(o) == 1 and "credit loop of 4 links" in o[0][7], o
+    for sw in (A, B, s1, s2):
+        assert sw in o[0][7]
+    assert statuses(bed)[UPDOWN] == 2 and statuses(bed)[HOPS] == 2
+    restore(bed, A, B, s1, s2)
+
+
+def test_unbalanced_uplinks_are_found(bed, fabric):
+    nodes, ports = fabric
+    leaf = nodes["leaf-1-1"]
+    table = ibroute(bed, leaf[3])
+    ups = sorted(p for (a, b), ps in ports.items() if a == "leaf-1-1" and b.startswith("spine")
+                 for p in ps)
+    # every remote host's LID that leaves by the second uplink leaves by the first
+    moved = [d for d, port in table.items() if port == ups[1] and d <= HOSTS]
+    for d in moved:
+        sim(bed, 'Lft "leaf-1-1" %d %d' % (d, ups[0]))
+    next_run(bed)
+    counts = {}
+    for d, port in ibroute(bed, leaf[3]).items():
+        if d <= HOSTS:
+            counts[port] = counts.get(port, 0) + 1
+    o = offenders(bed, BALANCE)
+    assert statuses(bed)[BALANCE] == 2 and len(o) == 1, o
+    assert num(o[0][4]) == ups[0]
+    assert num(o[0][6]) == counts[ups[0]] - counts.get(ups[1], 0)
+    assert "port %d carries %d CA LIDs" % (ups[0], counts[ups[0]]) in o[0][7]
+    restore(bed, "leaf-1-1")
