@@ -28,6 +28,7 @@
 #include "ibsnmpd/netsnmp_compat.h"
 #include "ibsnmpd/notify.h"
 #include "ibsnmpd/pm.h"
+#include "ibsnmpd/route.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
 #include "ibsnmpd/vitals.h"
@@ -48,6 +49,7 @@ enum prom_collector {
 	PROM_C_VITALS,   /* temperatures, fans, firmware and inventory, uptime */
 	PROM_C_MODULES,  /* the modules and their lanes' optics */
 	PROM_C_ALARMS,   /* the active alarms */
+	PROM_C_ROUTING,  /* the routing checks, the switch ports' loads, the hop histogram */
 	PROM_COLLECTORS
 };
 
@@ -110,6 +112,7 @@ struct prom_sources {
 	const struct fabric_snapshot *fabric;
 	const struct vitals_snapshot *vitals;
 	const struct alarm_snapshot *alarms;
+	const struct route_snapshot *route;
 	struct prom_filter filter;
 	time_t now;               /* wall clock of the scrape's start */
 	struct mad_engine_stats mads;

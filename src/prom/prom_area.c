@@ -25,7 +25,7 @@
 static struct prom_config cfg;
 
 struct prom_area {
-	struct cache_group *topology, *counters, *links, *vitals, *alarms; /* NULL: not running */
+	struct cache_group *topology, *counters, *links, *vitals, *alarms, *route; /* NULL: none */
 	struct trap_area *traps;
 	struct prom_http *http;
 	char listen_text[sizeof(cfg.listen_text)];   /* as started */
@@ -68,6 +68,7 @@ static int scrape_begin(void *arg, struct prom_sources *src)
 	src->fabric = hold(a->links);
 	src->vitals = hold(a->vitals);
 	src->alarms = hold(a->alarms);
+	src->route = hold(a->route);
 	src->now = time(NULL);
 	mad_engine_get_stats(&src->mads);
 	if (a->traps) {
@@ -97,6 +98,8 @@ static void scrape_end(void *arg, struct prom_sources *src)
 		cache_snapshot_release(a->vitals, src->vitals);
 	if (a->alarms)
 		cache_snapshot_release(a->alarms, src->alarms);
+	if (a->route)
+		cache_snapshot_release(a->route, src->route);
 }
 
 /* ---- life cycle --------------------------------------------------------------------- */
@@ -148,6 +151,7 @@ static void *start(const struct area_env *env)
 	a->links = fabric ? &fabric->group : NULL;
 	a->vitals = vitals ? &vitals->readings : NULL;
 	a->alarms = alarms;
+	a->route = route_area_group(area_find(&route_area_def));
 	a->traps = area_find(&trap_area_def);
 	feed.arg = a;
 	snprintf(a->listen_text, sizeof(a->listen_text), "%s", cfg.listen_text);

@@ -22,7 +22,7 @@ unsigned prom_shard_of(uint64_t guid, unsigned shards)
 static const char *const collector_names[PROM_COLLECTORS] = {
 	[PROM_C_AGENT] = "agent",     [PROM_C_NODES] = "nodes",   [PROM_C_COUNTERS] = "counters",
 	[PROM_C_LINKS] = "links",     [PROM_C_VITALS] = "vitals", [PROM_C_MODULES] = "modules",
-	[PROM_C_ALARMS] = "alarms",
+	[PROM_C_ALARMS] = "alarms",   [PROM_C_ROUTING] = "routing",
 };
 
 static int parse_small(const char *v, unsigned max, unsigned *out)

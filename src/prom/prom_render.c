@@ -40,6 +40,10 @@ enum family_rows {
 	ROWS_MODULES, /* module */
 	ROWS_LANES,  /* port, lane, module */
 	ROWS_ALARMS, /* the active alarms: index, notification, severity, ... */
+	ROWS_ROUTING, /* the routing checks' run: one row, no labels */
+	ROWS_ROUTE_CHECKS, /* label check */
+	ROWS_ROUTE_LOADS,  /* the switch ports: node_guid, node, port, direction */
+	ROWS_ROUTE_HOPS,   /* label hops */
 };
 
 enum metric {
@@ -128,6 +132,17 @@ enum metric {
 	M_LANE_RX_POWER_LOW,
 	/* the active alarms (ibsnmpdAlarmTable) */
 	M_ALARM_ACTIVE,
+	/* the routing checks (ibsnmpdRouting) */
+	M_ROUTE_READ_TIME,
+	M_ROUTE_READ_DURATION,
+	M_ROUTE_CHECK_DURATION,
+	M_ROUTE_SWITCHES_UNREAD,
+	M_ROUTE_CA_PAIRS_UNREACHED,
+	M_ROUTE_CHECK_FAILED,
+	M_ROUTE_CHECK_OFFENDERS,
+	M_ROUTE_PORT_LIDS,
+	M_ROUTE_PORT_PATHS,
+	M_ROUTE_HOP_PAIRS,
 };
 
 struct family {
@@ -154,6 +169,8 @@ static enum prom_collector collector_of(enum metric id)
 		return PROM_C_LINKS;
 	if (id == M_ALARM_ACTIVE)
 		return PROM_C_ALARMS;
+	if (id >= M_ROUTE_READ_TIME)
+		return PROM_C_ROUTING;
 	return id < M_MODULE_INFO ? PROM_C_VITALS : PROM_C_MODULES;
 }
 
@@ -372,6 +389,27 @@ static const struct family families[] = {
 	 "Every active alarm (ibsnmpdAlarmTable): when it began, Unix time. Labels: index, "
 	 "alarm (the notification that raised it), severity, type, node_guid, port, sub, "
 	 "description."),
+	F(M_ROUTE_READ_TIME, "infiniband_routing_read_timestamp_seconds", GAUGE, ROWS_ROUTING,
+	 "When the switches' forwarding tables the routing checks last ran on were read, Unix "
+	 "time."),
+	F(M_ROUTE_READ_DURATION, "infiniband_routing_read_duration_seconds", GAUGE, ROWS_ROUTING,
+	 "How long reading the switches' forwarding tables took."),
+	F(M_ROUTE_CHECK_DURATION, "infiniband_routing_check_duration_seconds", GAUGE,
+	 ROWS_ROUTING, "How long computing every routing check took."),
+	F(M_ROUTE_SWITCHES_UNREAD, "infiniband_routing_switches_unread", GAUGE, ROWS_ROUTING,
+	 "Switches whose forwarding table could not be read whole: the checks are partial."),
+	F(M_ROUTE_CA_PAIRS_UNREACHED, "infiniband_routing_ca_pairs_unreached", GAUGE,
+	 ROWS_ROUTING, "Pairs of CA ports whose route does not reach the destination."),
+	F(M_ROUTE_CHECK_FAILED, "infiniband_routing_check_failed", GAUGE, ROWS_ROUTE_CHECKS,
+	 "1 if the routing check found something wrong (ibsnmpdRouteCheckStatus failed)."),
+	F(M_ROUTE_CHECK_OFFENDERS, "infiniband_routing_check_offenders", GAUGE, ROWS_ROUTE_CHECKS,
+	 "What the routing check found wrong (ibsnmpdRouteCheckOffenders)."),
+	F(M_ROUTE_PORT_LIDS, "infiniband_routing_port_lids", GAUGE, ROWS_ROUTE_LOADS,
+	 "CA LIDs the switch's forwarding table sends out of the port."),
+	F(M_ROUTE_PORT_PATHS, "infiniband_routing_port_paths", GAUGE, ROWS_ROUTE_LOADS,
+	 "CA-to-CA routes out of the port."),
+	F(M_ROUTE_HOP_PAIRS, "infiniband_routing_ca_pairs", GAUGE, ROWS_ROUTE_HOPS,
+	 "CA pairs whose route has that many links (label hops)."),
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
 
@@ -1150,6 +1188,48 @@ static bool node_wanted(const struct prom_filter *f, uint64_t guid, unsigned typ
 	return !f->shards || prom_shard_of(guid, f->shards) == f->shard;
 }
 
+/* The routing checks' run, a check, a switch port's load, a route length */
+static bool route_sample(const struct prom_render *r, const struct family *f, size_t row,
+			 struct sample *s)
+{
+	const struct route_snapshot *rs = r->src->route;
+	const struct route_check_result *c = &rs->f.checks[row + 1];
+	const struct route_port_load *l = &rs->f.loads[row < rs->f.n_loads ? row : 0];
+	char *o = s->value;
+
+	if (f->rows == ROWS_ROUTE_CHECKS)
+		s->labels = put_label(s->labels, ",check", route_check_name((unsigned)row + 1));
+	if (f->rows == ROWS_ROUTE_LOADS) {
+		const struct topo_node *n = topology_node(rs->fabric, l->guid);
+		static const char *const directions[] = {"down", "level", "up"};
+
+		if (!node_wanted(&r->src->filter, l->guid, 2))
+			return false;
+		s->labels = put_guid_label(s->labels, ",node_guid", l->guid);
+		s->labels = put_label(s->labels, ",node", n && n->name ? n->name : "");
+		s->labels = put_uint_label(s->labels, ",port", l->port);
+		s->labels = put_label(s->labels, ",direction", directions[l->direction + 1]);
+	}
+	if (f->rows == ROWS_ROUTE_HOPS)
+		s->labels = put_uint_label(s->labels, ",hops", rs->f.hop_rows[row].hops);
+	switch (f->id) {
+	case M_ROUTE_READ_TIME: o = put_i64(o, (int64_t)rs->read_at); break;
+	case M_ROUTE_READ_DURATION: o = put_decimal(o, (int64_t)(rs->read_seconds * 1000), 3); break;
+	case M_ROUTE_CHECK_DURATION:
+		o = put_decimal(o, (int64_t)(rs->check_seconds * 1000), 3);
+		break;
+	case M_ROUTE_SWITCHES_UNREAD: o = put_u64(o, rs->switches - rs->switches_read); break;
+	case M_ROUTE_CA_PAIRS_UNREACHED: o = put_u64(o, rs->f.ca_pairs - rs->f.pairs_reached); break;
+	case M_ROUTE_CHECK_FAILED: o = put_bool(o, c->status == ROUTE_STATUS_FAILED); break;
+	case M_ROUTE_CHECK_OFFENDERS: o = put_u64(o, c->offenders); break;
+	case M_ROUTE_PORT_LIDS: o = put_u64(o, l->lids); break;
+	case M_ROUTE_PORT_PATHS: o = put_u64(o, l->paths); break;
+	default: o = put_u64(o, rs->f.hop_rows[row].pairs); break;
+	}
+	s->value_end = o;
+	return true;
+}
+
 /* ---- lines ------------------------------------------------------------------------ */
 
 static size_t family_rows(const struct prom_render *r, const struct family *f)
@@ -1166,6 +1246,10 @@ static size_t family_rows(const struct prom_render *r, const struct family *f)
 	case ROWS_MODULES: return r->src->vitals ? r->src->vitals->n_modules : 0;
 	case ROWS_LANES: return r->src->vitals ? r->src->vitals->n_lanes : 0;
 	case ROWS_ALARMS: return r->src->alarms ? r->src->alarms->n : 0;
+	case ROWS_ROUTING: return r->src->route ? 1 : 0;
+	case ROWS_ROUTE_CHECKS: return r->src->route ? ROUTE_CHECKS : 0;
+	case ROWS_ROUTE_LOADS: return r->src->route ? r->src->route->f.n_loads : 0;
+	case ROWS_ROUTE_HOPS: return r->src->route ? r->src->route->f.n_hop_rows : 0;
 	default: return r->n_ports;
 	}
 }
@@ -1227,7 +1311,9 @@ static char *put_sample(struct prom_render *r, const struct family *f, unsigned 
 
 	if (r->src->fabric_name) /* the fabric first: one instance a fabric, one Prometheus for all */
 		s.labels = put_label(s.labels, ",fabric", r->src->fabric_name);
-	if (f->rows == ROWS_ALARMS) {
+	if (f->rows >= ROWS_ROUTING) {
+		found = route_sample(r, f, row, &s);
+	} else if (f->rows == ROWS_ALARMS) {
 		const struct alarm *a = &r->src->alarms->rows[row];
 
 		if (a->key.guid && !node_wanted(q, a->key.guid, a->node_type))

@@ -23,7 +23,10 @@ struct route_run {
 	const struct topology *fabric; /* held */
 	struct route_tables t;
 	uint32_t *failed;              /* per switch: blocks unanswered */
-	size_t *only, n_only;          /* the switches to read (a partial read); NULL: all */
+	/* a partial read: the switches read whole, and the blocks read of
+	 * the others (those of LIDs given or moved); NULL: every block of all */
+	bool *whole;
+	unsigned *some, n_some;
 	size_t next_sw;
 	unsigned next_block, blocks;
 	size_t pending;
@@ -58,6 +61,8 @@ struct route_area {
 	const struct topology *last_fabric; /* held */
 	uint64_t *changed;             /* switches a patch changed since (GUIDs) */
 	size_t n_changed, cap_changed;
+	unsigned *changed_lids;        /* LIDs a patch gave since (a new CA's, one moved) */
+	size_t n_changed_lids, cap_changed_lids;
 	bool full_next;                /* a change the partial read cannot follow */
 	bool partial_wanted;           /* the next read is the settled change's, not the period's */
 	unsigned long runs;

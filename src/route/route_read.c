@@ -39,7 +39,8 @@ static void run_free(struct route_run *r)
 	route_tables_free(&r->t);
 	topology_put(r->fabric);
 	free(r->failed);
-	free(r->only);
+	free(r->whole);
+	free(r->some);
 	free(r);
 }
 
@@ -126,9 +127,10 @@ static void read_done(struct route_run *r)
 	struct route_area *a = r->a;
 
 	r->read_done = mono_now();
-	if (r->only) /* the others keep what the last read found */
-		for (size_t k = 0; k < r->n_only; k++)
-			r->t.read[r->only[k]] = r->failed[r->only[k]] == 0 && r->blocks > 0;
+	if (r->whole) /* the others keep what the last read found */
+		for (size_t i = 0; i < r->t.n_switches; i++)
+			r->t.read[i] = r->failed[i] == 0 && r->blocks > 0 &&
+				       (r->whole[i] || r->t.read[i]);
 	else
 		for (size_t i = 0; i < r->t.n_switches; i++)
 			r->t.read[i] = r->failed[i] == 0 && r->blocks > 0;
@@ -164,7 +166,27 @@ static void got_block(void *ctx, int result, const uint8_t *data, size_t len)
 		read_done(r);
 }
 
-/* The feeder: the next switch's blocks, a few at a time. */
+/* The next (switch, block) to read: every block of a switch read whole,
+ * the blocks of `some` of the others; false: none left. */
+static bool next_target(struct route_run *r, size_t *sw, unsigned *block)
+{
+	while (r->next_sw < r->t.n_switches) {
+		bool whole = !r->whole || r->whole[r->next_sw];
+		unsigned n = whole ? r->blocks : r->n_some;
+
+		if (r->next_block < n) {
+			*sw = r->next_sw;
+			*block = whole ? r->next_block : r->some[r->next_block];
+			r->next_block++;
+			return true;
+		}
+		r->next_sw++;
+		r->next_block = 0;
+	}
+	return false;
+}
+
+/* The feeder: the next blocks, a few at a time. */
 static bool feed(void *ctx)
 {
 	struct route_run *r = ctx;
@@ -173,51 +195,44 @@ static bool feed(void *ctx)
 		const struct topo_node *nd;
 		struct block_ref *ref;
 		ib_portid_t to;
-
+		unsigned block;
 		size_t sw;
 
-		if (r->next_block == r->blocks) {
-			r->next_block = 0;
-			r->next_sw++;
-		}
-		if (r->next_sw >= (r->only ? r->n_only : r->t.n_switches)) {
+		if (!next_target(r, &sw, &block)) {
 			if (--r->pending == 0) /* the hold of the start */
 				read_done(r);
 			return false;
 		}
-		sw = r->only ? r->only[r->next_sw] : r->next_sw;
 		nd = &r->fabric->nodes[r->t.switch_node[sw]];
 		if (topology_node_portid(nd, &to)) {
 			r->failed[sw]++;
-			r->next_block = r->blocks;
+			r->next_block = UINT32_MAX; /* none of its blocks */
 			continue;
 		}
 		if (!(ref = malloc(sizeof(*ref)))) {
 			r->failed[sw]++;
-			r->next_block++;
 			continue;
 		}
-		*ref = (struct block_ref){r, sw, r->next_block};
+		*ref = (struct block_ref){r, sw, block};
 		r->pending++;
 		r->mads++;
-		if (mad_engine_smp_get(&to, IB_ATTR_LINEARFORWTBL, r->next_block, got_block, ref)) {
+		if (mad_engine_smp_get(&to, IB_ATTR_LINEARFORWTBL, block, got_block, ref)) {
 			free(ref);
 			r->pending--;
 			r->failed[sw]++;
 		}
-		r->next_block++;
 	}
 	return true;
 }
 
-/* Whether the last tables name the same switches as f, for the same LIDs. */
+/* Whether the last tables name the same switches as f (the LIDs may have
+ * grown or shrunk: a CA's LID come or gone is read in its block). */
 static bool same_switches(const struct route_area *a, const struct topology *f,
 			  const struct route_tables *t)
 {
 	const struct topology *l = a->last_fabric;
 
-	if (!l || !a->last.lft || a->last.n_switches != t->n_switches ||
-	    a->last.max_lid != t->max_lid)
+	if (!l || !a->last.lft || a->last.n_switches != t->n_switches)
 		return false;
 	for (size_t i = 0; i < t->n_switches; i++)
 		if (l->nodes[a->last.switch_node[i]].guid != f->nodes[t->switch_node[i]].guid)
@@ -238,22 +253,38 @@ static int guid_cmp(const void *x, const void *y)
 static void partial_from_last(struct route_area *a, struct route_run *r,
 			      const struct topology *f)
 {
-	bool partial = a->partial_wanted && !a->full_next && a->n_changed &&
-		       same_switches(a, f, &r->t);
+	bool partial = a->partial_wanted && !a->full_next &&
+		       (a->n_changed || a->n_changed_lids) && same_switches(a, f, &r->t);
 
 	a->full_next = a->partial_wanted = false;
-	if (partial && (r->only = calloc(a->n_changed, sizeof(*r->only)))) {
+	if (partial && (r->whole = calloc(r->t.n_switches + 1, sizeof(*r->whole))) &&
+	    (r->some = calloc(a->n_changed_lids + 1, sizeof(*r->some)))) {
 		qsort(a->changed, a->n_changed, sizeof(*a->changed), guid_cmp);
-		memcpy(r->t.lft, a->last.lft, ((size_t)r->t.max_lid + 1) * r->t.n_switches);
+		memcpy(r->t.lft, a->last.lft,
+		       ((size_t)(a->last.max_lid < r->t.max_lid ? a->last.max_lid : r->t.max_lid) +
+			1) * r->t.n_switches);
 		memcpy(r->t.read, a->last.read, r->t.n_switches * sizeof(*r->t.read));
 		for (size_t i = 0; i < r->t.n_switches; i++) {
 			uint64_t guid = f->nodes[r->t.switch_node[i]].guid;
 
-			if (bsearch(&guid, a->changed, a->n_changed, sizeof(guid), guid_cmp))
-				r->only[r->n_only++] = i;
+			r->whole[i] = a->n_changed && bsearch(&guid, a->changed, a->n_changed,
+							      sizeof(guid), guid_cmp);
 		}
+		/* the blocks of the LIDs given, once each */
+		for (size_t k = 0; k < a->n_changed_lids; k++) {
+			unsigned b = a->changed_lids[k] / 64;
+			bool seen = false;
+
+			for (unsigned j = 0; j < r->n_some && !seen; j++)
+				seen = r->some[j] == b;
+			if (!seen && b < r->blocks)
+				r->some[r->n_some++] = b;
+		}
+	} else if (partial) { /* out of memory: all of it */
+		free(r->whole);
+		r->whole = NULL;
 	}
-	a->n_changed = 0;
+	a->n_changed = a->n_changed_lids = 0;
 }
 
 void route_read_start(struct cache_group *g)
@@ -282,10 +313,10 @@ void route_read_start(struct cache_group *g)
 		cache_refresh_done(g, NULL, "out of memory");
 		return;
 	}
+	r->blocks = max_lid / 64 + 1;
 	partial_from_last(a, r, f);
 	r->a = a;
 	r->fabric = topology_get(f);
-	r->blocks = max_lid / 64 + 1;
 	r->began = mono_now();
 	r->pending = 1; /* held until every SMP is queued */
 	a->run = r;
@@ -306,35 +337,73 @@ static void settled(unsigned reg, void *arg)
 		cache_group_refresh_now(&a->group);
 }
 
-/* The switches whose ports the patch after changed, for the next read. */
-static void note_changed(struct route_area *a, const struct topology *after)
+static int keep_guid(struct route_area *a, uint64_t guid)
 {
-	for (size_t k = 0; k < after->n_changed; k++) {
-		const struct topo_node *nd = topology_node(after, after->changed[k].guid);
+	if (a->n_changed == a->cap_changed) {
+		size_t cap = a->cap_changed ? 2 * a->cap_changed : 16;
+		uint64_t *v = realloc(a->changed, cap * sizeof(*v));
 
-		if (!nd || nd->type != 2)
+		if (!v)
+			return -1;
+		a->changed = v;
+		a->cap_changed = cap;
+	}
+	a->changed[a->n_changed++] = guid;
+	return 0;
+}
+
+static int keep_lid(struct route_area *a, unsigned lid)
+{
+	if (a->n_changed_lids == a->cap_changed_lids) {
+		size_t cap = a->cap_changed_lids ? 2 * a->cap_changed_lids : 16;
+		unsigned *v = realloc(a->changed_lids, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		a->changed_lids = v;
+		a->cap_changed_lids = cap;
+	}
+	a->changed_lids[a->n_changed_lids++] = lid;
+	return 0;
+}
+
+/* What the patch after (of before) changed, for the next read: the
+ * switches whose ports it changed are read whole, and on every switch the
+ * blocks of the LIDs of the CA ports it changed (a CA come or gone, a LID
+ * moved: the SM routes or unroutes that LID everywhere); a switch come or
+ * gone has every table read. */
+static void note_changed(struct route_area *a, const struct topology *before,
+			 const struct topology *after)
+{
+	for (size_t k = 0; k < after->n_changed && !a->full_next; k++) {
+		const struct topo_port_ref *ref = &after->changed[k];
+		const struct topo_node *now = topology_node(after, ref->guid);
+		const struct topo_node *was = topology_node(before, ref->guid);
+		const struct topology *in = now ? after : before;
+		const struct topo_node *nd = now ? now : was;
+		const struct topo_port *tp;
+
+		if (!nd)
 			continue;
-		if (a->n_changed == a->cap_changed) {
-			size_t cap = a->cap_changed ? 2 * a->cap_changed : 16;
-			uint64_t *v = realloc(a->changed, cap * sizeof(*v));
-
-			if (!v) {
+		if (nd->type == 2) {
+			if (!now || !was || keep_guid(a, nd->guid))
 				a->full_next = true;
-				return;
-			}
-			a->changed = v;
-			a->cap_changed = cap;
+			continue;
 		}
-		a->changed[a->n_changed++] = nd->guid;
+		tp = topology_port(in, (size_t)(nd - in->nodes), ref->port);
+		if (tp && tp->lid && keep_lid(a, tp->lid))
+			a->full_next = true;
+		if (now && was && (tp = topology_port(before, (size_t)(was - before->nodes),
+						      ref->port)) && tp->lid && keep_lid(a, tp->lid))
+			a->full_next = true; /* the LID it had */
 	}
 }
 
 void route_read_soon(struct route_area *a, const struct topology *before,
 		     const struct topology *after)
 {
-	if (after->patched_from && before && after->patched_from == before->serial &&
-	    topology_patch_adds_no_node(after) && !after->nodes_removed)
-		note_changed(a, after);
+	if (after->patched_from && before && after->patched_from == before->serial)
+		note_changed(a, before, after);
 	else
 		a->full_next = true;
 	if (a->settle_alarm)
@@ -367,6 +436,8 @@ void route_read_stop(struct route_area *a)
 	a->last_fabric = NULL;
 	free(a->changed);
 	a->changed = NULL;
+	free(a->changed_lids);
+	a->changed_lids = NULL;
 	/* a read still feeding: the engine calls back no more at stop, its
 	 * memory goes with the process */
 	if (a->done_fd >= 0) {
