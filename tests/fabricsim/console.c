@@ -25,8 +25,9 @@ static const char *const help =
 	"# Dead \"node\" / Alive \"node\"    the node answers nothing at all / again; a name\n"
 	"#                               with * or ? takes every node it matches (a rail)\n"
 	"# Width \"node\"[port] 1X|2X|4X|8X|12X, Speed \"node\"[port] SDR|...|NDR|XDR (both ends)\n"
-	"# Stats                         MADs answered so far: SMPs (vendor attributes\n"
-	"#                               apart), PerfMgt, SA, vendor (class 0x0A, SMP 0xFFxx)\n"
+	"# Stats                         MADs answered so far: SMPs (vendor attributes and\n"
+	"#                               LinearForwardingTable apart), PerfMgt, SA, vendor\n"
+	"#                               (class 0x0A, SMP 0xFFxx), routing (LFT SMPs)\n"
 	"# Temperature \"node\" SENSOR CELSIUS|auto   sensor 0 the ASIC, 1-2 ambient, 64+M module M\n"
 	"# Fan \"node\" TACHO RPM|auto     tacho 0-13 of a switch (0 rpm: stopped)\n"
 	"# Module \"node\"[port] Remove|Insert|Fault   the module of the port (its cage's links\n"
@@ -57,7 +58,7 @@ enum fs_class fs_class_of(const uint8_t *mad, uint32_t status)
 	case 0x0A:
 		return FS_VENDOR;
 	default:
-		return attr >= 0xFF00 ? FS_VENDOR : FS_SMP;
+		return attr >= 0xFF00 ? FS_VENDOR : attr == IB_ATTR_LINEARFORWTBL ? FS_ROUTING : FS_SMP;
 	}
 }
 
@@ -541,9 +542,10 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 		return;
 	}
 	if (!strcasecmp(cmd, "Stats")) {
-		fprintf(out, "answered: %lu SMPs, %lu PerfMgt, %lu SA, %lu vendor; %lu undeliverable\n",
+		fprintf(out, "answered: %lu SMPs, %lu PerfMgt, %lu SA, %lu vendor, %lu routing; "
+			"%lu undeliverable\n",
 			fs_answered[FS_SMP], fs_answered[FS_PERFMGT], fs_answered[FS_SA],
-			fs_answered[FS_VENDOR], fs_answered[FS_UNDELIVERABLE]);
+			fs_answered[FS_VENDOR], fs_answered[FS_ROUTING], fs_answered[FS_UNDELIVERABLE]);
 		return;
 	}
 	if (!strcasecmp(cmd, "Vendor")) {

@@ -350,8 +350,9 @@ int fs_register_by_name(const char *name);
 /* console.c: one command line; output to out. fs_answered: MADs answered
  * by class, counted by the server for Stats. Vendor: NVIDIA's class 0x0A
  * and the SMPs of vendor-specific attributes (0xFF00 up: AccessRegister),
- * the register reads a switch's management processor answers. */
-enum fs_class { FS_SMP, FS_PERFMGT, FS_SA, FS_UNDELIVERABLE, FS_VENDOR, FS_CLASSES };
+ * the register reads a switch's management processor answers; routing:
+ * the SMPs of LinearForwardingTable (the routing checks' reads). */
+enum fs_class { FS_SMP, FS_PERFMGT, FS_SA, FS_UNDELIVERABLE, FS_VENDOR, FS_ROUTING, FS_CLASSES };
 extern unsigned long fs_answered[FS_CLASSES];
 /* Which count a MAD answered (status: not delivered) goes to. */
 enum fs_class fs_class_of(const uint8_t *mad, uint32_t status);

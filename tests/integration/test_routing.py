@@ -6,10 +6,12 @@ the simulator's console makes (Lft): an entry unassigned, sent to the wrong
 host, a loop, a credit loop, uplinks unbalanced; and clears when the table
 is as the model routes it again."""
 import re
+import urllib.request
 
 import pytest
 
 from conftest import generated, notifications, start_testbed, stop_testbed, wait_for, TRAP_OID
+from prometheus_server import free_port
 
 MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
 ROUTING = MIB + "1.12."
@@ -21,6 +23,7 @@ OFFENDER = ROUTING + "12.1."             # .column.check.n
 LOAD_LIDS = ROUTING + "13.1.3."          # .guid(8).port
 HOP_PAIRS = ROUTING + "14.1.2."          # .hops
 ALARM_DESC = MIB + "1.9.3.1.9"
+MADS = ROUTING + "7.0"
 FAILED, PASSED = MIB + "0.19", MIB + "0.20"
 REACH, HOPS, UPDOWN, CREDIT, BALANCE = 1, 2, 3, 4, 5
 CHECKS = (REACH, HOPS, UPDOWN, CREDIT, BALANCE)
@@ -30,9 +33,12 @@ HOSTS = 96
 @pytest.fixture(scope="module")
 def bed():
     # 96 hosts on radix-16 switches: 12 leaves in 2 pods, 16 spines, 8 cores
+    port = free_port()
     b = start_testbed(big={"hosts": HOSTS, "radix": 16},
                       extra_conf=["routingCheckInterval 10", "routingSettle 2",
-                                  "notificationLimit 0 60"])
+                                  "notificationLimit 0 60",
+                                  "prometheusListen 127.0.0.1:%d" % port])
+    b.metrics_url = "http://127.0.0.1:%d/metrics?collect[]=routing" % port
     try:
         yield b
     finally:
@@ -110,6 +116,11 @@ def trace(bed, src, dst, ok=True):
                       re.M)
 
 
+def metrics(bed):
+    with urllib.request.urlopen(bed.metrics_url, timeout=30) as r:
+        return r.read().decode()
+
+
 def guid_index(guid):
     return ".".join(str(b) for b in guid.to_bytes(8, "big"))
 
@@ -165,6 +176,10 @@ def test_an_unassigned_entry_is_a_dead_end_named_until_restored(bed, fabric):
     # 8 hosts of leaf-1-1 cannot reach host-90
     reached = num(bed.get(CA_PAIRS_REACHED)[CA_PAIRS_REACHED][1])
     assert reached == HOSTS * (HOSTS - 1) - 8
+    text = metrics(bed)
+    assert 'infiniband_routing_check_failed{check="reachability"} 1' in text, text
+    assert 'infiniband_routing_check_offenders{check="reachability"} 1' in text
+    assert "infiniband_routing_ca_pairs_unreached 8" in text
     before = len(notifications(bed))
     restore(bed, "leaf-1-1")
     assert not any("routing check" in v[1] for v in bed.walk(ALARM_DESC).values())
@@ -243,3 +258,26 @@ def test_unbalanced_uplinks_are_found(bed, fabric):
     assert num(o[0][6]) == counts[ups[0]] - counts.get(ups[1], 0)
     assert "port %d carries %d CA LIDs" % (ups[0], counts[ups[0]]) in o[0][7]
     restore(bed, "leaf-1-1")
+
+
+def test_a_hosts_link_down_and_back_reads_its_leaf_and_its_lid_block(bed, fabric):
+    """A link down or back is a topology patch: the leaf's table is read
+    again whole; when the host is back, on every other switch the block of
+    its LID (the SM routes it again; gone, it is no destination)."""
+    nodes, _ = fabric
+    switches = sum(1 for n in nodes.values() if n[0] == "switch")
+    top = max(n[3] for n in nodes.values())
+    blocks = top // 64 + 1
+    assert wait_for(lambda: num(bed.get(MADS)[MADS][1]) == switches * blocks, seconds=60)
+    first = runs(bed)
+    bed.simfabric("sim", 'Unlink "host-5"')
+    try:
+        assert wait_for(lambda: runs(bed) > first and num(bed.get(MADS)[MADS][1]) == blocks,
+                        seconds=60), bed.get(MADS)
+        assert statuses(bed) == {k: 1 for k in CHECKS}
+        assert 'infiniband_routing_check_failed{check="reachability"} 0' in metrics(bed)
+    finally:
+        bed.simfabric("sim", 'ReLink "host-5"')
+    assert wait_for(lambda: num(bed.get(MADS)[MADS][1]) == blocks + switches - 1, seconds=60), \
+        bed.get(MADS)
+    assert statuses(bed) == {k: 1 for k in CHECKS}

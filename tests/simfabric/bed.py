@@ -371,8 +371,9 @@ class Bed:
 
     def answered(self):
         """fabricsim's counts of the MADs it answered so far (its console's
-        Stats): {"smp", "pma", "sa", "vendor"}; SA counts every RMPP segment,
-        vendor NVIDIA's class 0x0A and SMPs of vendor attributes (not in
+        Stats): {"smp", "pma", "sa", "vendor", "routing"}; SA counts every
+        RMPP segment, vendor NVIDIA's class 0x0A and SMPs of vendor
+        attributes, routing the SMPs of LinearForwardingTable (neither in
         "smp")"""
         path = self.path("fabricsim.out")
         size = os.path.getsize(path)
@@ -380,10 +381,11 @@ class Bed:
         for _ in range(200):
             with open(path) as f:
                 f.seek(size)
-                m = re.findall(r"answered: (\d+) SMPs, (\d+) PerfMgt, (\d+) SA, (\d+) vendor",
-                               f.read())
+                m = re.findall(r"answered: (\d+) SMPs, (\d+) PerfMgt, (\d+) SA, (\d+) vendor, "
+                               r"(\d+) routing", f.read())
             if m:
-                return dict(zip(("smp", "pma", "sa", "vendor"), (int(v) for v in m[-1])))
+                return dict(zip(("smp", "pma", "sa", "vendor", "routing"),
+                                (int(v) for v in m[-1])))
             time.sleep(0.05)
         raise BedError("fabricsim did not answer Stats")
 
