@@ -13,11 +13,13 @@
  * builds the packets; PortSelect is the same octet in the three PerfMgt
  * attributes): the time the MADs themselves take on this fabric, with
  * nothing else around them. Prints "answers A of N in S s" (a vendor
- * register answered with a MAD status other than 0 is not counted).
+ * register answered with a MAD status other than 0 is not counted). With
+ * "lft", SubnGet(LinearForwardingTable) LID-routed for every "LID BLOCK"
+ * line (bench/routing.py's reference: the blocks of every switch).
  * Attach it like any diag tool (scripts/simfabric run --
  * bench-pipelined-pma 256 ext < pairs).
  *
- * Usage: bench-pipelined-pma [WINDOW [ext|fec|vendor]]  (default 256, madMaxOutstanding's) */
+ * Usage: bench-pipelined-pma [WINDOW [ext|fec|vendor|lft]]  (default 256, madMaxOutstanding's) */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@
 struct request {
 	unsigned lid, port, attr, reg_id;
 	uint8_t *reg; /* vendor: VENDOR_REG_MAX octets */
+	bool smp;     /* SubnGet(attr, port as the modifier) */
 };
 
 static double now(void)
@@ -61,7 +64,15 @@ static int send_get(int fd, int agent, const struct request *r, unsigned tid)
 	to.qkey = IB_DEFAULT_QP1_QKEY;
 	rpc.method = IB_MAD_METHOD_GET;
 	rpc.trid = tid;
-	if (r->reg) {
+	if (r->smp) {
+		to.qp = 0;
+		to.qkey = 0;
+		rpc.mgtclass = IB_SMI_CLASS;
+		rpc.attr.id = r->attr;
+		rpc.attr.mod = r->port;
+		rpc.datasz = IB_SMP_DATA_SIZE;
+		rpc.dataoffs = IB_SMP_DATA_OFFS;
+	} else if (r->reg) {
 		rpc.mgtclass = VENDOR_CLASS;
 		rpc.attr.id = VENDOR_ATTR_ACCESS_REG_GMP;
 		rpc.attr.mod = r->reg_id;
@@ -105,7 +116,7 @@ int main(int argc, char **argv)
 					 IB_GSI_PORT_EXT_SPEEDS_COUNTERS};
 	unsigned window = argc > 1 ? (unsigned)atoi(argv[1]) : 256, a, b;
 	const char *mode = argc > 2 ? argv[2] : "";
-	bool vendor = !strcmp(mode, "vendor");
+	bool vendor = !strcmp(mode, "vendor"), lft = !strcmp(mode, "lft");
 	unsigned per_line = vendor ? 1 : !strcmp(mode, "ext") ? 2 : !strcmp(mode, "fec") ? 3 : 1;
 	uint8_t buf[sizeof(struct ib_user_mad) + IB_MAD_SIZE];
 	struct request *req = NULL;
@@ -133,12 +144,18 @@ int main(int argc, char **argv)
 		}
 		if (scanf("%u %u", &a, &b) != 2)
 			break;
+		if (lft) {
+			req[n++] = (struct request){.lid = a, .port = b, .attr = IB_ATTR_LINEARFORWTBL,
+						    .smp = true};
+			continue;
+		}
 		for (unsigned i = 0; i < per_line; i++)
 			req[n++] = (struct request){.lid = a, .port = b, .attr = attrs[i]};
 	}
 	if (!window || umad_init() < 0 || (fd = umad_open_port(NULL, 0)) < 0 ||
-	    (agent = umad_register(fd, vendor ? VENDOR_CLASS : IB_PERFORMANCE_CLASS, 1, 0,
-				   NULL)) < 0) {
+	    (agent = umad_register(fd, vendor ? VENDOR_CLASS : lft ? IB_SMI_CLASS
+								  : IB_PERFORMANCE_CLASS,
+				   1, 0, NULL)) < 0) {
 		fprintf(stderr, "bench-pipelined-pma: cannot open a umad port\n");
 		return 1;
 	}
