@@ -59,7 +59,11 @@ def generated(bed):
 
 
 def runs_now(target):
-    return snmpget(target, RUNS)
+    """ibsnmpdRoutingRuns; 0 before the first run (no instance yet)"""
+    try:
+        return snmpget(target, RUNS)
+    except ValueError:
+        return 0
 
 
 def wait_run(target, after, limit=3600):
