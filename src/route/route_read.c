@@ -298,9 +298,9 @@ void route_read_start(struct cache_group *g)
 		cache_refresh_done(g, NULL, "no discovery of the subnet yet");
 		return;
 	}
-	if (f->from_sa) {
-		/* this port may not send SMPs (a protected fabric without the key) */
-		cache_refresh_done(g, NULL, "the topology comes from the SA: no SMPs to the switches");
+	if (mad_engine_smps_refused()) {
+		/* a protected fabric without the key: each SMP would be a violation */
+		cache_refresh_done(g, NULL, "SMPs refused (M_Key): the switches' tables not read");
 		return;
 	}
 	max_lid = route_max_lid(f);
