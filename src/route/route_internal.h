@@ -27,6 +27,7 @@ struct route_run {
 	 * the others (those of LIDs given or moved); NULL: every block of all */
 	bool *whole;
 	unsigned *some, n_some;
+	bool *skip;                    /* per switch: no way to send it SMPs */
 	size_t next_sw;
 	unsigned next_block, blocks;
 	size_t pending;

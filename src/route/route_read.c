@@ -41,6 +41,7 @@ static void run_free(struct route_run *r)
 	free(r->failed);
 	free(r->whole);
 	free(r->some);
+	free(r->skip);
 	free(r);
 }
 
@@ -166,22 +167,34 @@ static void got_block(void *ctx, int result, const uint8_t *data, size_t len)
 		read_done(r);
 }
 
-/* The next (switch, block) to read: every block of a switch read whole,
- * the blocks of `some` of the others; false: none left. */
+static bool block_wanted(const struct route_run *r, size_t sw, unsigned block)
+{
+	if (!r->whole || r->whole[sw])
+		return true;
+	for (unsigned k = 0; k < r->n_some; k++)
+		if (r->some[k] == block)
+			return true;
+	return false;
+}
+
+/* The next (switch, block) to read: block by block, each of every switch
+ * in turn (every block of a switch read whole, those of `some` of the
+ * others), so that the requests in a row go to different switches and
+ * madMaxPerDestination holds none back in the queue; false: none left. */
 static bool next_target(struct route_run *r, size_t *sw, unsigned *block)
 {
-	while (r->next_sw < r->t.n_switches) {
-		bool whole = !r->whole || r->whole[r->next_sw];
-		unsigned n = whole ? r->blocks : r->n_some;
+	while (r->next_block < r->blocks) {
+		while (r->next_sw < r->t.n_switches) {
+			size_t s = r->next_sw++;
 
-		if (r->next_block < n) {
-			*sw = r->next_sw;
-			*block = whole ? r->next_block : r->some[r->next_block];
-			r->next_block++;
-			return true;
+			if (!r->skip[s] && block_wanted(r, s, r->next_block)) {
+				*sw = s;
+				*block = r->next_block;
+				return true;
+			}
 		}
-		r->next_sw++;
-		r->next_block = 0;
+		r->next_sw = 0;
+		r->next_block++;
 	}
 	return false;
 }
@@ -206,7 +219,7 @@ static bool feed(void *ctx)
 		nd = &r->fabric->nodes[r->t.switch_node[sw]];
 		if (topology_node_portid(nd, &to)) {
 			r->failed[sw]++;
-			r->next_block = UINT32_MAX; /* none of its blocks */
+			r->skip[sw] = true; /* none of its blocks */
 			continue;
 		}
 		if (!(ref = malloc(sizeof(*ref)))) {
@@ -306,9 +319,12 @@ void route_read_start(struct cache_group *g)
 	max_lid = route_max_lid(f);
 	r = calloc(1, sizeof(*r));
 	if (!r || route_tables_init(&r->t, f, max_lid) ||
-	    !(r->failed = calloc(r->t.n_switches + 1, sizeof(*r->failed)))) {
-		if (r)
+	    !(r->failed = calloc(r->t.n_switches + 1, sizeof(*r->failed))) ||
+	    !(r->skip = calloc(r->t.n_switches + 1, sizeof(*r->skip)))) {
+		if (r) {
 			route_tables_free(&r->t);
+			free(r->failed);
+		}
 		free(r);
 		cache_refresh_done(g, NULL, "out of memory");
 		return;
