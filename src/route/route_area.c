@@ -125,7 +125,7 @@ static void defaults(void)
 
 static const struct config_token tokens[] = {
 	{"routingCheck", CONFIG_BOOL, &route_cfg.enabled, .help = "yes|no"},
-	{"routingCheckInterval", CONFIG_UINT, &route_cfg.interval_s, .min = 10, .max = 604800,
+	{"routingCheckInterval", CONFIG_UINT, &route_cfg.interval_s, .min = 1, .max = 604800,
 	 .help = "SECONDS"},
 	{"routingSettle", CONFIG_UINT, &route_cfg.settle_s, .min = 1, .max = 3600,
 	 .help = "SECONDS"},

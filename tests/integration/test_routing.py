@@ -35,7 +35,7 @@ def bed():
     # 96 hosts on radix-16 switches: 12 leaves in 2 pods, 16 spines, 8 cores
     port = free_port()
     b = start_testbed(big={"hosts": HOSTS, "radix": 16},
-                      extra_conf=["routingCheckInterval 10", "routingSettle 2",
+                      extra_conf=["routingCheckInterval 3", "routingSettle 1",
                                   "notificationLimit 0 60",
                                   "prometheusListen 127.0.0.1:%d" % port])
     b.metrics_url = "http://127.0.0.1:%d/metrics?collect[]=routing" % port
