@@ -66,7 +66,10 @@ def num(value):
 
 
 def runs(bed):
-    return num(bed.get(RUNS)[RUNS][1])
+    """ibsnmpdRoutingRuns; 0 before the first run has published (no instance
+    yet: the bed is up before its first discovery)"""
+    value = bed.get(RUNS)[RUNS][1]
+    return 0 if value.startswith("No Such") else num(value)
 
 
 def next_run(bed):
