@@ -61,12 +61,12 @@ def cost(bed, commands, served):
     """The MADs of each class fabricsim answered from the console commands
     until the fabric is quiet again, once served() holds"""
     before = bed.answered_when_quiet(limit=300, classes=CLASSES)
-    runs = int(cell(bed, ROUTING_RUNS))
+    runs = int(cell(bed, ROUTING_RUNS) or 0)
     for c in commands:
         bed.simfabric("sim", c)
     assert wait_for(served, seconds=60), commands
     # the routing checks read what the change may have rerouted
-    assert wait_for(lambda: int(cell(bed, ROUTING_RUNS)) > runs, seconds=60), commands
+    assert wait_for(lambda: int(cell(bed, ROUTING_RUNS) or 0) > runs, seconds=60), commands
     after = bed.answered_when_quiet(limit=300, classes=CLASSES)
     return {c: after[c] - before[c] for c in CLASSES}
 
