@@ -1193,8 +1193,11 @@ static bool route_sample(const struct prom_render *r, const struct family *f, si
 			 struct sample *s)
 {
 	const struct route_snapshot *rs = r->src->route;
-	const struct route_check_result *c = &rs->f.checks[row + 1];
-	const struct route_port_load *l = &rs->f.loads[row < rs->f.n_loads ? row : 0];
+	/* the row's check and load: only where the family has them */
+	const struct route_check_result *c =
+		f->rows == ROWS_ROUTE_CHECKS ? &rs->f.checks[row + 1] : &rs->f.checks[0];
+	const struct route_port_load *l =
+		f->rows == ROWS_ROUTE_LOADS ? &rs->f.loads[row] : NULL;
 	char *o = s->value;
 
 	if (f->rows == ROWS_ROUTE_CHECKS)
@@ -1222,8 +1225,8 @@ static bool route_sample(const struct prom_render *r, const struct family *f, si
 	case M_ROUTE_CA_PAIRS_UNREACHED: o = put_u64(o, rs->f.ca_pairs - rs->f.pairs_reached); break;
 	case M_ROUTE_CHECK_FAILED: o = put_bool(o, c->status == ROUTE_STATUS_FAILED); break;
 	case M_ROUTE_CHECK_OFFENDERS: o = put_u64(o, c->offenders); break;
-	case M_ROUTE_PORT_LIDS: o = put_u64(o, l->lids); break;
-	case M_ROUTE_PORT_PATHS: o = put_u64(o, l->paths); break;
+	case M_ROUTE_PORT_LIDS: o = put_u64(o, l ? l->lids : 0); break;
+	case M_ROUTE_PORT_PATHS: o = put_u64(o, l ? l->paths : 0); break;
 	default: o = put_u64(o, rs->f.hop_rows[row].pairs); break;
 	}
 	s->value_end = o;
