@@ -416,7 +416,7 @@ static int bfs_dist(const struct model *m, struct walk *w, size_t from)
 
 static void say_blames(const struct model *m, struct walk *w, unsigned lid, struct out_list *o)
 {
-	char who[120];
+	char who[120], cut[48];
 
 	lid_words(m, lid, who, sizeof(who));
 	for (size_t b = 0; b < w->n_blames; b++) {
@@ -430,42 +430,30 @@ static void say_blames(const struct model *m, struct walk *w, unsigned lid, stru
 		x->port = bl->port;
 		x->lid = lid;
 		x->count = bl->affected;
+		/* how many it leaves without the LID, in the words of every kind */
+		snprintf(cut, sizeof(cut), "%llu switch%s cannot reach it",
+			 (unsigned long long)bl->affected, bl->affected == 1 ? "" : "es");
 		switch (bl->kind) {
 		case ROUTE_LOOP:
-			say(x,
-				 "routes to %s loop through switch %s: %llu switches cannot reach it",
-				 who, name, (unsigned long long)bl->affected);
+			say(x, "routes to %s loop through switch %s: %s", who, name, cut);
 			break;
 		case ROUTE_DEAD_UNASSIGNED:
-			say(x,
-				 "switch %s has no port for %s: %llu switches cannot reach it", name,
-				 who, (unsigned long long)bl->affected);
+			say(x, "switch %s has no port for %s: %s", name, who, cut);
 			break;
 		case ROUTE_DEAD_SELF:
-			say(x,
-				 "switch %s keeps %s for itself (port 0): %llu switches cannot reach it",
-				 name, who, (unsigned long long)bl->affected);
+			say(x, "switch %s keeps %s for itself (port 0): %s", name, who, cut);
 			break;
 		case ROUTE_DEAD_BAD_PORT:
-			say(x,
-				 "switch %s sends %s to port %u, which it does not have: %llu "
-				 "switches cannot reach it", name, who, bl->port,
-				 (unsigned long long)bl->affected);
+			say(x, "switch %s sends %s to port %u, which it does not have: %s", name, who,
+			    bl->port, cut);
 			break;
-		case ROUTE_DEAD_WRONG_NODE: {
-			size_t k = m->base[bl->sw] + bl->port;
-
-			say(x,
-				 "switch %s sends %s out of port %u to %s: %llu switches cannot "
-				 "reach it", name, who, bl->port, node_name(m->f, m->ca_node[k]),
-				 (unsigned long long)bl->affected);
+		case ROUTE_DEAD_WRONG_NODE:
+			say(x, "switch %s sends %s out of port %u to %s: %s", name, who, bl->port,
+			    node_name(m->f, m->ca_node[m->base[bl->sw] + bl->port]), cut);
 			break;
-		}
 		default:
-			say(x,
-				 "switch %s sends %s out of port %u, which has no link: %llu switches "
-				 "cannot reach it", name, who, bl->port,
-				 (unsigned long long)bl->affected);
+			say(x, "switch %s sends %s out of port %u, which has no link: %s", name, who,
+			    bl->port, cut);
 		}
 	}
 }

@@ -83,12 +83,10 @@ void route_read_soon(struct route_area *a, const struct topology *before,
 /* route_mib.c */
 int route_mib_register(struct route_area *a);
 void route_mib_unregister(struct route_area *a);
-/* A column of ibsnmpdRouteCheckTable or ibsnmpdRouteOffenderTable, as the
- * tables serve it (the notifications carry the same): 0, or -1 none. */
+/* A column of ibsnmpdRouteCheckTable, as the table serves it (the
+ * notifications carry the same): 0, or -1 none. */
 int route_mib_check_column(const struct route_snapshot *s, unsigned check, unsigned column,
 			   netsnmp_variable_list *vb);
-int route_mib_offender_column(const struct route_offender *o, unsigned column,
-			      netsnmp_variable_list *vb);
 
 /* route_notify.c: an observer of the group */
 void route_notify_published(struct cache_group *g, const void *before, const void *after,

@@ -183,8 +183,8 @@ static int check_value(const void *row, unsigned column, netsnmp_variable_list *
 				      vb);
 }
 
-int route_mib_offender_column(const struct route_offender *o, unsigned column,
-			      netsnmp_variable_list *vb)
+static int offender_column(const struct route_offender *o, unsigned column,
+			   netsnmp_variable_list *vb)
 {
 	switch (column) {
 	case COLUMN_IBSNMPD_ROUTE_OFFENDER_KIND: mib_set_int(vb, o->kind); return 0;
@@ -205,7 +205,7 @@ static int offender_value(const void *row, unsigned column, netsnmp_variable_lis
 			  const void *snap)
 {
 	(void)snap;
-	return route_mib_offender_column(row, column, vb);
+	return offender_column(row, column, vb);
 }
 
 static int load_value(const void *row, unsigned column, netsnmp_variable_list *vb,

@@ -27,14 +27,13 @@ static void add_check_column(netsnmp_variable_list **vl, const struct route_snap
 		snmp_set_var_typed_value(vb, ASN_NULL, NULL, 0);
 }
 
+/* The check's first offender (they come by check, then by number). */
 static const struct route_offender *first_offender(const struct route_snapshot *s,
-						   unsigned check, unsigned *index)
+						   unsigned check)
 {
 	for (size_t i = 0; i < s->f.n_offenders; i++)
-		if (s->f.offenders[i].check == check) {
-			*index = 1;
+		if (s->f.offenders[i].check == check)
 			return &s->f.offenders[i];
-		}
 	return NULL;
 }
 
@@ -45,14 +44,13 @@ static void send_check(const struct route_snapshot *s, unsigned check, bool fail
 	netsnmp_variable_list *vl = failed ? mib_notification_new(failed_oid, OID_LENGTH(failed_oid))
 					   : mib_notification_new(passed_oid, OID_LENGTH(passed_oid));
 	const struct route_offender *o;
-	unsigned index = 0;
 
 	if (!vl)
 		return;
 	add_check_column(&vl, s, check, COLUMN_IBSNMPD_ROUTE_CHECK_NAME);
 	add_check_column(&vl, s, check, COLUMN_IBSNMPD_ROUTE_CHECK_STATUS);
 	add_check_column(&vl, s, check, COLUMN_IBSNMPD_ROUTE_CHECK_OFFENDERS);
-	if (failed && (o = first_offender(s, check, &index))) {
+	if (failed && (o = first_offender(s, check))) {
 		static const oid table[] = {OID_IBSNMPD_ROUTE_OFFENDER_TABLE};
 		oid name[MAX_OID_LEN];
 		size_t n = OID_LENGTH(table);
@@ -61,7 +59,7 @@ static void send_check(const struct route_snapshot *s, unsigned check, bool fail
 		name[n++] = 1;
 		name[n++] = COLUMN_IBSNMPD_ROUTE_OFFENDER_DESCRIPTION;
 		name[n++] = check;
-		name[n++] = index;
+		name[n++] = o->n;
 		snmp_varlist_add_variable(&vl, name, n, ASN_OCTET_STR, o->desc, strlen(o->desc));
 	}
 	notify_send(NOTIFY_ROUTING, failed ? 19 : 20, check, vl);
