@@ -38,6 +38,9 @@ static const char *const help =
 	"# Lft \"switch\" LID PORT|none  an entry of its LinearForwardingTable set (none: 255);\n"
 	"# Lft \"switch\" clear|auto      every entry none / as the model routes them again\n"
 	"# MKey \"node\"|* KEY [PROTECT [LEASE]]  its M_Key (0: none), protect bits 0-3, lease\n"
+	"# PortInfo \"node\"[port] NeighborMTU 256..4096|OperVLs 1|2|4|8|15|PortState\n"
+	"#                               Init|Armed|Active|LID N  what one end says (auto: the\n"
+	"#                               model's again): a link the SM left misconfigured\n"
 	"#                               seconds; MKey \"node\" alone: its violations\n"
 	"#                               how it answers NVIDIA's vendor MADs (a pattern: every\n"
 	"#                               node it matches); without a mode, how many reached it\n";
@@ -522,6 +525,55 @@ static void lft(struct fabric *f, int node, char *s, FILE *out)
 		fprintf(out, "# Lft: out of memory\n");
 }
 
+/* PortInfo "node"[port] FIELD VALUE|auto: one end's PortInfo overridden */
+static void portinfo(struct fabric *f, int node, int port, const char *s, FILE *out)
+{
+	static const char *const states[] = {"", "Down", "Init", "Armed", "Active"};
+	char field[16] = "", value[16] = "";
+	struct fs_port *p;
+	bool automatic;
+	long v;
+	int code = -1;
+
+	if (port < 1 || sscanf(s, "%15s %15s", field, value) != 2 ||
+	    !(p = fs_port_of(f, (uint32_t)node, (uint8_t)port))) {
+		fprintf(out, "# PortInfo \"node\"[port] FIELD VALUE|auto\n");
+		return;
+	}
+	automatic = !strcasecmp(value, "auto");
+	v = strtol(value, NULL, 0);
+	if (!strcasecmp(field, "NeighborMTU")) {
+		for (int c = 1; c <= 5; c++)
+			if (v == 128L << c)
+				code = c;
+		if (automatic || code > 0)
+			p->mtu_set = (uint8_t)(automatic ? 0 : code);
+	} else if (!strcasecmp(field, "OperVLs")) {
+		static const long vls[] = {0, 1, 2, 4, 8, 15};
+
+		for (int c = 1; c <= 5; c++)
+			if (v == vls[c])
+				code = c;
+		if (automatic || code > 0)
+			p->vls_set = (uint8_t)(automatic ? 0 : code);
+	} else if (!strcasecmp(field, "PortState")) {
+		for (int c = 2; c <= 4; c++)
+			if (!strcasecmp(value, states[c]))
+				code = c;
+		if (automatic || code > 0)
+			p->state_set = (uint8_t)(automatic ? 0 : code);
+	} else if (!strcasecmp(field, "LID")) {
+		if (v >= 0 && v < 0xc000)
+			code = 0;
+		if (automatic || code == 0) {
+			p->lid_is_set = !automatic;
+			p->lid_set = (uint16_t)(automatic ? 0 : v);
+		}
+	}
+	if (!automatic && code < 0)
+		fprintf(out, "# PortInfo: %s %s not understood\n", field, value);
+}
+
 void fs_console(struct fabric *f, char *line, FILE *out,
 		void (*link_changed)(struct fabric *f, uint32_t node))
 {
@@ -588,6 +640,8 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 			f->ports[n->first_port + p].err_rate = (uint8_t)rate;
 	} else if (!strcasecmp(cmd, "Lft")) {
 		lft(f, node, s, out);
+	} else if (!strcasecmp(cmd, "PortInfo")) {
+		portinfo(f, node, port, s, out);
 	} else if (!strcasecmp(cmd, "Temperature")) {
 		temperature(f, node, s, out);
 	} else if (!strcasecmp(cmd, "Fan")) {

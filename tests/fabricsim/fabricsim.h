@@ -130,6 +130,10 @@ struct fs_port {
 	uint8_t speed;      /* enum fs_speed */
 	uint8_t err_rate;   /* Error: per cent of answers turned into status 110 */
 	uint8_t mkey_protect; /* PortInfo MKeyProtectBits 0-3 (a switch: its port 0's) */
+	/* PortInfo as the console set it, 0: as the model has it (a fabric
+	 * misconfigured: an MTU, VLs or a state the SM left, a LID claimed) */
+	uint8_t mtu_set, vls_set, state_set, lid_is_set;
+	uint16_t lid_set;
 	uint64_t data_offset[FS_DATAS]; /* value subtracted: clears and sets */
 	double up_seconds;  /* time up before up_since */
 	double up_since;    /* when it came up (if up) */

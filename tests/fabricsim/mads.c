@@ -154,7 +154,7 @@ void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t en
 
 	memset(d, 0, IB_SMP_DATA_SIZE);
 	mad_set_field64(d, 0, IB_PORT_GID_PREFIX_F, 0xfe80000000000000ULL);
-	mad_set_field(d, 0, IB_PORT_LID_F, p->lid);
+	mad_set_field(d, 0, IB_PORT_LID_F, p->lid_is_set ? p->lid_set : p->lid);
 	mad_set_field(d, 0, IB_PORT_SMLID_F, f->nodes[f->sm_node].lid);
 	cap = n->type == FS_SWITCH ? CAP_SWITCH0 : CAP_CA;
 	if (node == f->sm_node)
@@ -173,17 +173,17 @@ void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t en
 	mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 1 | 2 | 16);
 	/* a down port keeps its width: tools warn on 0 (IBA allows any value) */
 	mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ACTIVE_F, link->width);
-	mad_set_field(d, 0, IB_PORT_STATE_F, up ? 4 : 1);          /* Active, Down */
+	mad_set_field(d, 0, IB_PORT_STATE_F, !up ? 1 : p->state_set ? p->state_set : 4);
 	mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, up ? 5 : 2);     /* LinkUp, Polling */
 	mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, 2);
-	mad_set_field(d, 0, IB_PORT_NEIGHBOR_MTU_F, 5);            /* 4096 */
+	mad_set_field(d, 0, IB_PORT_NEIGHBOR_MTU_F, p->mtu_set ? p->mtu_set : 5); /* 4096 */
 	mad_set_field(d, 0, IB_PORT_VL_CAP_F, 4);                  /* VL0-7 */
 	mad_set_field(d, 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F, 8);
 	mad_set_field(d, 0, IB_PORT_VL_ARBITRATION_LOW_CAP_F, 8);
 	mad_set_field(d, 0, IB_PORT_MTU_CAP_F, 5);
 	mad_set_field(d, 0, IB_PORT_VL_STALL_COUNT_F, 7);
 	mad_set_field(d, 0, IB_PORT_HOQ_LIFE_F, 20);
-	mad_set_field(d, 0, IB_PORT_OPER_VLS_F, up ? 4 : 0);
+	mad_set_field(d, 0, IB_PORT_OPER_VLS_F, !up ? 0 : p->vls_set ? p->vls_set : 4);
 	mad_set_field(d, 0, IB_PORT_SUBN_TIMEOUT_F, 18);
 	mad_set_field(d, 0, IB_PORT_RESP_TIME_VAL_F, 16);
 	speed_fields(link, up, d);
