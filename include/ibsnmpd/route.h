@@ -1,9 +1,12 @@
 /* Fabric validation: the switches' unicast forwarding tables, read, and the
  * checks made of them and the topology (the route area, src/route/).
  *
- *   route_check.c   pure: every check from the topology and the tables, by
- *                   one walk per destination LID over the switches' next
- *                   hops (never per pair of hosts)
+ *   route_check.c   pure: every routing check from the topology and the
+ *                   tables, by one walk per destination LID over the
+ *                   switches' next hops (never per pair of hosts)
+ *   route_subnet.c  pure: the checks of the subnet's configuration, from
+ *                   the topology and the link sweep's PortInfo (duplicates,
+ *                   links' state, MTU and VLs)
  *   route_read.c    the tables: SubnGet(LinearForwardingTable) of every
  *                   switch, paced by the MAD engine's window
  *   route_area.c    the area: tokens, its cache group, when it reads again
@@ -37,7 +40,10 @@ enum route_check_id {
 	ROUTE_CHECK_UPDOWN,    /* on a tree ranked from the CAs: no route goes down, then up */
 	ROUTE_CHECK_CREDIT,    /* the channel dependency graph has no cycle */
 	ROUTE_CHECK_BALANCE,   /* a switch's up-going ports carry CA LIDs within one of each other */
-	ROUTE_CHECKS = ROUTE_CHECK_BALANCE
+	ROUTE_ROUTING_CHECKS = ROUTE_CHECK_BALANCE, /* the last made of the tables */
+	ROUTE_CHECK_DUPLICATES, /* GUIDs and LIDs given once, no zero LID */
+	ROUTE_CHECK_LINKS,      /* links Active at both ends, at the MTU and VLs both can */
+	ROUTE_CHECKS = ROUTE_CHECK_LINKS
 };
 
 /* ibsnmpdRouteCheckStatus */
@@ -60,7 +66,21 @@ enum route_offense {
 	ROUTE_DOWN_UP,             /* CA pairs whose route goes down then up */
 	ROUTE_CREDIT_LOOP,         /* a cycle of channel dependencies */
 	ROUTE_UNBALANCED,          /* a switch's up-going ports: max - min LIDs > 1 */
+	ROUTE_DUP_PORT_GUID,       /* a port GUID two ports have */
+	ROUTE_DUP_LID,             /* a LID two ports have (LMC ranges included) */
+	ROUTE_ZERO_LID,            /* a CA port or switch with a link and no LID */
+	ROUTE_DUP_DESCRIPTION,     /* a node description two nodes have (informational) */
+	ROUTE_LINK_STUCK,          /* a link up whose end stays Init or Armed */
+	ROUTE_LINK_MTU,            /* a link's active MTU below what both ends can */
+	ROUTE_LINK_VLS,            /* a link's operational VLs below what both ends can */
+	ROUTE_OFFENSES = ROUTE_LINK_VLS
 };
+
+/* Offenders that do not fail their check (said, not counted). */
+static inline bool route_offense_informational(unsigned kind)
+{
+	return kind == ROUTE_DUP_DESCRIPTION;
+}
 
 struct route_offender {
 	uint8_t check;        /* enum route_check_id */
@@ -76,7 +96,9 @@ struct route_offender {
 struct route_check_result {
 	uint8_t id;           /* enum route_check_id */
 	uint8_t status;       /* enum route_status */
-	uint64_t offenders;   /* all found (the list keeps ROUTE_OFFENDERS_MAX) */
+	uint64_t offenders;   /* all found that fail it (the list keeps ROUTE_OFFENDERS_MAX) */
+	uint32_t listed;      /* its rows in the offender list (informational ones too) */
+	time_t at;            /* wall clock of the run that made it; 0 none */
 };
 
 /* LIDs and CA paths a switch port carries (the balance table). */
@@ -124,9 +146,9 @@ struct route_findings {
 
 void route_findings_free(struct route_findings *r);
 
-/* Every check of the tables t (read against the topology f, whose switches
- * they name) into *out; -1 out of memory (out freed). Pure; unit-tested,
- * fuzzed. */
+/* The routing checks (1 .. ROUTE_ROUTING_CHECKS) of the tables t (read
+ * against the topology f, whose switches they name) into *out; -1 out of
+ * memory (out freed). Pure; unit-tested, fuzzed. */
 int route_check(const struct topology *f, const struct route_tables *t,
 		struct route_findings *out);
 
@@ -142,6 +164,38 @@ void route_tables_put_block(struct route_tables *t, size_t sw, unsigned block,
 /* The highest LID f's ports have (0: none). */
 unsigned route_max_lid(const struct topology *f);
 
+/* A port as the link sweep last read its PortInfo (the subnet checks'
+ * input), sorted by (GUID, port). */
+struct route_port_fact {
+	uint64_t guid;
+	unsigned port;
+	uint16_t lid;
+	uint8_t lmc;
+	uint8_t state, phys_state;   /* PortState 1..5, PortPhysicalState 1..7 */
+	uint8_t mtu_cap, active_mtu; /* MTUCap, NeighborMTU (IBA codes: 1 256 .. 5 4096) */
+	uint8_t vl_cap, oper_vls;    /* VLCap, OperationalVLs (1 VL0 .. 5 VL0-14) */
+	uint32_t state_s;            /* seconds it has been in that state, as far as seen */
+};
+
+/* The subnet checks (ROUTE_CHECK_DUPLICATES, ROUTE_CHECK_LINKS) of the
+ * topology f and the ports' PortInfo p[0..n) (NULL, 0: no link sweep: the
+ * link check does not run) into *out, their checks' rows only; an end in
+ * Init or Armed for stuck_s seconds or more is stuck. -1 out of memory
+ * (out freed). Pure; unit-tested, fuzzed. */
+int route_subnet_check(const struct topology *f, const struct route_port_fact *p, size_t n,
+		       unsigned stuck_s, struct route_findings *out);
+
+/* For the checks' files: an offender of check `check` added to r (its
+ * count kept whole, its row kept if fewer than ROUTE_OFFENDERS_MAX are);
+ * NULL: not kept (*failed set if for want of memory). */
+struct route_offender *route_offender_add(struct route_findings *r, size_t *cap, unsigned check,
+					  unsigned kind, bool *failed);
+/* An offender's words, cut at its end when names are long. */
+__attribute__((format(printf, 2, 3))) void route_offender_say(struct route_offender *x,
+							       const char *fmt, ...);
+/* r's offenders in index order: by check, then number. */
+void route_offenders_sort(struct route_findings *r);
+
 const char *route_check_name(unsigned check);   /* "reachability" ...; NULL: none */
 const char *route_offense_name(unsigned kind);  /* "deadEndUnassigned" ...; NULL: none */
 
@@ -149,8 +203,11 @@ const char *route_offense_name(unsigned kind);  /* "deadEndUnassigned" ...; NULL
 
 enum route_source { ROUTE_SOURCE_SMP = 1, ROUTE_SOURCE_SA = 2 };
 
-struct route_snapshot {
-	struct route_findings f;
+/* One run of the routing checks: held by every snapshot until the next
+ * (the subnet checks publish in between). */
+struct route_routing {
+	unsigned refs;                  /* main thread only */
+	struct route_findings f;        /* checks 1 .. ROUTE_ROUTING_CHECKS, loads, hops */
 	const struct topology *fabric;  /* held: what the tables were read against */
 	uint8_t source;                 /* enum route_source */
 	time_t read_at;                 /* wall clock of the read's end */
@@ -158,7 +215,16 @@ struct route_snapshot {
 	unsigned switches, switches_read;
 	unsigned long mads;             /* the read's */
 	unsigned max_lid;
-	unsigned long run;              /* the checks' run number, from 1 */
+	unsigned long run;              /* the routing checks' run number, from 1 */
+};
+
+struct route_snapshot {
+	const struct route_routing *routing; /* NULL: no table read yet */
+	/* every check: the routing run's, then the last subnet run's */
+	struct route_check_result checks[ROUTE_CHECKS + 1];
+	struct route_offender *offenders;    /* all checks', by check then number */
+	size_t n_offenders;
+	double subnet_seconds;               /* the last subnet checks' time */
 };
 
 void route_snapshot_free(void *p);

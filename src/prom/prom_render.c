@@ -1192,10 +1192,13 @@ static bool node_wanted(const struct prom_filter *f, uint64_t guid, unsigned typ
 static bool route_sample(const struct prom_render *r, const struct family *f, size_t row,
 			 struct sample *s)
 {
-	const struct route_snapshot *rs = r->src->route;
+	const struct route_snapshot *snap = r->src->route;
+	/* the routing run's (families of checks aside, rows only when there is
+	 * one: family_rows) */
+	const struct route_routing *rs = snap->routing;
 	/* the row's check and load: only where the family has them */
 	const struct route_check_result *c =
-		f->rows == ROWS_ROUTE_CHECKS ? &rs->f.checks[row + 1] : &rs->f.checks[0];
+		f->rows == ROWS_ROUTE_CHECKS ? &snap->checks[row + 1] : &snap->checks[0];
 	const struct route_port_load *l =
 		f->rows == ROWS_ROUTE_LOADS ? &rs->f.loads[row] : NULL;
 	char *o = s->value;
@@ -1249,10 +1252,13 @@ static size_t family_rows(const struct prom_render *r, const struct family *f)
 	case ROWS_MODULES: return r->src->vitals ? r->src->vitals->n_modules : 0;
 	case ROWS_LANES: return r->src->vitals ? r->src->vitals->n_lanes : 0;
 	case ROWS_ALARMS: return r->src->alarms ? r->src->alarms->n : 0;
-	case ROWS_ROUTING: return r->src->route ? 1 : 0;
+	case ROWS_ROUTING: return r->src->route && r->src->route->routing ? 1 : 0;
 	case ROWS_ROUTE_CHECKS: return r->src->route ? ROUTE_CHECKS : 0;
-	case ROWS_ROUTE_LOADS: return r->src->route ? r->src->route->f.n_loads : 0;
-	case ROWS_ROUTE_HOPS: return r->src->route ? r->src->route->f.n_hop_rows : 0;
+	case ROWS_ROUTE_LOADS:
+		return r->src->route && r->src->route->routing ? r->src->route->routing->f.n_loads : 0;
+	case ROWS_ROUTE_HOPS:
+		return r->src->route && r->src->route->routing ? r->src->route->routing->f.n_hop_rows
+							       : 0;
 	default: return r->n_ports;
 	}
 }

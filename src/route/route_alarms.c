@@ -15,17 +15,18 @@ void route_alarms(const void *snapshot, struct alarm_list *out)
 	struct alarm_cond *c;
 
 	for (unsigned k = 1; k <= ROUTE_CHECKS; k++) {
-		const struct route_check_result *r = &s->f.checks[k];
+		const struct route_check_result *r = &s->checks[k];
 
 		if (r->status != ROUTE_STATUS_FAILED)
 			continue;
 		if ((c = alarm_list_add(out, ALARM_ROUTE_CHECK_FAILED, 0, 0, k, 0)))
-			snprintf(c->desc, sizeof(c->desc), "routing check %s failed: %llu offender%s",
+			snprintf(c->desc, sizeof(c->desc), "%s check %s failed: %llu offender%s",
+				 k <= ROUTE_ROUTING_CHECKS ? "routing" : "subnet",
 				 route_check_name(k), (unsigned long long)r->offenders,
 				 r->offenders == 1 ? "" : "s");
 	}
-	for (size_t i = 0; i < s->f.n_offenders; i++) {
-		const struct route_offender *o = &s->f.offenders[i];
+	for (size_t i = 0; i < s->n_offenders; i++) {
+		const struct route_offender *o = &s->offenders[i];
 
 		if (o->check != ROUTE_CHECK_REACH)
 			continue;

@@ -1,5 +1,6 @@
-/* The route area: the fabric's routing checked (routingCheck). It follows
- * the topology: the first discovery is read at once, every change
+/* The route area: the fabric's routing and configuration checked
+ * (routingCheck). The subnet checks follow the link sweeps (route_links.c);
+ * the routing checks follow the topology: the first discovery is read at once, every change
  * (a discovery, a patch after a link came or went) routingSettle seconds
  * later, once the SM has had its heavy sweep; and every
  * routingCheckInterval. Its notifications come from an observer of its own
@@ -42,15 +43,86 @@ static void discovered(struct cache_group *g, const void *before, const void *af
 		route_read_soon(a, before, after);
 }
 
+void route_routing_put(const struct route_routing *r)
+{
+	struct route_routing *m = (struct route_routing *)r;
+
+	if (!m || --m->refs)
+		return;
+	route_findings_free(&m->f);
+	topology_put(m->fabric);
+	free(m);
+}
+
 void route_snapshot_free(void *p)
 {
 	struct route_snapshot *s = p;
 
 	if (!s)
 		return;
-	route_findings_free(&s->f);
-	topology_put(s->fabric);
+	route_routing_put(s->routing);
+	free(s->offenders);
 	free(s);
+}
+
+/* The offenders of checks first..last of f appended to s's. */
+static int offenders_take(struct route_snapshot *s, size_t *cap, const struct route_offender *o,
+			  size_t n, unsigned first, unsigned last)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (o[i].check < first || o[i].check > last)
+			continue;
+		if (s->n_offenders == *cap) {
+			size_t more = *cap ? 2 * *cap : 64;
+			struct route_offender *v = realloc(s->offenders, more * sizeof(*v));
+
+			if (!v)
+				return -1;
+			s->offenders = v;
+			*cap = more;
+		}
+		s->offenders[s->n_offenders++] = o[i];
+	}
+	return 0;
+}
+
+struct route_snapshot *route_snapshot_make(struct route_routing *routing,
+					   const struct route_findings *subnet,
+					   double subnet_seconds, const struct route_snapshot *before)
+{
+	struct route_snapshot *s = calloc(1, sizeof(*s));
+	size_t cap = 0;
+
+	if (!s)
+		return NULL;
+	for (unsigned k = 1; k <= ROUTE_CHECKS; k++)
+		s->checks[k] = (struct route_check_result){.id = (uint8_t)k,
+							   .status = ROUTE_STATUS_NOT_RUN};
+	if (routing) {
+		routing->refs++;
+		s->routing = routing;
+		memcpy(&s->checks[1], &routing->f.checks[1],
+		       ROUTE_ROUTING_CHECKS * sizeof(s->checks[1]));
+		if (offenders_take(s, &cap, routing->f.offenders, routing->f.n_offenders, 1,
+				   ROUTE_ROUTING_CHECKS))
+			goto fail;
+	}
+	if (subnet || before) {
+		const struct route_check_result *c = subnet ? subnet->checks : before->checks;
+
+		memcpy(&s->checks[ROUTE_ROUTING_CHECKS + 1], &c[ROUTE_ROUTING_CHECKS + 1],
+		       (ROUTE_CHECKS - ROUTE_ROUTING_CHECKS) * sizeof(*c));
+		s->subnet_seconds = subnet ? subnet_seconds : before->subnet_seconds;
+		if (subnet ? offenders_take(s, &cap, subnet->offenders, subnet->n_offenders,
+					    ROUTE_ROUTING_CHECKS + 1, ROUTE_CHECKS)
+			   : offenders_take(s, &cap, before->offenders, before->n_offenders,
+					    ROUTE_ROUTING_CHECKS + 1, ROUTE_CHECKS))
+			goto fail;
+	}
+	return s;
+fail:
+	route_snapshot_free(s);
+	return NULL;
 }
 
 struct cache_group *route_area_group(void *area)
@@ -79,6 +151,7 @@ static void *start(const struct area_env *env)
 	a->group.lifetime_s = interval();
 	cache_group_observe(&a->group, &a->notified, route_notify_published, a);
 	cache_group_observe(topology, &a->discovered, discovered, a);
+	route_links_start(a);
 	if (cache_snapshot(topology))
 		cache_group_start(&a->group);
 	return a;
@@ -106,6 +179,7 @@ static void stop(void *self)
 	struct route_area *a = self;
 
 	cache_group_unobserve(a->topology, &a->discovered);
+	route_links_stop(a);
 	route_read_stop(a);
 	cache_group_stop(&a->group);
 	free(a);

@@ -75,9 +75,7 @@ struct cdg {
 	uint64_t *bits;      /* (in port, out port) used, per switch */
 };
 
-/* An offender's words, cut at its end when names are long. */
-__attribute__((format(printf, 2, 3))) static void say(struct route_offender *x, const char *fmt,
-						      ...)
+void route_offender_say(struct route_offender *x, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -256,35 +254,41 @@ static bool is_ca_lid(const struct model *m, unsigned lid)
 struct out_list {
 	struct route_findings *r;
 	size_t cap;
-	size_t kept[ROUTE_CHECKS + 1];
 	bool failed;
 };
 
-static struct route_offender *offender_add(struct out_list *o, unsigned check, unsigned kind)
+struct route_offender *route_offender_add(struct route_findings *r, size_t *cap, unsigned check,
+					  unsigned kind, bool *failed)
 {
-	struct route_findings *r = o->r;
+	struct route_check_result *c = &r->checks[check];
 	struct route_offender *x;
 
-	r->checks[check].offenders++;
-	if (o->kept[check] >= ROUTE_OFFENDERS_MAX || o->failed)
+	if (!route_offense_informational(kind))
+		c->offenders++;
+	if (c->listed >= ROUTE_OFFENDERS_MAX || *failed)
 		return NULL;
-	if (r->n_offenders == o->cap) {
-		size_t cap = o->cap ? 2 * o->cap : 64;
-		struct route_offender *v = realloc(r->offenders, cap * sizeof(*v));
+	if (r->n_offenders == *cap) {
+		size_t more = *cap ? 2 * *cap : 64;
+		struct route_offender *v = realloc(r->offenders, more * sizeof(*v));
 
 		if (!v) {
-			o->failed = true;
+			*failed = true;
 			return NULL;
 		}
 		r->offenders = v;
-		o->cap = cap;
+		*cap = more;
 	}
 	x = &r->offenders[r->n_offenders++];
 	memset(x, 0, sizeof(*x));
 	x->check = (uint8_t)check;
-	x->n = (uint32_t)++o->kept[check];
+	x->n = ++c->listed;
 	x->kind = (uint8_t)kind;
 	return x;
+}
+
+static struct route_offender *offender_add(struct out_list *o, unsigned check, unsigned kind)
+{
+	return route_offender_add(o->r, &o->cap, check, kind, &o->failed);
 }
 
 /* ---- one destination ---- */
@@ -435,24 +439,24 @@ static void say_blames(const struct model *m, struct walk *w, unsigned lid, stru
 			 (unsigned long long)bl->affected, bl->affected == 1 ? "" : "es");
 		switch (bl->kind) {
 		case ROUTE_LOOP:
-			say(x, "routes to %s loop through switch %s: %s", who, name, cut);
+			route_offender_say(x, "routes to %s loop through switch %s: %s", who, name, cut);
 			break;
 		case ROUTE_DEAD_UNASSIGNED:
-			say(x, "switch %s has no port for %s: %s", name, who, cut);
+			route_offender_say(x, "switch %s has no port for %s: %s", name, who, cut);
 			break;
 		case ROUTE_DEAD_SELF:
-			say(x, "switch %s keeps %s for itself (port 0): %s", name, who, cut);
+			route_offender_say(x, "switch %s keeps %s for itself (port 0): %s", name, who, cut);
 			break;
 		case ROUTE_DEAD_BAD_PORT:
-			say(x, "switch %s sends %s to port %u, which it does not have: %s", name, who,
+			route_offender_say(x, "switch %s sends %s to port %u, which it does not have: %s", name, who,
 			    bl->port, cut);
 			break;
 		case ROUTE_DEAD_WRONG_NODE:
-			say(x, "switch %s sends %s out of port %u to %s: %s", name, who, bl->port,
+			route_offender_say(x, "switch %s sends %s out of port %u to %s: %s", name, who, bl->port,
 			    node_name(m->f, m->ca_node[m->base[bl->sw] + bl->port]), cut);
 			break;
 		default:
-			say(x, "switch %s sends %s out of port %u, which has no link: %s", name, who,
+			route_offender_say(x, "switch %s sends %s out of port %u, which has no link: %s", name, who,
 			    bl->port, cut);
 		}
 	}
@@ -552,7 +556,7 @@ static void ca_destination(const struct model *m, struct walk *w, unsigned lid, 
 			x->guid = m->f->nodes[t->switch_node[ex_min]].guid;
 			x->lid = lid;
 			x->count = not_min;
-			say(x,
+			route_offender_say(x,
 				 "%llu CA pairs reach %s by a longer route than the shortest, e.g. from "
 				 "switch %s: %u switch hops, shortest %u",
 				 (unsigned long long)not_min, who, sw_name(m, ex_min),
@@ -580,7 +584,7 @@ static void ca_destination(const struct model *m, struct walk *w, unsigned lid, 
 			x->guid = m->f->nodes[t->switch_node[turn]].guid;
 			x->lid = lid;
 			x->count = down_up;
-			say(x,
+			route_offender_say(x,
 				 "%llu CA pairs reach %s by a route that goes down then up, e.g. from "
 				 "switch %s, turning up at switch %s",
 				 (unsigned long long)down_up, who, sw_name(m, ex_du), sw_name(m, turn));
@@ -659,7 +663,7 @@ static void balance(const struct model *m, struct route_findings *r, struct out_
 				x->guid = m->f->nodes[m->t->switch_node[s]].guid;
 				x->port = hi_port;
 				x->count = hi - lo;
-				say(x,
+				route_offender_say(x,
 					 "switch %s's %u up-going ports are unbalanced: port %u carries "
 					 "%u CA LIDs, port %u %u (OpenSM's rule: at most 1 apart)",
 					 sw_name(m, s), n, hi_port, hi, lo_port, lo);
@@ -811,7 +815,7 @@ static void say_credit_loop(const struct model *m, const size_t *cycle, size_t l
 	x->guid = m->f->nodes[m->t->switch_node[sw]].guid;
 	x->port = (unsigned)(cycle[0] - m->base[sw]);
 	x->count = len;
-	say(x, "credit loop of %zu links on VL 0: %s", len, path);
+	route_offender_say(x, "credit loop of %zu links on VL 0: %s", len, path);
 }
 
 static int credit_loops(const struct model *m, const struct cdg *c, struct out_list *o)
@@ -915,6 +919,12 @@ static int offender_cmp(const void *a, const void *b)
 	return (x->n > y->n) - (x->n < y->n);
 }
 
+void route_offenders_sort(struct route_findings *r)
+{
+	if (r->n_offenders)
+		qsort(r->offenders, r->n_offenders, sizeof(*r->offenders), offender_cmp);
+}
+
 int route_check(const struct topology *f, const struct route_tables *t,
 		struct route_findings *out)
 {
@@ -965,7 +975,7 @@ int route_check(const struct topology *f, const struct route_tables *t,
 		balance(&m, out, &o);
 	if (credit_loops(&m, &c, &o) || loads_keep(&m, out) || o.failed)
 		goto out;
-	for (unsigned k = 1; k <= ROUTE_CHECKS; k++) {
+	for (unsigned k = 1; k <= ROUTE_ROUTING_CHECKS; k++) {
 		struct route_check_result *cr = &out->checks[k];
 
 		cr->id = (uint8_t)k;
@@ -982,8 +992,7 @@ int route_check(const struct topology *f, const struct route_tables *t,
 	for (unsigned h = 1; h <= ROUTE_HOPS_MAX; h++)
 		if (out->hops[h])
 			out->hop_rows[out->n_hop_rows++] = (struct route_hop_count){h, out->hops[h]};
-	if (out->n_offenders)
-		qsort(out->offenders, out->n_offenders, sizeof(*out->offenders), offender_cmp);
+	route_offenders_sort(out);
 	rc = 0;
 out:
 	walk_free(&w);
@@ -1061,7 +1070,8 @@ const char *route_check_name(unsigned check)
 	static const char *const names[] = {
 		[ROUTE_CHECK_REACH] = "reachability", [ROUTE_CHECK_HOPS] = "hops",
 		[ROUTE_CHECK_UPDOWN] = "updown",      [ROUTE_CHECK_CREDIT] = "creditLoops",
-		[ROUTE_CHECK_BALANCE] = "balance",
+		[ROUTE_CHECK_BALANCE] = "balance",    [ROUTE_CHECK_DUPLICATES] = "duplicates",
+		[ROUTE_CHECK_LINKS] = "links",
 	};
 
 	return check && check <= ROUTE_CHECKS ? names[check] : NULL;
@@ -1080,7 +1090,14 @@ const char *route_offense_name(unsigned kind)
 		[ROUTE_DOWN_UP] = "downUp",
 		[ROUTE_CREDIT_LOOP] = "creditLoop",
 		[ROUTE_UNBALANCED] = "unbalanced",
+		[ROUTE_DUP_PORT_GUID] = "duplicatePortGuid",
+		[ROUTE_DUP_LID] = "duplicateLid",
+		[ROUTE_ZERO_LID] = "zeroLid",
+		[ROUTE_DUP_DESCRIPTION] = "duplicateDescription",
+		[ROUTE_LINK_STUCK] = "linkStuck",
+		[ROUTE_LINK_MTU] = "mtuBelowCapability",
+		[ROUTE_LINK_VLS] = "vlsBelowCapability",
 	};
 
-	return kind && kind <= ROUTE_UNBALANCED ? names[kind] : NULL;
+	return kind && kind <= ROUTE_OFFENSES ? names[kind] : NULL;
 }

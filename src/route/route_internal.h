@@ -67,6 +67,13 @@ struct route_area {
 	bool full_next;                /* a change the partial read cannot follow */
 	bool partial_wanted;           /* the next read is the settled change's, not the period's */
 	unsigned long runs;
+	/* the subnet checks: the link sweeps' group, and what the last one
+	 * saw of each port (by GUID, port) with since when (monotonic s) */
+	struct cache_group *links;     /* NULL: no link sweeps */
+	struct cache_observer swept;
+	struct route_port_fact *facts;
+	time_t *since;
+	size_t n_facts;
 	struct route_mib mib;
 };
 
@@ -79,6 +86,17 @@ void route_read_stop(struct route_area *a);
  * that adds no node, else of all. */
 void route_read_soon(struct route_area *a, const struct topology *before,
 		     const struct topology *after);
+
+/* route_area.c: a snapshot of routing (NULL: none yet; held by it) and
+ * the subnet checks of subnet (NULL: those of before, if any) */
+struct route_snapshot *route_snapshot_make(struct route_routing *routing,
+					   const struct route_findings *subnet,
+					   double subnet_seconds, const struct route_snapshot *before);
+void route_routing_put(const struct route_routing *r);
+
+/* route_links.c: the subnet checks after every link sweep published */
+void route_links_start(struct route_area *a);
+void route_links_stop(struct route_area *a);
 
 /* route_mib.c */
 int route_mib_register(struct route_area *a);

@@ -57,9 +57,12 @@ static const struct route_snapshot *snapshot_of(const void *ctx)
 	return cache_snapshot(&a->group);
 }
 
+/* The scalars are the routing run's: none before the first. */
 static const void *scalars_snapshot(const void *ctx)
 {
-	return snapshot_of(ctx);
+	const struct route_snapshot *s = snapshot_of(ctx);
+
+	return s ? s->routing : NULL;
 }
 
 static uint32_t capped(uint64_t v)
@@ -69,7 +72,7 @@ static uint32_t capped(uint64_t v)
 
 static int scalar_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
 {
-	const struct route_snapshot *s = snap;
+	const struct route_routing *s = snap;
 	time_t now = time(NULL);
 
 	switch (column) {
@@ -109,20 +112,22 @@ static const struct mib_rows *rows_of(struct route_area *a, int which, const voi
 		return NULL;
 	switch (which) {
 	case ROWS_CHECKS:
-		*r = (struct mib_rows){.count = ROUTE_CHECKS, .array = &s->f.checks[1],
-				       .stride = sizeof(s->f.checks[1]), .index_of = check_index};
+		*r = (struct mib_rows){.count = ROUTE_CHECKS, .array = &s->checks[1],
+				       .stride = sizeof(s->checks[1]), .index_of = check_index};
 		break;
 	case ROWS_OFFENDERS:
-		*r = (struct mib_rows){.count = s->f.n_offenders, .array = s->f.offenders,
-				       .stride = sizeof(*s->f.offenders), .index_of = offender_index};
+		*r = (struct mib_rows){.count = s->n_offenders, .array = s->offenders,
+				       .stride = sizeof(*s->offenders), .index_of = offender_index};
 		break;
 	case ROWS_LOADS:
-		*r = (struct mib_rows){.count = s->f.n_loads, .array = s->f.loads,
-				       .stride = sizeof(*s->f.loads), .index_of = load_index};
+		*r = (struct mib_rows){.count = s->routing ? s->routing->f.n_loads : 0,
+				       .array = s->routing ? s->routing->f.loads : NULL,
+				       .stride = sizeof(struct route_port_load), .index_of = load_index};
 		break;
 	default:
-		*r = (struct mib_rows){.count = s->f.n_hop_rows, .array = s->f.hop_rows,
-				       .stride = sizeof(*s->f.hop_rows), .index_of = hop_index};
+		*r = (struct mib_rows){.count = s->routing ? s->routing->f.n_hop_rows : 0,
+				       .array = s->routing ? s->routing->f.hop_rows : NULL,
+				       .stride = sizeof(struct route_hop_count), .index_of = hop_index};
 	}
 	return r;
 }
@@ -151,7 +156,7 @@ static const struct mib_rows *hop_rows(const void *ctx, const void **snap)
 int route_mib_check_column(const struct route_snapshot *s, unsigned check, unsigned column,
 			   netsnmp_variable_list *vb)
 {
-	const struct route_check_result *c = &s->f.checks[check];
+	const struct route_check_result *c = &s->checks[check];
 
 	switch (column) {
 	case COLUMN_IBSNMPD_ROUTE_CHECK_NAME: {
@@ -166,9 +171,12 @@ int route_mib_check_column(const struct route_snapshot *s, unsigned check, unsig
 		return 0;
 	case COLUMN_IBSNMPD_ROUTE_CHECK_LAST_RUN: {
 		size_t len = 0;
-		time_t t = s->read_at;
-		u_char *dt = date_n_time(&t, &len);
+		time_t t = c->at;
+		u_char *dt;
 
+		if (!t)
+			return -1; /* never run */
+		dt = date_n_time(&t, &len);
 		mib_set_octets(vb, dt, len);
 		return 0;
 	}

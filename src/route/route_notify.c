@@ -31,9 +31,9 @@ static void add_check_column(netsnmp_variable_list **vl, const struct route_snap
 static const struct route_offender *first_offender(const struct route_snapshot *s,
 						   unsigned check)
 {
-	for (size_t i = 0; i < s->f.n_offenders; i++)
-		if (s->f.offenders[i].check == check)
-			return &s->f.offenders[i];
+	for (size_t i = 0; i < s->n_offenders; i++)
+		if (s->offenders[i].check == check)
+			return &s->offenders[i];
 	return NULL;
 }
 
@@ -75,12 +75,12 @@ void route_notify_published(struct cache_group *g, const void *before, const voi
 	if (!s || s == b)
 		return;
 	for (unsigned k = 1; k <= ROUTE_CHECKS; k++) {
-		bool now = s->f.checks[k].status == ROUTE_STATUS_FAILED;
-		bool was = b && b->f.checks[k].status == ROUTE_STATUS_FAILED;
+		bool now = s->checks[k].status == ROUTE_STATUS_FAILED;
+		bool was = b && b->checks[k].status == ROUTE_STATUS_FAILED;
 
 		if (now && !was)
 			send_check(s, k, true);
-		else if (was && s->f.checks[k].status == ROUTE_STATUS_PASSED)
+		else if (was && s->checks[k].status == ROUTE_STATUS_PASSED)
 			send_check(s, k, false);
 	}
 }

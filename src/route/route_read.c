@@ -75,32 +75,38 @@ static void *checker(void *arg)
 static void publish(struct route_area *a)
 {
 	struct route_run *r = a->run;
+	struct route_routing *g = NULL;
 	struct route_snapshot *s = NULL;
 	const char *why = "out of memory";
 
 	a->run = NULL;
-	if (r->check_rc == 0 && (s = calloc(1, sizeof(*s)))) {
-		s->f = r->found;
+	if (r->check_rc == 0 && (g = calloc(1, sizeof(*g)))) {
+		g->refs = 1;
+		g->f = r->found;
 		memset(&r->found, 0, sizeof(r->found));
-		s->fabric = topology_get(r->fabric);
-		s->source = ROUTE_SOURCE_SMP;
-		s->read_at = time(NULL);
-		s->read_seconds = r->read_done - r->began;
-		s->check_seconds = r->check_seconds;
-		s->switches = (unsigned)r->t.n_switches;
+		g->fabric = topology_get(r->fabric);
+		g->source = ROUTE_SOURCE_SMP;
+		g->read_at = time(NULL);
+		for (unsigned k = 1; k <= ROUTE_ROUTING_CHECKS; k++)
+			g->f.checks[k].at = g->read_at;
+		g->read_seconds = r->read_done - r->began;
+		g->check_seconds = r->check_seconds;
+		g->switches = (unsigned)r->t.n_switches;
 		for (size_t i = 0; i < r->t.n_switches; i++)
-			s->switches_read += r->t.read[i];
-		s->mads = r->mads;
-		s->max_lid = r->t.max_lid;
-		s->run = ++a->runs;
+			g->switches_read += r->t.read[i];
+		g->mads = r->mads;
+		g->max_lid = r->t.max_lid;
+		g->run = ++a->runs;
 		keep_tables(a, r);
+		s = route_snapshot_make(g, NULL, 0, cache_snapshot(&a->group));
 	}
 	if (s)
 		DEBUGMSGTL(("ibsnmpd:route",
 			    "checked %u switches (%u read) to %u LIDs: read %.2f s, %lu SMPs; "
 			    "checks %.3f s\n",
-			    s->switches, s->switches_read, s->f.destinations, s->read_seconds, s->mads,
-			    s->check_seconds));
+			    g->switches, g->switches_read, g->f.destinations, g->read_seconds, g->mads,
+			    g->check_seconds));
+	route_routing_put(g);
 	run_free(r);
 	cache_refresh_done(&a->group, s, s ? NULL : why);
 	if (a->again && !a->group.refreshing) {

@@ -1,8 +1,10 @@
 /* libFuzzer target: the routing checks (route_check) over any topology the
  * discovery's parser takes and any forwarding tables: the input is the
  * topology's text, a NUL, then the tables' entries, destination-major, each
- * switch read unless its bit in the first octet after the NUL is set. What
- * comes back is checked for what the MIB and /metrics rely on. */
+ * switch read unless its bit in the first octet after the NUL is set; then
+ * the subnet checks (route_subnet_check) over the same topology, its ports'
+ * PortInfo fields taken from the same octets. What comes back is checked
+ * for what the MIB and /metrics rely on. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,61 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void offenders_hold(const struct route_findings *r, unsigned first, unsigned last)
+{
+	size_t kept[ROUTE_CHECKS + 1] = {0};
+
+	for (size_t i = 0; i < r->n_offenders; i++) {
+		const struct route_offender *o = &r->offenders[i];
+
+		if (o->check < first || o->check > last || !route_offense_name(o->kind) ||
+		    !memchr(o->desc, 0, sizeof(o->desc)) || !o->desc[0])
+			abort();
+		if (i && (r->offenders[i - 1].check > o->check ||
+			  (r->offenders[i - 1].check == o->check && r->offenders[i - 1].n >= o->n)))
+			abort(); /* by check, then number */
+		if (++kept[o->check] > ROUTE_OFFENDERS_MAX)
+			abort();
+	}
+	for (unsigned k = first; k <= last; k++) {
+		const struct route_check_result *c = &r->checks[k];
+
+		if (kept[k] != c->listed || c->status < ROUTE_STATUS_PASSED ||
+		    c->status > ROUTE_STATUS_PARTIAL || c->listed < (c->offenders > 100 ? 100 : 0))
+			abort();
+		if ((c->status == ROUTE_STATUS_FAILED) != (c->offenders > 0) &&
+		    c->status != ROUTE_STATUS_NOT_RUN)
+			abort();
+	}
+}
+
+/* the topology's ports' PortInfo, of the octets from p on (cycled) */
+static void subnet_checks(const struct topology *f, const uint8_t *p, size_t n)
+{
+	struct route_port_fact *facts = calloc(f->n_ports + 1, sizeof(*facts));
+	struct route_findings r;
+
+	if (!facts)
+		return;
+	for (size_t i = 0; i < f->n_ports; i++) {
+		uint8_t v[6] = {0};
+
+		for (unsigned k = 0; n && k < 6; k++)
+			v[k] = p[(i * 6 + k) % n];
+		facts[i] = (struct route_port_fact){
+			.guid = f->nodes[f->ports[i].node].guid, .port = f->ports[i].port,
+			.lid = v[0] & 1 ? 0 : (uint16_t)f->ports[i].lid, .lmc = v[0] >> 5,
+			.state = v[1] % 7, .phys_state = v[1] >> 4, .mtu_cap = v[2] % 7,
+			.active_mtu = v[2] >> 4, .vl_cap = v[3] % 7, .oper_vls = v[3] >> 4,
+			.state_s = (uint32_t)v[4] << 8 | v[5]};
+	}
+	if (route_subnet_check(f, facts, f->n_ports, 20, &r) == 0) {
+		offenders_hold(&r, ROUTE_ROUTING_CHECKS + 1, ROUTE_CHECKS);
+		route_findings_free(&r);
+	}
+	free(facts);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *nul = memchr(data, 0, size);
@@ -18,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct route_findings r;
 	struct topology *f;
 	const uint8_t *lft;
-	size_t text_len, n_lft, cells, kept[ROUTE_CHECKS + 1] = {0};
+	size_t text_len, n_lft, cells;
 	char err[160];
 
 	if (!nul)
@@ -43,25 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (route_check(f, &t, &r) == 0) {
 		uint64_t hist = 0;
 
-		for (size_t i = 0; i < r.n_offenders; i++) {
-			const struct route_offender *o = &r.offenders[i];
-
-			if (!o->check || o->check > ROUTE_CHECKS || !route_offense_name(o->kind) ||
-			    !memchr(o->desc, 0, sizeof(o->desc)) || !o->desc[0])
-				abort();
-			if (i && r.offenders[i - 1].check > o->check)
-				abort(); /* by check */
-			if (++kept[o->check] > ROUTE_OFFENDERS_MAX)
-				abort();
-		}
-		for (unsigned k = 1; k <= ROUTE_CHECKS; k++) {
-			if (kept[k] > r.checks[k].offenders || r.checks[k].status < ROUTE_STATUS_PASSED ||
-			    r.checks[k].status > ROUTE_STATUS_PARTIAL)
-				abort();
-			if ((r.checks[k].status == ROUTE_STATUS_FAILED) != (r.checks[k].offenders > 0) &&
-			    r.checks[k].status != ROUTE_STATUS_NOT_RUN)
-				abort();
-		}
+		offenders_hold(&r, 1, ROUTE_ROUTING_CHECKS);
 		for (unsigned h = 0; h <= ROUTE_HOPS_MAX; h++)
 			hist += r.hops[h];
 		if (hist != r.pairs_reached || r.pairs_reached > r.ca_pairs)
@@ -73,6 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		route_findings_free(&r);
 	}
+	subnet_checks(f, lft, n_lft);
 	route_tables_free(&t);
 	topology_put(f);
 	return 0;

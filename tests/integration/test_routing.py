@@ -4,7 +4,9 @@ switches' tables (the LIDs per port), ibtracert for chosen pairs' paths and
 hop counts. Each check stays quiet on the clean fabric and finds the fault
 the simulator's console makes (Lft): an entry unassigned, sent to the wrong
 host, a loop, a credit loop, uplinks unbalanced; and clears when the table
-is as the model routes it again."""
+is as the model routes it again. The subnet checks, after each link sweep,
+against smpquery's PortInfo: a LID claimed by a second port, a link below
+the MTU or VLs both ends can, an end stuck in Init (PortInfo)."""
 import re
 import urllib.request
 
@@ -25,8 +27,8 @@ HOP_PAIRS = ROUTING + "14.1.2."          # .hops
 ALARM_DESC = MIB + "1.9.3.1.9"
 MADS = ROUTING + "7.0"
 FAILED, PASSED = MIB + "0.19", MIB + "0.20"
-REACH, HOPS, UPDOWN, CREDIT, BALANCE = 1, 2, 3, 4, 5
-CHECKS = (REACH, HOPS, UPDOWN, CREDIT, BALANCE)
+REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS = 1, 2, 3, 4, 5, 6, 7
+CHECKS = (REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS)
 HOSTS = 96
 
 
@@ -36,6 +38,7 @@ def bed():
     port = free_port()
     b = start_testbed(big={"hosts": HOSTS, "radix": 16},
                       extra_conf=["routingCheckInterval 3", "routingSettle 1",
+                                  "cacheLifetime fabricPorts 2",
                                   "notificationLimit 0 60",
                                   "prometheusListen 127.0.0.1:%d" % port])
     b.metrics_url = "http://127.0.0.1:%d/metrics?collect[]=routing" % port
@@ -131,7 +134,8 @@ def guid_index(guid):
 def test_clean_fabric_passes_every_check(bed, fabric):
     nodes, ports = fabric
     assert wait_for(lambda: runs(bed) >= 1, seconds=120)
-    assert statuses(bed) == {k: 1 for k in CHECKS}
+    # the subnet checks after the first link sweep
+    assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=60), statuses(bed)
     got = bed.get(CA_PAIRS, CA_PAIRS_REACHED)
     assert num(got[CA_PAIRS][1]) == HOSTS * (HOSTS - 1)
     assert num(got[CA_PAIRS_REACHED][1]) == HOSTS * (HOSTS - 1)
@@ -284,3 +288,78 @@ def test_a_hosts_link_down_and_back_reads_its_leaf_and_its_lid_block(bed, fabric
     assert wait_for(lambda: num(bed.get(MADS)[MADS][1]) == blocks + switches - 1, seconds=60), \
         bed.get(MADS)
     assert statuses(bed) == {k: 1 for k in CHECKS}
+
+
+def portinfo(bed, lid, port):
+    """{field: value} of a port's PortInfo, as smpquery reads it"""
+    out = bed.run_on_node("smpquery", "portinfo", str(lid), str(port), timeout=60)
+    return dict(re.findall(r"^(\w+):\.+(.*)$", out, re.M))
+
+
+def subnet_failed(bed, check, since):
+    """the ibsnmpdRouteCheckFailed notifications of a subnet check since then"""
+    name = {DUPLICATES: "duplicates", LINKS: "links"}[check]
+    return [n for n in notifications(bed)[since:]
+            if n.get(TRAP_OID) == FAILED and name in n.values()]
+
+
+def test_subnet_checks_find_what_smpquery_shows(bed, fabric):
+    nodes, ports = fabric
+    lid = {name: n[3] for name, n in nodes.items()}
+    assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=60), statuses(bed)
+    since = len(notifications(bed))
+    # host-5 claims host-3's LID
+    sim(bed, 'PortInfo "host-5"[1] LID %d' % lid["host-3"])
+    try:
+        assert portinfo(bed, lid["host-5"], 1)["Lid"] == str(lid["host-3"])
+        assert wait_for(lambda: statuses(bed)[DUPLICATES] == 2, seconds=60)
+        o = offenders(bed, DUPLICATES)
+        assert [num(x[2]) for x in o] == [12], o  # duplicateLid
+        assert o[0][7] == "LID %d is both host-3 port 1's and host-5 port 1's" % lid["host-3"], o
+        assert num(o[0][5]) == lid["host-3"]
+        assert wait_for(lambda: subnet_failed(bed, DUPLICATES, since), seconds=30)
+        alarms = [v[1] for v in bed.walk(ALARM_DESC).values()]
+        assert any("subnet check duplicates failed: 1 offender" in a for a in alarms), alarms
+        assert 'infiniband_routing_check_failed{check="duplicates"} 1' in metrics(bed)
+    finally:
+        sim(bed, 'PortInfo "host-5"[1] LID auto')
+    # the sweeps read host-5 at the LID it claimed: host-3 answers there,
+    # and nothing changes until a discovery reads it by directed route; a
+    # flap of its link does (the probe behind the port that came back)
+    sim(bed, 'Unlink "host-5"')
+    assert wait_for(lambda: statuses(bed)[DUPLICATES] == 1, seconds=60)
+    sim(bed, 'ReLink "host-5"')
+    assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=60), statuses(bed)
+    assert not any("subnet check" in v[1] for v in bed.walk(ALARM_DESC).values())
+    # a leaf's uplink at MTU 2048, a host's link at 4 VLs, a host's end
+    # left in Init: smpquery shows each, both ends able to do more
+    up = ports[("leaf-1-1", "spine-1-1")][0]
+    far = ports[("spine-1-1", "leaf-1-1")][0]
+    faults = ['PortInfo "leaf-1-1"[%d] NeighborMTU 2048' % up,
+              'PortInfo "host-7"[1] OperVLs 4', 'PortInfo "host-9"[1] PortState Init']
+    for command in faults:
+        sim(bed, command)
+    try:
+        mine, theirs = portinfo(bed, lid["leaf-1-1"], up), portinfo(bed, lid["spine-1-1"], far)
+        assert mine["NeighborMTU"] == "2048" and mine["MtuCap"] == theirs["MtuCap"] == "4096"
+        h7 = portinfo(bed, lid["host-7"], 1)
+        assert h7["OperVLs"] == "VL0-3" and h7["VLCap"] == "VL0-7"
+        assert portinfo(bed, lid["host-9"], 1)["LinkState"] == "Initialize"
+        assert wait_for(lambda: len(offenders(bed, LINKS)) == 3, seconds=60), \
+            offenders(bed, LINKS)
+        words = sorted(x[7] for x in offenders(bed, LINKS))
+        assert any(w.startswith("leaf-1-1 port %d <-> spine-1-1 port %d runs MTU 2048 "
+                                "(leaf-1-1's end), both ends can 4096" % (up, far))
+                   for w in words), words
+        assert any(w.startswith("host-7 port 1 <-> ") and
+                   w.endswith("runs 4 data VLs (host-7's end), both ends can 8")
+                   for w in words), words
+        assert any(w.startswith("host-9 port 1 <-> ") and "host-9's end has been Init for" in w
+                   for w in words), words
+        assert statuses(bed)[LINKS] == 2
+        assert wait_for(lambda: subnet_failed(bed, LINKS, since), seconds=30)
+        assert 'infiniband_routing_check_offenders{check="links"} 3' in metrics(bed)
+    finally:
+        for command in faults:
+            sim(bed, command.rsplit(" ", 1)[0] + " auto")
+    assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=60), statuses(bed)

@@ -1,7 +1,10 @@
 /* The routing checks (route_check.c) on two small fabrics with tables made
  * here, as OpenSM's engines would make them, then broken as real fabrics
  * break: an entry unassigned or sent to the wrong port, a loop, a route
- * down then up, uplinks unbalanced, a ring routed one way (a credit loop).
+ * down then up, uplinks unbalanced, a ring routed one way (a credit loop);
+ * then the subnet checks (route_subnet.c) on the same tree, its ports'
+ * PortInfo made here: duplicate LIDs and GUIDs, an end stuck in Init, a
+ * link below the MTU and VLs both ends can.
  *
  * The fat tree: leaves l0..l3 (4 ports: 1-2 hosts, 3 to s0, 4 to s1),
  * spines s0, s1 (port N+1 to leaf N); hosts h1..h8 with LIDs 1..8 (h1, h2
@@ -173,7 +176,7 @@ static const struct route_offender *offender(const struct bed *b, unsigned check
 
 static void passed_but(const struct bed *b, unsigned failing)
 {
-	for (unsigned k = 1; k <= ROUTE_CHECKS; k++)
+	for (unsigned k = 1; k <= ROUTE_ROUTING_CHECKS; k++)
 		if (k != failing && b->r.checks[k].status != ROUTE_STATUS_PASSED)
 			fail_msg("check %s: status %u", route_check_name(k), b->r.checks[k].status);
 	if (failing)
@@ -380,6 +383,234 @@ static void ring_routed_one_way_has_a_credit_loop(void **state)
 	topology_put(f);
 }
 
+/* ---- the subnet checks (route_subnet.c) ---- */
+
+/* text's first `from` made `to` (the topology's line changed), parsed */
+static struct topology *fat_tree_edited(const char *from, const char *to)
+{
+	char *at;
+
+	topology_put(fat_tree());
+	at = strstr(text, from);
+	assert_non_null(at);
+	memmove(at + strlen(to), at + strlen(from), strlen(at + strlen(from)) + 1);
+	memcpy(at, to, strlen(to));
+	return parse();
+}
+
+/* every port of f Active, at MTU 4096 and VL0-7 which both ends can */
+static struct route_port_fact *healthy_facts(const struct topology *f)
+{
+	struct route_port_fact *p = calloc(f->n_ports + 1, sizeof(*p));
+
+	for (size_t i = 0; i < f->n_ports; i++)
+		p[i] = (struct route_port_fact){
+			.guid = f->nodes[f->ports[i].node].guid, .port = f->ports[i].port,
+			.lid = (uint16_t)f->ports[i].lid, .state = 4, .phys_state = 5,
+			.mtu_cap = 5, .active_mtu = 5, .vl_cap = 4, .oper_vls = 4, .state_s = 600};
+	return p;
+}
+
+static struct route_port_fact *fact(struct route_port_fact *p, const struct topology *f,
+				    uint64_t guid, unsigned port)
+{
+	for (size_t i = 0; i < f->n_ports; i++)
+		if (p[i].guid == guid && p[i].port == port)
+			return &p[i];
+	fail_msg("no port %llx/%u", (unsigned long long)guid, port);
+	return NULL;
+}
+
+static const struct route_offender *subnet_offender(const struct route_findings *r,
+						    unsigned kind)
+{
+	for (size_t i = 0; i < r->n_offenders; i++)
+		if (r->offenders[i].kind == kind)
+			return &r->offenders[i];
+	fail_msg("no offender %s", route_offense_name(kind));
+	return NULL;
+}
+
+static void subnet(const struct topology *f, const struct route_port_fact *p,
+		   struct route_findings *r)
+{
+	assert_int_equal(route_subnet_check(f, p, p ? f->n_ports : 0, 20, r), 0);
+	for (unsigned k = 1; k <= ROUTE_ROUTING_CHECKS; k++)
+		assert_int_equal(r->checks[k].status, 0); /* not its rows */
+}
+
+static void clean_subnet_passes(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_port_fact *p = healthy_facts(f);
+	struct route_findings r;
+
+	(void)state;
+	subnet(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_DUPLICATES].status, ROUTE_STATUS_PASSED);
+	assert_int_equal(r.checks[ROUTE_CHECK_LINKS].status, ROUTE_STATUS_PASSED);
+	assert_int_equal(r.n_offenders, 0);
+	route_findings_free(&r);
+	/* no link sweep: the links are not checked, the duplicates are */
+	subnet(f, NULL, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_DUPLICATES].status, ROUTE_STATUS_PASSED);
+	assert_int_equal(r.checks[ROUTE_CHECK_LINKS].status, ROUTE_STATUS_NOT_RUN);
+	route_findings_free(&r);
+	free(p);
+	topology_put(f);
+}
+
+static void duplicate_lid_names_both_ports(void **state)
+{
+	/* h3 given h1's LID */
+	struct topology *f = fat_tree_edited("port 0000000000001003 1 3 ",
+					     "port 0000000000001003 1 1 ");
+	struct route_findings r;
+	const struct route_offender *o;
+
+	(void)state;
+	subnet(f, NULL, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_DUPLICATES].status, ROUTE_STATUS_FAILED);
+	assert_int_equal(r.checks[ROUTE_CHECK_DUPLICATES].offenders, 1);
+	o = subnet_offender(&r, ROUTE_DUP_LID);
+	assert_int_equal(o->lid, 1);
+	assert_string_equal(o->desc, "LID 1 is both h1 port 1's and h3 port 1's");
+	route_findings_free(&r);
+	topology_put(f);
+}
+
+static void lmc_range_overlap_is_a_duplicate(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_port_fact *p = healthy_facts(f);
+	struct route_findings r;
+
+	(void)state;
+	fact(p, f, HOST(1), 1)->lmc = 1; /* h1 answers 1 and 2: h2's */
+	subnet(f, p, &r);
+	assert_int_equal(subnet_offender(&r, ROUTE_DUP_LID)->lid, 2);
+	route_findings_free(&r);
+	fact(p, f, HOST(1), 1)->lmc = 0;
+	subnet(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_DUPLICATES].status, ROUTE_STATUS_PASSED);
+	route_findings_free(&r);
+	free(p);
+	topology_put(f);
+}
+
+static void duplicate_port_guid_is_found(void **state)
+{
+	/* h4's port GUID made h2's */
+	struct topology *f = fat_tree_edited("port 0000000000001004 1 4 0000000000001104",
+					     "port 0000000000001004 1 4 0000000000001102");
+	struct route_findings r;
+
+	(void)state;
+	subnet(f, NULL, &r);
+	assert_string_equal(subnet_offender(&r, ROUTE_DUP_PORT_GUID)->desc,
+			    "port GUID 0x0000000000001102 is both h2 port 1 and h4 port 1");
+	route_findings_free(&r);
+	topology_put(f);
+}
+
+static void active_port_without_lid_is_found(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_port_fact *p = healthy_facts(f);
+	struct route_findings r;
+
+	(void)state;
+	fact(p, f, HOST(5), 1)->lid = 0; /* its PortInfo now */
+	subnet(f, p, &r);
+	assert_string_equal(subnet_offender(&r, ROUTE_ZERO_LID)->desc,
+			    "h5 port 1 is Active with LID 0");
+	route_findings_free(&r);
+	/* in Init it has none yet: that is the link check's, once it stays */
+	fact(p, f, HOST(5), 1)->state = 2;
+	fact(p, f, HOST(5), 1)->state_s = 5;
+	subnet(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_DUPLICATES].status, ROUTE_STATUS_PASSED);
+	assert_int_equal(r.checks[ROUTE_CHECK_LINKS].status, ROUTE_STATUS_PASSED);
+	route_findings_free(&r);
+	free(p);
+	topology_put(f);
+}
+
+static void shared_description_is_said_not_failed(void **state)
+{
+	struct topology *f = fat_tree_edited(" 2 4 14 s1\n", " 2 4 14 s0\n");
+	struct route_findings r;
+	const struct route_offender *o;
+
+	(void)state;
+	subnet(f, NULL, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_DUPLICATES].status, ROUTE_STATUS_PASSED);
+	assert_int_equal(r.checks[ROUTE_CHECK_DUPLICATES].offenders, 0);
+	o = subnet_offender(&r, ROUTE_DUP_DESCRIPTION);
+	assert_int_equal(o->count, 2);
+	assert_string_equal(o->desc, "2 nodes have the node description \"s0\" (informational)");
+	route_findings_free(&r);
+	topology_put(f);
+}
+
+static void end_stuck_in_init_is_found_after_a_while(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_port_fact *p = healthy_facts(f);
+	struct route_port_fact *h = fact(p, f, HOST(3), 1);
+	struct route_findings r;
+	const struct route_offender *o;
+
+	(void)state;
+	h->state = 2;
+	h->state_s = 19; /* the SM may be at it */
+	subnet(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_LINKS].status, ROUTE_STATUS_PASSED);
+	route_findings_free(&r);
+	h->state_s = 45;
+	subnet(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_LINKS].offenders, 1);
+	o = subnet_offender(&r, ROUTE_LINK_STUCK);
+	assert_int_equal(o->guid, HOST(3));
+	assert_string_equal(o->desc, "h3 port 1 <-> l1 port 1: h3's end has been Init for 45 s "
+				     "(the other end Active)");
+	route_findings_free(&r);
+	/* no light: polling, not stuck */
+	h->phys_state = 2;
+	subnet(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_LINKS].status, ROUTE_STATUS_PASSED);
+	route_findings_free(&r);
+	free(p);
+	topology_put(f);
+}
+
+static void mtu_and_vls_below_both_ends_are_found(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_port_fact *p = healthy_facts(f);
+	struct route_findings r;
+
+	(void)state;
+	fact(p, f, LEAF(2), 3)->active_mtu = 4;  /* 2048 on l2's uplink to s0 */
+	fact(p, f, SPINE(1), 2)->oper_vls = 3;   /* VL0-3 on s1's link to l1 */
+	subnet(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_LINKS].offenders, 2);
+	assert_string_equal(subnet_offender(&r, ROUTE_LINK_MTU)->desc,
+			    "l2 port 3 <-> s0 port 3 runs MTU 2048 (l2's end), both ends can 4096");
+	assert_int_equal(subnet_offender(&r, ROUTE_LINK_MTU)->guid, LEAF(2));
+	assert_string_equal(subnet_offender(&r, ROUTE_LINK_VLS)->desc,
+			    "l1 port 4 <-> s1 port 2 runs 4 data VLs (s1's end), both ends can 8");
+	route_findings_free(&r);
+	/* one end that cannot do more: what both can is the lower */
+	fact(p, f, SPINE(0), 3)->mtu_cap = 4;
+	fact(p, f, LEAF(1), 4)->vl_cap = 3;
+	subnet(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_LINKS].status, ROUTE_STATUS_PASSED);
+	route_findings_free(&r);
+	free(p);
+	topology_put(f);
+}
+
 static void names_are_whole(void **state)
 {
 	(void)state;
@@ -387,7 +618,7 @@ static void names_are_whole(void **state)
 		assert_non_null(route_check_name(k));
 	assert_null(route_check_name(0));
 	assert_null(route_check_name(ROUTE_CHECKS + 1));
-	for (unsigned k = ROUTE_DEAD_UNASSIGNED; k <= ROUTE_UNBALANCED; k++)
+	for (unsigned k = ROUTE_DEAD_UNASSIGNED; k <= ROUTE_OFFENSES; k++)
 		assert_non_null(route_offense_name(k));
 }
 
@@ -402,6 +633,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unbalanced_uplinks_are_found, bed_up, bed_down),
 		cmocka_unit_test_setup_teardown(unread_switch_is_partial, bed_up, bed_down),
 		cmocka_unit_test(ring_routed_one_way_has_a_credit_loop),
+		cmocka_unit_test(clean_subnet_passes),
+		cmocka_unit_test(duplicate_lid_names_both_ports),
+		cmocka_unit_test(lmc_range_overlap_is_a_duplicate),
+		cmocka_unit_test(duplicate_port_guid_is_found),
+		cmocka_unit_test(active_port_without_lid_is_found),
+		cmocka_unit_test(shared_description_is_said_not_failed),
+		cmocka_unit_test(end_stuck_in_init_is_found_after_a_while),
+		cmocka_unit_test(mtu_and_vls_below_both_ends_are_found),
 		cmocka_unit_test(names_are_whole),
 	};
 
