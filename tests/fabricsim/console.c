@@ -41,6 +41,10 @@ static const char *const help =
 	"# PortInfo \"node\"[port] NeighborMTU 256..4096|OperVLs 1|2|4|8|15|PortState\n"
 	"#                               Init|Armed|Active|LID N  what one end says (auto: the\n"
 	"#                               model's again): a link the SM left misconfigured\n"
+	"# Sm \"node\" master|standby|discovering|notactive|none [PRIORITY]  an SM on the node\n"
+	"#                               (its SMInfo); Sm \"node\" freeze|thaw: its ActCount\n"
+	"#                               stops / moves again (ports keep following the first\n"
+	"#                               master for their MasterSMLID)\n"
 	"#                               seconds; MKey \"node\" alone: its violations\n"
 	"#                               how it answers NVIDIA's vendor MADs (a pattern: every\n"
 	"#                               node it matches); without a mode, how many reached it\n";
@@ -525,6 +529,36 @@ static void lft(struct fabric *f, int node, char *s, FILE *out)
 		fprintf(out, "# Lft: out of memory\n");
 }
 
+/* Sm "node" STATE [PRIORITY] | freeze | thaw */
+static void sm(struct fabric *f, int node, const char *s, FILE *out)
+{
+	static const char *const states[] = {"notactive", "discovering", "standby", "master"};
+	struct fs_node *n = &f->nodes[node];
+	char word[16] = "";
+	int priority = -1;
+
+	if (sscanf(s, "%15s %d", word, &priority) < 1) {
+		fprintf(out, "# Sm \"node\" STATE [PRIORITY] | freeze | thaw\n");
+		return;
+	}
+	if (!strcasecmp(word, "freeze") || !strcasecmp(word, "thaw")) {
+		n->sm_frozen = !strcasecmp(word, "freeze");
+		return;
+	}
+	if (!strcasecmp(word, "none")) {
+		n->sm_state = 0;
+		return;
+	}
+	for (int k = 0; k < 4; k++)
+		if (!strcasecmp(word, states[k])) {
+			n->sm_state = (uint8_t)(k + 1);
+			if (priority >= 0 && priority <= 15)
+				n->sm_priority = (uint8_t)priority;
+			return;
+		}
+	fprintf(out, "# Sm: state '%s' not understood\n", word);
+}
+
 /* PortInfo "node"[port] FIELD VALUE|auto: one end's PortInfo overridden */
 static void portinfo(struct fabric *f, int node, int port, const char *s, FILE *out)
 {
@@ -640,6 +674,8 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 			f->ports[n->first_port + p].err_rate = (uint8_t)rate;
 	} else if (!strcasecmp(cmd, "Lft")) {
 		lft(f, node, s, out);
+	} else if (!strcasecmp(cmd, "Sm")) {
+		sm(f, node, s, out);
 	} else if (!strcasecmp(cmd, "PortInfo")) {
 		portinfo(f, node, port, s, out);
 	} else if (!strcasecmp(cmd, "Temperature")) {

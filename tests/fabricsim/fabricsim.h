@@ -158,6 +158,11 @@ struct fs_node {
 	uint8_t nports;
 	uint8_t dead;         /* Dead: answers nothing at all */
 	uint8_t vendor;       /* enum fs_vendor_mode: how it answers NVIDIA's vendor MADs */
+	/* an SM on its port (a CA's port 1, a switch's port 0): SMInfo SMState
+	 * + 1 (0: none), Priority, ActCount and whether it is frozen (an SM
+	 * that answers and does nothing); the SM of sm_node is master */
+	uint8_t sm_state, sm_priority, sm_frozen;
+	uint32_t sm_act;
 	uint32_t vendor_mads; /* vendor MADs that reached it, answered or not */
 };
 
@@ -234,7 +239,7 @@ struct fabric {
 	uint32_t *switches;                /* switch number -> node */
 	struct fs_subscriber subs[64];
 	int nsubs;
-	uint32_t sm_activity;
+	uint32_t sm_activity; /* unused: each SM counts its own (fs_node.sm_act) */
 	uint16_t notice_count;
 	/* an M_Key violation the last SMP caused: trap 256 for the SM's
 	 * subscribers (server.c sends it, fs_trap256) */

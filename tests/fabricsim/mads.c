@@ -157,7 +157,7 @@ void fs_encode_portinfo(struct fabric *f, uint32_t node, uint8_t num, uint8_t en
 	mad_set_field(d, 0, IB_PORT_LID_F, p->lid_is_set ? p->lid_set : p->lid);
 	mad_set_field(d, 0, IB_PORT_SMLID_F, f->nodes[f->sm_node].lid);
 	cap = n->type == FS_SWITCH ? CAP_SWITCH0 : CAP_CA;
-	if (node == f->sm_node)
+	if (n->sm_state)
 		cap |= CAP_IS_SM;
 	mad_set_field(d, 0, IB_PORT_CAPMASK_F, cap);
 	{
@@ -363,12 +363,18 @@ static int smp(struct fabric *f, const struct target *t, unsigned method, unsign
 		memset(d, 0, IB_SMP_DATA_SIZE);
 		return 0;
 	case IB_ATTR_SMINFO:
-		if (t->node != f->sm_node)
+		if (!n->sm_state)
 			return STATUS_UNSUP_ATTR;
 		memset(d, 0, IB_SMP_DATA_SIZE);
-		mad_set_field64(d, 0, IB_SMINFO_GUID_F, fs_port_guid(f, t->node, 1));
-		mad_set_field(d, 0, IB_SMINFO_ACT_F, ++f->sm_activity);
-		mad_set_field(d, 0, IB_SMINFO_STATE_F, 3); /* master */
+		mad_set_field64(d, 0, IB_SMINFO_GUID_F,
+				fs_port_guid(f, t->node, n->type == FS_SWITCH ? 0 : 1));
+		/* a working SM's ActCount moves with what it does: here, with
+		 * every question it answers */
+		if (!n->sm_frozen)
+			n->sm_act++;
+		mad_set_field(d, 0, IB_SMINFO_ACT_F, n->sm_act);
+		mad_set_field(d, 0, IB_SMINFO_PRIO_F, n->sm_priority);
+		mad_set_field(d, 0, IB_SMINFO_STATE_F, n->sm_state - 1u);
 		return 0;
 	default:
 		return STATUS_UNSUP_ATTR;

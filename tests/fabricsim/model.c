@@ -119,7 +119,12 @@ uint64_t fs_port_guid(const struct fabric *f, uint32_t node, uint8_t num)
 void fs_finish(struct fabric *f)
 {
 	uint16_t lid = 1;
+	bool any_sm = false;
 
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		any_sm |= f->nodes[i].sm_state != 0;
+	if (!any_sm && f->nnodes)
+		f->nodes[f->sm_node].sm_state = 4; /* master */
 	f->epoch = fs_now();
 	memset(f->lid_port, 0xff, sizeof(f->lid_port));
 	for (uint32_t k = 0; k < f->nnodes; k++) {
