@@ -725,8 +725,19 @@
 #define OID_IBSNMPD_ROUTE_HOP_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 14 /* IBSNMPD-MIB::ibsnmpdRouteHopTable */
 #define COLUMN_IBSNMPD_ROUTE_HOPS 1 /* IBSNMPD-MIB::ibsnmpdRouteHops */
 #define COLUMN_IBSNMPD_ROUTE_HOP_PAIRS 2 /* IBSNMPD-MIB::ibsnmpdRouteHopPairs */
+#define OID_IBSNMPD_ROUTE_SM_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 15 /* IBSNMPD-MIB::ibsnmpdRouteSmTable */
+#define COLUMN_IBSNMPD_ROUTE_SM_GUID 1 /* IBSNMPD-MIB::ibsnmpdRouteSmGuid */
+#define COLUMN_IBSNMPD_ROUTE_SM_NAME 2 /* IBSNMPD-MIB::ibsnmpdRouteSmName */
+#define COLUMN_IBSNMPD_ROUTE_SM_LID 3 /* IBSNMPD-MIB::ibsnmpdRouteSmLid */
+#define COLUMN_IBSNMPD_ROUTE_SM_STATE 4 /* IBSNMPD-MIB::ibsnmpdRouteSmState */
+#define COLUMN_IBSNMPD_ROUTE_SM_PRIORITY 5 /* IBSNMPD-MIB::ibsnmpdRouteSmPriority */
+#define COLUMN_IBSNMPD_ROUTE_SM_ACT_COUNT 6 /* IBSNMPD-MIB::ibsnmpdRouteSmActCount */
+#define COLUMN_IBSNMPD_ROUTE_SM_ACT_COUNT_STILL 7 /* IBSNMPD-MIB::ibsnmpdRouteSmActCountStill */
+#define OID_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 16 /* IBSNMPD-MIB::ibsnmpdRoutePreviousMasterSm */
+#define SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM 16 /* IBSNMPD-MIB::ibsnmpdRoutePreviousMasterSm */
 #define OID_IBSNMPD_ROUTE_CHECK_FAILED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 19 /* IBSNMPD-MIB::ibsnmpdRouteCheckFailed */
 #define OID_IBSNMPD_ROUTE_CHECK_PASSED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 20 /* IBSNMPD-MIB::ibsnmpdRouteCheckPassed */
+#define OID_IBSNMPD_MASTER_SM_CHANGED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 21 /* IBSNMPD-MIB::ibsnmpdMasterSmChanged */
 #define OID_IBSNMPD_PRODUCTS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3 /* IBSNMPD-MIB::ibsnmpdProducts */
 #define OID_IBSNMPD_SWITCH_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 1 /* IBSNMPD-MIB::ibsnmpdSwitchNode */
 #define OID_IBSNMPD_CHANNEL_ADAPTER_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 2 /* IBSNMPD-MIB::ibsnmpdChannelAdapterNode */

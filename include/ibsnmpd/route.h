@@ -5,8 +5,8 @@
  *                   tables, by one walk per destination LID over the
  *                   switches' next hops (never per pair of hosts)
  *   route_subnet.c  pure: the checks of the subnet's configuration, from
- *                   the topology and the link sweep's PortInfo (duplicates,
- *                   links' state, MTU and VLs)
+ *                   the topology, the link sweep's PortInfo and the SMs'
+ *                   SMInfo (duplicates, links' state, MTU and VLs, SMs)
  *   route_read.c    the tables: SubnGet(LinearForwardingTable) of every
  *                   switch, paced by the MAD engine's window
  *   route_area.c    the area: tokens, its cache group, when it reads again
@@ -43,7 +43,8 @@ enum route_check_id {
 	ROUTE_ROUTING_CHECKS = ROUTE_CHECK_BALANCE, /* the last made of the tables */
 	ROUTE_CHECK_DUPLICATES, /* GUIDs and LIDs given once, no zero LID */
 	ROUTE_CHECK_LINKS,      /* links Active at both ends, at the MTU and VLs both can */
-	ROUTE_CHECKS = ROUTE_CHECK_LINKS
+	ROUTE_CHECK_SM,         /* one master SM, the winner, working, that every port follows */
+	ROUTE_CHECKS = ROUTE_CHECK_SM
 };
 
 /* ibsnmpdRouteCheckStatus */
@@ -73,13 +74,21 @@ enum route_offense {
 	ROUTE_LINK_STUCK,          /* a link up whose end stays Init or Armed */
 	ROUTE_LINK_MTU,            /* a link's active MTU below what both ends can */
 	ROUTE_LINK_VLS,            /* a link's operational VLs below what both ends can */
-	ROUTE_OFFENSES = ROUTE_LINK_VLS
+	ROUTE_SM_NO_MASTER,        /* no SM is master */
+	ROUTE_SM_MASTERS,          /* a master beside another */
+	ROUTE_SM_NOT_WINNER,       /* the master is not the SM of highest priority, lowest GUID */
+	ROUTE_SM_STALLED,          /* the master's ActCount has stopped */
+	ROUTE_SM_LID_DISAGREE,     /* ports that take another LID for their master SM */
+	ROUTE_SM_NO_STANDBY,       /* the master alone (informational) */
+	ROUTE_SM_SILENT,           /* a port that is an SM (IsSM) and does not answer (informational) */
+	ROUTE_OFFENSES = ROUTE_SM_SILENT
 };
 
 /* Offenders that do not fail their check (said, not counted). */
 static inline bool route_offense_informational(unsigned kind)
 {
-	return kind == ROUTE_DUP_DESCRIPTION;
+	return kind == ROUTE_DUP_DESCRIPTION || kind == ROUTE_SM_NO_STANDBY ||
+	       kind == ROUTE_SM_SILENT;
 }
 
 struct route_offender {
@@ -175,15 +184,41 @@ struct route_port_fact {
 	uint8_t mtu_cap, active_mtu; /* MTUCap, NeighborMTU (IBA codes: 1 256 .. 5 4096) */
 	uint8_t vl_cap, oper_vls;    /* VLCap, OperationalVLs (1 VL0 .. 5 VL0-14) */
 	uint32_t state_s;            /* seconds it has been in that state, as far as seen */
+	bool is_sm;                  /* CapabilityMask.IsSM */
+	uint16_t sm_lid;             /* MasterSMLID */
 };
 
-/* The subnet checks (ROUTE_CHECK_DUPLICATES, ROUTE_CHECK_LINKS) of the
- * topology f and the ports' PortInfo p[0..n) (NULL, 0: no link sweep: the
- * link check does not run) into *out, their checks' rows only; an end in
- * Init or Armed for stuck_s seconds or more is stuck. -1 out of memory
- * (out freed). Pure; unit-tested, fuzzed. */
-int route_subnet_check(const struct topology *f, const struct route_port_fact *p, size_t n,
-		       unsigned stuck_s, struct route_findings *out);
+/* An SM as its SMInfo answered (the SM check's input; its row in
+ * ibsnmpdRouteSmTable): every port that says it is one (IsSM) and every
+ * LID a port takes for its master. */
+#define ROUTE_SM_NO_ANSWER 0xff
+struct route_sm {
+	uint64_t guid;         /* SMInfo's GUID (the SM's port), or the port's with that LID */
+	unsigned lid;          /* where it was asked */
+	uint8_t state;         /* SMInfo SMState: 0 notActive .. 3 master; ROUTE_SM_NO_ANSWER */
+	uint8_t priority;
+	uint32_t act_count;
+	uint32_t act_still_s;  /* seconds ActCount has not moved, as far as seen */
+	uint32_t master_s;     /* seconds it has been master, as far as seen */
+	char name[80];         /* its node's name and port (the check fills it) */
+};
+
+/* What the subnet checks read. */
+struct route_subnet_input {
+	const struct route_port_fact *ports; /* by (GUID, port); NULL: no link sweep */
+	size_t n_ports;
+	struct route_sm *sms;                /* by GUID; NULL: no SMInfo read yet */
+	size_t n_sms;
+	unsigned stuck_s;  /* an end in Init or Armed this long is stuck */
+	unsigned stall_s;  /* a master's ActCount still this long has stalled */
+};
+
+/* The subnet checks (ROUTE_ROUTING_CHECKS + 1 .. ROUTE_CHECKS) of the
+ * topology f and what in says into *out, their checks' rows only (the
+ * links and SM checks do not run without ports, SMs); the SMs' names are
+ * filled in. -1 out of memory (out freed). Pure; unit-tested, fuzzed. */
+int route_subnet_check(const struct topology *f, const struct route_subnet_input *in,
+		       struct route_findings *out);
 
 /* For the checks' files: an offender of check `check` added to r (its
  * count kept whole, its row kept if fewer than ROUTE_OFFENDERS_MAX are);
@@ -220,6 +255,11 @@ struct route_routing {
 
 struct route_snapshot {
 	const struct route_routing *routing; /* NULL: no table read yet */
+	/* the SMs of the last subnet run (by GUID), the master's GUID (0:
+	 * none or several) and the one before it (0: none seen) */
+	struct route_sm *sms;
+	size_t n_sms;
+	uint64_t master, previous_master;
 	/* every check: the routing run's, then the last subnet run's */
 	struct route_check_result checks[ROUTE_CHECKS + 1];
 	struct route_offender *offenders;    /* all checks', by check then number */

@@ -44,6 +44,7 @@ enum family_rows {
 	ROWS_ROUTE_CHECKS, /* label check */
 	ROWS_ROUTE_LOADS,  /* the switch ports: node_guid, node, port, direction */
 	ROWS_ROUTE_HOPS,   /* label hops */
+	ROWS_ROUTE_SMS,    /* the SMs: guid, node, lid */
 };
 
 enum metric {
@@ -143,6 +144,10 @@ enum metric {
 	M_ROUTE_PORT_LIDS,
 	M_ROUTE_PORT_PATHS,
 	M_ROUTE_HOP_PAIRS,
+	M_SM_STATE,
+	M_SM_PRIORITY,
+	M_SM_ACT_COUNT,
+	M_SM_ACT_STILL,
 };
 
 struct family {
@@ -410,6 +415,14 @@ static const struct family families[] = {
 	 "CA-to-CA routes out of the port."),
 	F(M_ROUTE_HOP_PAIRS, "infiniband_routing_ca_pairs", GAUGE, ROWS_ROUTE_HOPS,
 	 "CA pairs whose route has that many links (label hops)."),
+	F(M_SM_STATE, "infiniband_sm_state", GAUGE, ROWS_ROUTE_SMS,
+	 "An SM's SMInfo SMState: 0 notActive, 1 discovering, 2 standby, 3 master; -1 no answer."),
+	F(M_SM_PRIORITY, "infiniband_sm_priority", GAUGE, ROWS_ROUTE_SMS,
+	 "An SM's SMInfo Priority."),
+	F(M_SM_ACT_COUNT, "infiniband_sm_activity_count", GAUGE, ROWS_ROUTE_SMS,
+	 "An SM's SMInfo ActCount (a working SM moves it)."),
+	F(M_SM_ACT_STILL, "infiniband_sm_activity_still_seconds", GAUGE, ROWS_ROUTE_SMS,
+	 "How long an SM's ActCount has not moved, as far as ibsnmpd has seen."),
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
 
@@ -1203,6 +1216,23 @@ static bool route_sample(const struct prom_render *r, const struct family *f, si
 		f->rows == ROWS_ROUTE_LOADS ? &rs->f.loads[row] : NULL;
 	char *o = s->value;
 
+	if (f->rows == ROWS_ROUTE_SMS) {
+		const struct route_sm *m = &snap->sms[row];
+		bool silent = m->state == ROUTE_SM_NO_ANSWER;
+
+		s->labels = put_guid_label(s->labels, ",guid", m->guid);
+		s->labels = put_label(s->labels, ",node", m->name);
+		s->labels = put_uint_label(s->labels, ",lid", m->lid);
+		switch (f->id) {
+		case M_SM_STATE: o = put_i64(o, silent ? -1 : m->state); break;
+		case M_SM_PRIORITY: o = put_u64(o, m->priority); break;
+		case M_SM_ACT_COUNT: o = put_u64(o, m->act_count); break;
+		default: o = put_u64(o, m->act_still_s); break;
+		}
+		s->value_end = o;
+		/* an SM that does not answer has a state only */
+		return !silent || f->id == M_SM_STATE;
+	}
 	if (f->rows == ROWS_ROUTE_CHECKS)
 		s->labels = put_label(s->labels, ",check", route_check_name((unsigned)row + 1));
 	if (f->rows == ROWS_ROUTE_LOADS) {
@@ -1259,6 +1289,7 @@ static size_t family_rows(const struct prom_render *r, const struct family *f)
 	case ROWS_ROUTE_HOPS:
 		return r->src->route && r->src->route->routing ? r->src->route->routing->f.n_hop_rows
 							       : 0;
+	case ROWS_ROUTE_SMS: return r->src->route ? r->src->route->n_sms : 0;
 	default: return r->n_ports;
 	}
 }

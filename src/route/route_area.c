@@ -62,6 +62,7 @@ void route_snapshot_free(void *p)
 		return;
 	route_routing_put(s->routing);
 	free(s->offenders);
+	free(s->sms);
 	free(s);
 }
 
@@ -118,6 +119,16 @@ struct route_snapshot *route_snapshot_make(struct route_routing *routing,
 			   : offenders_take(s, &cap, before->offenders, before->n_offenders,
 					    ROUTE_ROUTING_CHECKS + 1, ROUTE_CHECKS))
 			goto fail;
+	}
+	/* the SMs: the subnet run's own (its caller's), else those before */
+	if (!subnet && before) {
+		s->master = before->master;
+		s->previous_master = before->previous_master;
+		if (before->n_sms && !(s->sms = malloc(before->n_sms * sizeof(*s->sms))))
+			goto fail;
+		if (before->n_sms)
+			memcpy(s->sms, before->sms, before->n_sms * sizeof(*s->sms));
+		s->n_sms = before->n_sms;
 	}
 	return s;
 fail:
@@ -195,6 +206,7 @@ static void defaults(void)
 	memset(&route_cfg, 0, sizeof(route_cfg));
 	route_cfg.enabled = true;
 	route_cfg.settle_s = 10;
+	route_cfg.sm_stall_s = 60; /* OpenSM moves its ActCount at every sweep (10 s) */
 }
 
 static const struct config_token tokens[] = {
@@ -202,6 +214,8 @@ static const struct config_token tokens[] = {
 	{"routingCheckInterval", CONFIG_UINT, &route_cfg.interval_s, .min = 1, .max = 604800,
 	 .help = "SECONDS"},
 	{"routingSettle", CONFIG_UINT, &route_cfg.settle_s, .min = 1, .max = 3600,
+	 .help = "SECONDS"},
+	{"routingSmStall", CONFIG_UINT, &route_cfg.sm_stall_s, .min = 5, .max = 86400,
 	 .help = "SECONDS"},
 };
 

@@ -1071,7 +1071,7 @@ const char *route_check_name(unsigned check)
 		[ROUTE_CHECK_REACH] = "reachability", [ROUTE_CHECK_HOPS] = "hops",
 		[ROUTE_CHECK_UPDOWN] = "updown",      [ROUTE_CHECK_CREDIT] = "creditLoops",
 		[ROUTE_CHECK_BALANCE] = "balance",    [ROUTE_CHECK_DUPLICATES] = "duplicates",
-		[ROUTE_CHECK_LINKS] = "links",
+		[ROUTE_CHECK_LINKS] = "links",        [ROUTE_CHECK_SM] = "sm",
 	};
 
 	return check && check <= ROUTE_CHECKS ? names[check] : NULL;
@@ -1097,6 +1097,13 @@ const char *route_offense_name(unsigned kind)
 		[ROUTE_LINK_STUCK] = "linkStuck",
 		[ROUTE_LINK_MTU] = "mtuBelowCapability",
 		[ROUTE_LINK_VLS] = "vlsBelowCapability",
+		[ROUTE_SM_NO_MASTER] = "smNoMaster",
+		[ROUTE_SM_MASTERS] = "smSeveralMasters",
+		[ROUTE_SM_NOT_WINNER] = "smMasterNotWinner",
+		[ROUTE_SM_STALLED] = "smMasterStalled",
+		[ROUTE_SM_LID_DISAGREE] = "smLidDisagree",
+		[ROUTE_SM_NO_STANDBY] = "smNoStandby",
+		[ROUTE_SM_SILENT] = "smNotAnswering",
 	};
 
 	return kind && kind <= ROUTE_OFFENSES ? names[kind] : NULL;

@@ -13,6 +13,7 @@ struct route_config {
 	bool enabled;         /* routingCheck */
 	unsigned interval_s;  /* routingCheckInterval; 0: cacheLifetime routing */
 	unsigned settle_s;    /* routingSettle: after the topology changed, before reading */
+	unsigned sm_stall_s;  /* routingSmStall: a master's ActCount still this long has stalled */
 };
 extern struct route_config route_cfg;
 
@@ -41,8 +42,8 @@ struct route_run {
 };
 
 struct route_mib {
-	struct mib_scalars scalars;
-	struct mib_table checks, offenders, loads, hops;
+	struct mib_scalars scalars, subnet_scalars;
+	struct mib_table checks, offenders, loads, hops, sms;
 	struct mib_rows rows; /* the rows of the request being answered */
 };
 
@@ -74,6 +75,16 @@ struct route_area {
 	struct route_port_fact *facts;
 	time_t *since;
 	size_t n_facts;
+	const struct topology *facts_fabric; /* held: the discovery the facts are of */
+	/* the SMs: their SMInfo asked after every link sweep (one round at a
+	 * time), the last round's answers (by GUID: NULL, no round ended),
+	 * and what is remembered of each SM across rounds */
+	struct route_sm *sms;
+	size_t n_sms;
+	struct route_sm_round *round;  /* under way; NULL none */
+	struct route_sm_track *track;
+	size_t n_track;
+	uint64_t master, previous_master;
 	struct route_mib mib;
 };
 
@@ -88,7 +99,8 @@ void route_read_soon(struct route_area *a, const struct topology *before,
 		     const struct topology *after);
 
 /* route_area.c: a snapshot of routing (NULL: none yet; held by it) and
- * the subnet checks of subnet (NULL: those of before, if any) */
+ * the subnet checks of subnet (NULL: those of before, if any, and its
+ * SMs; else the caller gives the SMs) */
 struct route_snapshot *route_snapshot_make(struct route_routing *routing,
 					   const struct route_findings *subnet,
 					   double subnet_seconds, const struct route_snapshot *before);
@@ -98,6 +110,14 @@ void route_routing_put(const struct route_routing *r);
 void route_links_start(struct route_area *a);
 void route_links_stop(struct route_area *a);
 
+/* An SM seen across rounds: its ActCount and since when (monotonic s),
+ * since when it is master (0: it is not). */
+struct route_sm_track {
+	uint64_t guid;
+	uint32_t act;
+	time_t act_since, master_since;
+};
+
 /* route_mib.c */
 int route_mib_register(struct route_area *a);
 void route_mib_unregister(struct route_area *a);
@@ -105,6 +125,9 @@ void route_mib_unregister(struct route_area *a);
  * notifications carry the same): 0, or -1 none. */
 int route_mib_check_column(const struct route_snapshot *s, unsigned check, unsigned column,
 			   netsnmp_variable_list *vb);
+/* A column of ibsnmpdRouteSmTable (ibsnmpdMasterSmChanged carries the
+ * same): 0, or -1 none. */
+int route_mib_sm_column(const struct route_sm *m, unsigned column, netsnmp_variable_list *vb);
 
 /* route_notify.c: an observer of the group */
 void route_notify_published(struct cache_group *g, const void *before, const void *after,

@@ -1,12 +1,14 @@
 /* The subnet checks' runs (route_subnet.c): after every publication of the
  * link sweeps (ibsnmpdFabricPortTable's group), from the PortInfo it holds of
- * every port, read by no MAD of its own. It runs on the main thread: two
- * sorts of the ports and a search per link (bench/routing.py prints its
- * time; 40,000 hosts' quarter million ports in tens of milliseconds), and
- * publishes the routing group again with the routing run's findings
- * unchanged. What it keeps between runs: each port's state and since when,
- * so that an end stuck in Init or Armed is told after two sweeps (a
- * transition the SM is making is not). */
+ * every port; and after every round of SMInfo to the SMs, which each sweep
+ * begins (a few SMPs: the ports that say they are SMs, the LIDs ports take
+ * for their master). A run is on the main thread: two sorts of the ports
+ * and a search per link (bench/routing.py prints its time), then the
+ * routing group published again with the routing run's findings unchanged.
+ * What it keeps between runs: each port's state and since when (an end
+ * stuck in Init or Armed is told after two sweeps, a transition the SM is
+ * making is not), each SM's ActCount and since when it has not moved, since
+ * when it is master. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <stdlib.h>
@@ -17,8 +19,26 @@
 
 #include "ibsnmpd/area.h"
 #include "ibsnmpd/fabric.h"
+#include "ibsnmpd/sma_attr.h"
 
 #include "route_internal.h"
+
+#define CAP_IS_SM 0x2u        /* PortInfo CapabilityMask.IsSM */
+#define ROUND_MAX 64          /* SMs asked in a round */
+
+/* One round of SMInfo. */
+struct route_sm_round {
+	struct route_area *a;       /* NULL: the area stopped (the last answer frees it) */
+	unsigned pending;
+	size_t n;
+	struct route_sm_ask {
+		struct route_sm_round *round;
+		unsigned lid;
+		uint64_t port_guid;     /* of the port with that LID, 0 unknown */
+		bool answered;
+		struct sma_sminfo info;
+	} asks[ROUND_MAX];
+};
 
 static int fact_cmp(const struct route_port_fact *x, const struct route_port_fact *y)
 {
@@ -29,44 +49,254 @@ static int fact_cmp(const struct route_port_fact *x, const struct route_port_fac
 
 static void fact_of_port(struct route_port_fact *x, const struct fabric_port *p)
 {
-	const uint8_t *raw = p->pi_raw;
+	void *raw = (void *)p->pi_raw;
 
 	*x = (struct route_port_fact){
 		.guid = p->guid,
 		.port = p->port,
 		.lid = p->pi.lid,
-		.lmc = (uint8_t)mad_get_field((void *)raw, 0, IB_PORT_LMC_F),
+		.lmc = (uint8_t)mad_get_field(raw, 0, IB_PORT_LMC_F),
 		.state = p->pi.state,
 		.phys_state = p->pi.phys_state,
-		.mtu_cap = (uint8_t)mad_get_field((void *)raw, 0, IB_PORT_MTU_CAP_F),
+		.mtu_cap = (uint8_t)mad_get_field(raw, 0, IB_PORT_MTU_CAP_F),
 		.active_mtu = p->pi.neighbor_mtu,
-		.vl_cap = (uint8_t)mad_get_field((void *)raw, 0, IB_PORT_VL_CAP_F),
+		.vl_cap = (uint8_t)mad_get_field(raw, 0, IB_PORT_VL_CAP_F),
 		.oper_vls = p->pi.oper_vls,
+		.is_sm = (mad_get_field(raw, 0, IB_PORT_CAPMASK_F) & CAP_IS_SM) != 0,
+		.sm_lid = (uint16_t)mad_get_field(raw, 0, IB_PORT_SMLID_F),
 	};
 }
+
+static int sm_cmp(const void *x, const void *y)
+{
+	const struct route_sm *a = x, *b = y;
+
+	if (a->guid != b->guid)
+		return (a->guid > b->guid) - (a->guid < b->guid);
+	return (a->lid > b->lid) - (a->lid < b->lid);
+}
+
+static struct route_sm_track *track_of(struct route_area *a, uint64_t guid)
+{
+	for (size_t i = 0; i < a->n_track; i++)
+		if (a->track[i].guid == guid)
+			return &a->track[i];
+	return NULL;
+}
+
+/* The master's GUID: the one SM that says master (0: none, several). */
+static uint64_t master_of(const struct route_sm *sms, size_t n)
+{
+	uint64_t m = 0;
+	size_t masters = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (sms[i].state == 3) {
+			m = sms[i].guid;
+			masters++;
+		}
+	return masters == 1 ? m : 0;
+}
+
+/* The checks of what the area holds, published. */
+static void run(struct route_area *a)
+{
+	const struct route_snapshot *cur = cache_snapshot(&a->group);
+	struct route_subnet_input in = {
+		.ports = a->facts, .n_ports = a->n_facts, .sms = a->sms, .n_sms = a->n_sms,
+		.stall_s = route_cfg.sm_stall_s,
+		/* two sweeps: an end the SM is bringing up is Active by then */
+		.stuck_s = 2 * (a->links->lifetime_s ? a->links->lifetime_s : 1),
+	};
+	struct route_findings found;
+	struct route_snapshot *s;
+	double t0 = cache_clock();
+	uint64_t master;
+
+	if (!a->facts_fabric)
+		return;
+	if (route_subnet_check(a->facts_fabric, &in, &found)) {
+		snmp_log(LOG_WARNING, "subnet checks: out of memory: the last ones stay\n");
+		return;
+	}
+	for (unsigned k = ROUTE_ROUTING_CHECKS + 1; k <= ROUTE_CHECKS; k++)
+		found.checks[k].at = time(NULL);
+	s = route_snapshot_make(cur ? (struct route_routing *)cur->routing : NULL, &found,
+				cache_clock() - t0, NULL);
+	route_findings_free(&found);
+	if (s && a->sms && !(s->sms = malloc((a->n_sms + 1) * sizeof(*s->sms)))) {
+		route_snapshot_free(s);
+		s = NULL;
+	}
+	if (!s) {
+		snmp_log(LOG_WARNING, "subnet checks: out of memory: the last ones stay\n");
+		return;
+	}
+	if (a->sms)
+		memcpy(s->sms, a->sms, a->n_sms * sizeof(*s->sms));
+	s->n_sms = a->n_sms;
+	master = master_of(a->sms, a->n_sms);
+	if (master && a->master && master != a->master)
+		a->previous_master = a->master;
+	if (master)
+		a->master = master;
+	s->master = master;
+	s->previous_master = a->previous_master;
+	DEBUGMSGTL(("ibsnmpd:route", "subnet checks of %zu ports, %zu SMs: %.3f s\n", a->n_facts,
+		    a->n_sms, s->subnet_seconds));
+	cache_publish(&a->group, s);
+}
+
+/* ---- the SMs' rounds ---- */
+
+static void round_end(struct route_area *a, struct route_sm_round *r)
+{
+	struct route_sm *sms = calloc(r->n + 1, sizeof(*sms));
+	time_t now = cache_clock_s();
+	size_t n = 0;
+
+	if (!sms)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct route_sm_ask *k = &r->asks[i];
+		struct route_sm *m = &sms[n];
+		struct route_sm_track *t;
+
+		m->lid = k->lid;
+		if (!k->answered) {
+			if (!k->port_guid)
+				continue; /* no port has the LID: nobody to name */
+			m->guid = k->port_guid;
+			m->state = ROUTE_SM_NO_ANSWER;
+			n++;
+			continue;
+		}
+		m->guid = k->info.guid;
+		m->state = (uint8_t)(k->info.state & 3);
+		m->priority = (uint8_t)k->info.priority;
+		m->act_count = k->info.act_count;
+		if (!(t = track_of(a, m->guid))) {
+			struct route_sm_track *v = realloc(a->track, (a->n_track + 1) * sizeof(*v));
+
+			if (!v)
+				continue;
+			a->track = v;
+			t = &a->track[a->n_track++];
+			*t = (struct route_sm_track){m->guid, m->act_count, now, 0};
+		}
+		if (t->act != m->act_count) {
+			t->act = m->act_count;
+			t->act_since = now;
+		}
+		if (m->state != 3)
+			t->master_since = 0;
+		else if (!t->master_since)
+			t->master_since = now;
+		m->act_still_s = (uint32_t)(now - t->act_since);
+		m->master_s = t->master_since ? (uint32_t)(now - t->master_since) : 0;
+		n++;
+	}
+	qsort(sms, n, sizeof(*sms), sm_cmp);
+	/* one row per SM: asked at two LIDs (its port's, the one ports name),
+	 * it answered the same */
+	for (size_t i = 1; i < n;)
+		if (sms[i].guid == sms[i - 1].guid && sms[i].guid) {
+			memmove(&sms[i], &sms[i + 1], (n - i - 1) * sizeof(*sms));
+			n--;
+		} else {
+			i++;
+		}
+	free(a->sms);
+	a->sms = sms;
+	a->n_sms = n;
+	run(a);
+}
+
+static void sminfo_done(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct route_sm_ask *k = ctx;
+	struct route_sm_round *r = k->round;
+
+	k->answered = result == MAD_OK && data && !sma_sminfo_decode(data, len, &k->info);
+	if (--r->pending)
+		return;
+	if (r->a) {
+		r->a->round = NULL;
+		round_end(r->a, r);
+	}
+	free(r);
+}
+
+/* A round to the SMs the facts show: the ports that say they are one, the
+ * LIDs Active ports take for their master. */
+static void round_begin(struct route_area *a)
+{
+	struct route_sm_round *r;
+
+	if (a->round || !(r = calloc(1, sizeof(*r))))
+		return;
+	r->a = a;
+	for (size_t i = 0; i < a->n_facts && r->n < ROUND_MAX; i++) {
+		const struct route_port_fact *p = &a->facts[i];
+		unsigned lids[2] = {p->is_sm && p->state == 4 ? p->lid : 0,
+				    p->state == 4 ? p->sm_lid : 0};
+
+		for (int j = 0; j < 2 && r->n < ROUND_MAX; j++) {
+			bool seen = !lids[j] || lids[j] >= 0xc000;
+
+			for (size_t k = 0; k < r->n && !seen; k++)
+				seen = r->asks[k].lid == lids[j];
+			if (seen)
+				continue;
+			r->asks[r->n] = (struct route_sm_ask){.round = r, .lid = lids[j]};
+			r->n++;
+		}
+	}
+	/* the port GUID of each LID (a CA's port; a switch's port 0), for an
+	 * SM that does not answer */
+	for (size_t i = 0; i < a->facts_fabric->n_ports; i++) {
+		const struct topo_port *tp = &a->facts_fabric->ports[i];
+
+		for (size_t k = 0; k < r->n; k++)
+			if (tp->lid == r->asks[k].lid && !r->asks[k].port_guid)
+				r->asks[k].port_guid = tp->port_guid;
+	}
+	r->pending = 1; /* the hold of the start */
+	for (size_t k = 0; k < r->n; k++) {
+		ib_portid_t to;
+
+		memset(&to, 0, sizeof(to)); /* ib_portid_set leaves the other fields */
+		ib_portid_set(&to, (int)r->asks[k].lid, 0, 0);
+		r->pending++;
+		if (mad_engine_smp_get(&to, IB_ATTR_SMINFO, 0, sminfo_done, &r->asks[k]))
+			r->pending--;
+	}
+	a->round = r;
+	sminfo_done(&(struct route_sm_ask){.round = r}, MAD_OK, NULL, 0); /* the hold */
+}
+
+/* ---- after a link sweep ---- */
 
 static void swept(struct cache_group *g, const void *before, const void *after, void *arg)
 {
 	struct route_area *a = arg;
 	const struct fabric_snapshot *fs = after;
-	const struct route_snapshot *cur = cache_snapshot(&a->group);
 	struct route_port_fact *facts;
-	struct route_findings found;
-	struct route_snapshot *s;
 	time_t now = cache_clock_s(), *since;
-	/* two sweeps: an end the SM is bringing up is Active by then */
-	unsigned stuck_s = 2 * (g->lifetime_s ? g->lifetime_s : 1);
 	size_t n = 0, j = 0;
-	double t0;
 
+	(void)g;
 	(void)before;
 	if (!fs || !fs->fabric)
 		return;
 	facts = calloc(fs->n + 1, sizeof(*facts));
 	since = calloc(fs->n + 1, sizeof(*since));
-	if (!facts || !since)
-		goto fail;
-	t0 = cache_clock();
+	if (!facts || !since) {
+		free(facts);
+		free(since);
+		snmp_log(LOG_WARNING, "subnet checks: out of memory: the last ones stay\n");
+		return;
+	}
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct fabric_port *p = &fs->ports[i];
 		struct route_port_fact *x = &facts[n];
@@ -84,27 +314,15 @@ static void swept(struct cache_group *g, const void *before, const void *after, 
 		x->state_s = (uint32_t)(now - since[n]);
 		n++;
 	}
-	if (route_subnet_check(fs->fabric, facts, n, stuck_s, &found))
-		goto fail;
-	for (unsigned k = ROUTE_ROUTING_CHECKS + 1; k <= ROUTE_CHECKS; k++)
-		found.checks[k].at = time(NULL);
-	s = route_snapshot_make(cur ? (struct route_routing *)cur->routing : NULL, &found,
-				cache_clock() - t0, NULL);
-	route_findings_free(&found);
-	if (!s)
-		goto fail;
 	free(a->facts);
 	free(a->since);
 	a->facts = facts;
 	a->since = since;
 	a->n_facts = n;
-	DEBUGMSGTL(("ibsnmpd:route", "subnet checks of %zu ports: %.3f s\n", n, s->subnet_seconds));
-	cache_publish(&a->group, s);
-	return;
-fail:
-	free(facts);
-	free(since);
-	snmp_log(LOG_WARNING, "subnet checks: out of memory: the last ones stay\n");
+	topology_put(a->facts_fabric);
+	a->facts_fabric = topology_get(fs->fabric);
+	run(a);
+	round_begin(a);
 }
 
 void route_links_start(struct route_area *a)
@@ -121,9 +339,18 @@ void route_links_stop(struct route_area *a)
 	if (a->links)
 		cache_group_unobserve(a->links, &a->swept);
 	a->links = NULL;
+	if (a->round)
+		a->round->a = NULL; /* its last answer frees it */
+	a->round = NULL;
 	free(a->facts);
 	free(a->since);
+	free(a->sms);
+	free(a->track);
+	topology_put(a->facts_fabric);
 	a->facts = NULL;
 	a->since = NULL;
-	a->n_facts = 0;
+	a->sms = NULL;
+	a->track = NULL;
+	a->facts_fabric = NULL;
+	a->n_facts = a->n_sms = a->n_track = 0;
 }

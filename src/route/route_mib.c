@@ -13,13 +13,14 @@
 
 #include "route_internal.h"
 
-enum { ROWS_CHECKS, ROWS_OFFENDERS, ROWS_LOADS, ROWS_HOPS };
+enum { ROWS_CHECKS, ROWS_OFFENDERS, ROWS_LOADS, ROWS_HOPS, ROWS_SMS };
 
 static const oid routing_oid[] = {OID_IBSNMPD_ROUTING};
 static const oid checks_oid[] = {OID_IBSNMPD_ROUTE_CHECK_TABLE};
 static const oid offenders_oid[] = {OID_IBSNMPD_ROUTE_OFFENDER_TABLE};
 static const oid loads_oid[] = {OID_IBSNMPD_ROUTE_LOAD_TABLE};
 static const oid hops_oid[] = {OID_IBSNMPD_ROUTE_HOP_TABLE};
+static const oid sms_oid[] = {OID_IBSNMPD_ROUTE_SM_TABLE};
 
 /* Every table is an array of the snapshot, already in index order. */
 static unsigned check_index(const void *data, oid *index)
@@ -48,6 +49,12 @@ static unsigned hop_index(const void *data, oid *index)
 {
 	index[0] = ((const struct route_hop_count *)data)->hops;
 	return 1;
+}
+
+static unsigned sm_index(const void *data, oid *index)
+{
+	mib_index_put_guid(index, ((const struct route_sm *)data)->guid);
+	return MIB_GUID_INDEX_LEN;
 }
 
 static const struct route_snapshot *snapshot_of(const void *ctx)
@@ -124,6 +131,10 @@ static const struct mib_rows *rows_of(struct route_area *a, int which, const voi
 				       .array = s->routing ? s->routing->f.loads : NULL,
 				       .stride = sizeof(struct route_port_load), .index_of = load_index};
 		break;
+	case ROWS_SMS:
+		*r = (struct mib_rows){.count = s->n_sms, .array = s->sms,
+				       .stride = sizeof(*s->sms), .index_of = sm_index};
+		break;
 	default:
 		*r = (struct mib_rows){.count = s->routing ? s->routing->f.n_hop_rows : 0,
 				       .array = s->routing ? s->routing->f.hop_rows : NULL,
@@ -150,6 +161,63 @@ static const struct mib_rows *load_rows(const void *ctx, const void **snap)
 static const struct mib_rows *hop_rows(const void *ctx, const void **snap)
 {
 	return rows_of((struct route_area *)ctx, ROWS_HOPS, snap);
+}
+
+static const struct mib_rows *sm_rows(const void *ctx, const void **snap)
+{
+	return rows_of((struct route_area *)ctx, ROWS_SMS, snap);
+}
+
+/* The subnet run's scalar. */
+static const void *subnet_snapshot(const void *ctx)
+{
+	return snapshot_of(ctx);
+}
+
+static int subnet_scalar_value(unsigned column, netsnmp_variable_list *vb, const void *snap)
+{
+	const struct route_snapshot *s = snap;
+
+	if (column != SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM)
+		return -1;
+	mib_set_be_octets(vb, s->previous_master, 8);
+	return 0;
+}
+
+/* An SM's column (also what ibsnmpdMasterSmChanged carries). */
+int route_mib_sm_column(const struct route_sm *m, unsigned column, netsnmp_variable_list *vb)
+{
+	switch (column) {
+	case COLUMN_IBSNMPD_ROUTE_SM_NAME: mib_set_octets(vb, m->name, strlen(m->name)); return 0;
+	case COLUMN_IBSNMPD_ROUTE_SM_LID: mib_set_unsigned(vb, ASN_UNSIGNED, m->lid); return 0;
+	case COLUMN_IBSNMPD_ROUTE_SM_STATE:
+		/* SMA-MIB's numbering: SMState + 2, 1 no answer */
+		mib_set_int(vb, m->state == ROUTE_SM_NO_ANSWER ? 1 : m->state + 2);
+		return 0;
+	case COLUMN_IBSNMPD_ROUTE_SM_PRIORITY:
+		if (m->state == ROUTE_SM_NO_ANSWER)
+			return -1;
+		mib_set_unsigned(vb, ASN_UNSIGNED, m->priority);
+		return 0;
+	case COLUMN_IBSNMPD_ROUTE_SM_ACT_COUNT:
+		if (m->state == ROUTE_SM_NO_ANSWER)
+			return -1;
+		mib_set_unsigned(vb, ASN_UNSIGNED, m->act_count);
+		return 0;
+	case COLUMN_IBSNMPD_ROUTE_SM_ACT_COUNT_STILL:
+		if (m->state == ROUTE_SM_NO_ANSWER)
+			return -1;
+		mib_set_unsigned(vb, ASN_UNSIGNED, m->act_still_s);
+		return 0;
+	default: return -1;
+	}
+}
+
+static int sm_value(const void *row, unsigned column, netsnmp_variable_list *vb,
+		    const void *snap)
+{
+	(void)snap;
+	return route_mib_sm_column(row, column, vb);
 }
 
 /* A check's column (also what its notifications carry). */
@@ -277,10 +345,28 @@ int route_mib_register(struct route_area *a)
 		.last_column = COLUMN_IBSNMPD_ROUTE_HOP_PAIRS, .rows = hop_rows, .value = hop_value,
 		.ctx = a,
 	};
+	m->sms = (struct mib_table){
+		.name = "ibsnmpdRouteSmTable", .table_oid = sms_oid,
+		.table_oid_len = OID_LENGTH(sms_oid), .first_column = COLUMN_IBSNMPD_ROUTE_SM_NAME,
+		.last_column = COLUMN_IBSNMPD_ROUTE_SM_ACT_COUNT_STILL, .rows = sm_rows,
+		.value = sm_value, .ctx = a,
+	};
+	m->subnet_scalars = (struct mib_scalars){
+		.name = "ibsnmpdRoutePreviousMasterSm", .group_oid = routing_oid,
+		.group_oid_len = OID_LENGTH(routing_oid),
+		.first = SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM,
+		.last = SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM, .snapshot = subnet_snapshot,
+		.value = subnet_scalar_value, .ctx = a, .one_by_one = true,
+	};
 	if (mib_scalars_register(&m->scalars))
 		return -1;
+	if (mib_scalars_register(&m->subnet_scalars)) {
+		mib_scalars_unregister(&m->scalars);
+		return -1;
+	}
 	if (mib_table_register(&m->checks) || mib_table_register(&m->offenders) ||
-	    mib_table_register(&m->loads) || mib_table_register(&m->hops)) {
+	    mib_table_register(&m->loads) || mib_table_register(&m->hops) ||
+	    mib_table_register(&m->sms)) {
 		route_mib_unregister(a);
 		return -1;
 	}
@@ -291,6 +377,8 @@ void route_mib_unregister(struct route_area *a)
 {
 	struct route_mib *m = &a->mib;
 
+	if (m->sms.reg)
+		mib_table_unregister(&m->sms);
 	if (m->hops.reg)
 		mib_table_unregister(&m->hops);
 	if (m->loads.reg)
@@ -299,5 +387,6 @@ void route_mib_unregister(struct route_area *a)
 		mib_table_unregister(&m->offenders);
 	if (m->checks.reg)
 		mib_table_unregister(&m->checks);
+	mib_scalars_unregister(&m->subnet_scalars);
 	mib_scalars_unregister(&m->scalars);
 }

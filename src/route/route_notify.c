@@ -1,8 +1,10 @@
 /* IBSNMPD-MIB's routing notifications: after a run is published, for each
  * check that fails now and did not in the run before (or is the first run
  * since the start), ibsnmpdRouteCheckFailed with its first offender's
- * words; for each that failed and passes now, ibsnmpdRouteCheckPassed.
- * Through the one notification path (its limit: per check). */
+ * words; for each that failed and passes now, ibsnmpdRouteCheckPassed;
+ * when another SM is master than the one seen before it,
+ * ibsnmpdMasterSmChanged. Through the one notification path (its limit:
+ * per check, per new master's LID). */
 #include <string.h>
 
 #include "ibsnmpd/mib_oids.h"
@@ -65,6 +67,45 @@ static void send_check(const struct route_snapshot *s, unsigned check, bool fail
 	notify_send(NOTIFY_ROUTING, failed ? 19 : 20, check, vl);
 }
 
+/* The new master (s->master) and the one before. */
+static void send_master_changed(const struct route_snapshot *s)
+{
+	static const oid changed_oid[] = {OID_IBSNMPD_MASTER_SM_CHANGED};
+	static const oid table[] = {OID_IBSNMPD_ROUTE_SM_TABLE};
+	static const oid previous[] = {OID_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM, 0};
+	static const unsigned columns[] = {COLUMN_IBSNMPD_ROUTE_SM_NAME, COLUMN_IBSNMPD_ROUTE_SM_LID,
+					   COLUMN_IBSNMPD_ROUTE_SM_PRIORITY};
+	const struct route_sm *m = NULL;
+	netsnmp_variable_list *vl;
+	uint8_t prev[8];
+
+	for (size_t i = 0; i < s->n_sms && !m; i++)
+		if (s->sms[i].guid == s->master)
+			m = &s->sms[i];
+	if (!m || !(vl = mib_notification_new(changed_oid, OID_LENGTH(changed_oid))))
+		return;
+	for (size_t c = 0; c < sizeof(columns) / sizeof(columns[0]); c++) {
+		oid name[MAX_OID_LEN];
+		size_t n = OID_LENGTH(table);
+		netsnmp_variable_list *vb;
+
+		memcpy(name, table, sizeof(table));
+		name[n++] = 1;
+		name[n++] = columns[c];
+		mib_index_put_guid(name + n, m->guid);
+		n += MIB_GUID_INDEX_LEN;
+		vb = snmp_varlist_add_variable(&vl, name, n, ASN_NULL, NULL, 0);
+		if (vb && route_mib_sm_column(m, columns[c], vb))
+			snmp_set_var_typed_value(vb, ASN_NULL, NULL, 0);
+	}
+	for (int i = 0; i < 8; i++)
+		prev[i] = (uint8_t)(s->previous_master >> (56 - 8 * i));
+	snmp_varlist_add_variable(&vl, previous, OID_LENGTH(previous), ASN_OCTET_STR, prev, 8);
+	snmp_log(LOG_NOTICE, "master SM is now %s (LID %u), was 0x%016llx\n", m->name, m->lid,
+		 (unsigned long long)s->previous_master);
+	notify_send(NOTIFY_ROUTING, 21, m->lid, vl);
+}
+
 void route_notify_published(struct cache_group *g, const void *before, const void *after,
 			    void *arg)
 {
@@ -83,4 +124,7 @@ void route_notify_published(struct cache_group *g, const void *before, const voi
 		else if (was && s->checks[k].status == ROUTE_STATUS_PASSED)
 			send_check(s, k, false);
 	}
+	/* previous_master moves exactly when another SM became master */
+	if (b && s->master && s->previous_master && s->previous_master != b->previous_master)
+		send_master_changed(s);
 }

@@ -7,7 +7,12 @@
  *   links: an end whose link is up (LinkUp) but stays Init or Armed (the SM
  *   did not bring it to Active), an active link whose MTU (NeighborMTU) or
  *   operational VLs are below what both ends can (MTUCap, VLCap): what
- *   ibdiagnet's links check and `iblinkinfo -l` show by hand.
+ *   ibdiagnet's links check and `iblinkinfo -l` show by hand;
+ *   SMs: from their SMInfo, one master (IBA 14.4: the SM of highest
+ *   priority, then lowest GUID, of those not notActive), whose ActCount
+ *   moves, whose LID every Active CA port has for its master (MasterSMLID);
+ *   a master alone, or a port that says it is an SM and does not answer,
+ *   is said, not counted: what `sminfo` and `saquery SMIR` show by hand.
  * Written here: no library checks a subnet's configuration. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -376,9 +381,169 @@ static void links(const struct topology *f, const struct route_port_fact *p, siz
 	}
 }
 
-int route_subnet_check(const struct topology *f, const struct route_port_fact *p, size_t n,
-		       unsigned stuck_s, struct route_findings *out)
+/* ---- SMs ---- */
+
+static const char *sm_state_name(unsigned state)
 {
+	static const char *const names[] = {"notActive", "discovering", "standby", "master"};
+
+	return state < 4 ? names[state] : "not answering";
+}
+
+/* The port with LID lid (a CA's, or a switch's port 0): its words. */
+static void lid_port_words(const struct topology *f, unsigned lid, char *out, size_t len)
+{
+	for (size_t i = 0; lid && i < f->n_nodes; i++)
+		if (f->nodes[i].type == 2 && f->nodes[i].lid == lid) {
+			port_words(f, i, 0, out, len);
+			return;
+		}
+	for (size_t i = 0; lid && i < f->n_ports; i++)
+		if (f->nodes[f->ports[i].node].type != 2 && f->ports[i].lid == lid) {
+			port_words(f, f->ports[i].node, f->ports[i].port, out, len);
+			return;
+		}
+	words(out, len, "LID %u", lid);
+}
+
+/* Ports that take LID lid for their master SM: how many, the first. */
+struct sm_lid_count {
+	unsigned lid;
+	uint64_t ports;
+	const struct route_port_fact *first;
+};
+
+/* Whether SM a wins over b (IBA 14.4.1.1: priority, then the lower GUID). */
+static bool sm_wins(const struct route_sm *a, const struct route_sm *b)
+{
+	return a->priority != b->priority ? a->priority > b->priority : a->guid < b->guid;
+}
+
+static void sms(const struct topology *f, const struct route_subnet_input *in,
+		struct subnet_out *o)
+{
+	const struct route_sm *master = NULL, *winner = NULL;
+	size_t masters = 0, standbys = 0;
+	struct route_offender *x;
+
+	for (size_t i = 0; i < in->n_sms; i++) {
+		struct route_sm *m = &in->sms[i];
+
+		lid_port_words(f, m->lid, m->name, sizeof(m->name));
+		if (m->state == ROUTE_SM_NO_ANSWER) {
+			if ((x = offender(o, ROUTE_CHECK_SM, ROUTE_SM_SILENT))) {
+				x->guid = m->guid;
+				x->lid = m->lid;
+				x->count = 1;
+				route_offender_say(x, "%s (LID %u) is an SM (IsSM) and does not answer "
+						      "SMInfo (informational)", m->name, m->lid);
+			}
+			continue;
+		}
+		if (m->state != 0 && (!winner || sm_wins(m, winner)))
+			winner = m;
+		standbys += m->state == 2;
+		if (m->state != 3)
+			continue;
+		if (master && (x = offender(o, ROUTE_CHECK_SM, ROUTE_SM_MASTERS))) {
+			x->guid = m->guid;
+			x->lid = m->lid;
+			x->count = 2;
+			route_offender_say(x, "%s (LID %u) is master beside %s (LID %u): two SMs "
+					      "configure the subnet", m->name, m->lid, master->name,
+					      master->lid);
+		}
+		if (!master)
+			master = m;
+		masters++;
+	}
+	if (!masters) {
+		if ((x = offender(o, ROUTE_CHECK_SM, ROUTE_SM_NO_MASTER))) {
+			x->count = in->n_sms;
+			route_offender_say(x, "no SM is master (%zu SM%s found): nothing configures "
+					      "ports that come up or reroutes around links that fail",
+					   in->n_sms, in->n_sms == 1 ? "" : "s");
+		}
+		return;
+	}
+	if (masters == 1 && winner && winner != master &&
+	    (x = offender(o, ROUTE_CHECK_SM, ROUTE_SM_NOT_WINNER))) {
+		x->guid = master->guid;
+		x->lid = master->lid;
+		x->count = 1;
+		route_offender_say(x, "master %s has priority %u; %s (%s, priority %u) should win",
+				   master->name, master->priority, winner->name,
+				   sm_state_name(winner->state), winner->priority);
+	}
+	if (master->act_still_s >= in->stall_s &&
+	    (x = offender(o, ROUTE_CHECK_SM, ROUTE_SM_STALLED))) {
+		x->guid = master->guid;
+		x->lid = master->lid;
+		x->count = 1;
+		route_offender_say(x, "master %s answers but its ActCount (%u) has not moved for "
+				      "%u s: it has stopped working", master->name, master->act_count,
+				   master->act_still_s);
+	}
+	if (masters == 1 && !standbys && (x = offender(o, ROUTE_CHECK_SM, ROUTE_SM_NO_STANDBY))) {
+		x->guid = master->guid;
+		x->lid = master->lid;
+		x->count = 1;
+		route_offender_say(x, "no standby SM: master %s is alone (informational)",
+				   master->name);
+	}
+	if (masters != 1 || !in->ports)
+		return;
+	/* Active CA ports that take another LID for their master: one row per
+	 * LID they name (the first 8; the ports of others count with the
+	 * last), once the master has been for two sweeps (ports follow a new
+	 * master as the sweeps read them) */
+	if (master->master_s < in->stuck_s)
+		return;
+	{
+		struct sm_lid_count other[8];
+		size_t n_other = 0;
+
+		for (size_t i = 0; i < in->n_ports; i++) {
+			const struct route_port_fact *p = &in->ports[i];
+			const struct topo_node *nd;
+			size_t k = 0;
+
+			if (p->state != 4 || p->sm_lid == master->lid ||
+			    !(nd = topology_node(f, p->guid)) || nd->type == 2)
+				continue;
+			while (k < n_other && other[k].lid != p->sm_lid)
+				k++;
+			if (k == n_other && n_other < 8)
+				other[n_other++] = (struct sm_lid_count){p->sm_lid, 0, p};
+			other[k < n_other ? k : n_other - 1].ports++;
+		}
+		for (size_t k = 0; k < n_other; k++) {
+			const struct route_port_fact *p = other[k].first;
+			const struct topo_node *nd = topology_node(f, p->guid);
+			char who[100];
+
+			if (!(x = offender(o, ROUTE_CHECK_SM, ROUTE_SM_LID_DISAGREE)))
+				continue;
+			lid_port_words(f, other[k].lid, who, sizeof(who));
+			x->guid = p->guid;
+			x->port = p->port;
+			x->lid = other[k].lid;
+			x->count = other[k].ports;
+			route_offender_say(x, "%llu Active CA port%s (%s port %u the first) take%s LID "
+					      "%u (%s) for the master SM, not %s's LID %u",
+					   (unsigned long long)other[k].ports,
+					   other[k].ports == 1 ? "" : "s", nd->name ? nd->name : nd->desc,
+					   p->port, other[k].ports == 1 ? "s" : "", other[k].lid, who,
+					   master->name, master->lid);
+		}
+	}
+}
+
+int route_subnet_check(const struct topology *f, const struct route_subnet_input *in,
+		       struct route_findings *out)
+{
+	const struct route_port_fact *p = in->ports;
+	size_t n = in->n_ports;
 	struct subnet_out o = {.r = out};
 	size_t cells = f->n_ports + f->n_nodes + 1;
 	struct guid_owner *g = calloc(cells, sizeof(*g));
@@ -393,15 +558,17 @@ int route_subnet_check(const struct topology *f, const struct route_port_fact *p
 	lids(f, p, n, l, &o);
 	descriptions(f, order, &o);
 	if (p)
-		links(f, p, n, stuck_s, &o);
+		links(f, p, n, in->stuck_s, &o);
+	if (in->sms)
+		sms(f, in, &o);
 	if (o.failed)
 		goto out;
-	for (unsigned k = ROUTE_CHECK_DUPLICATES; k <= ROUTE_CHECK_LINKS; k++) {
+	for (unsigned k = ROUTE_ROUTING_CHECKS + 1; k <= ROUTE_CHECKS; k++) {
 		struct route_check_result *c = &out->checks[k];
 
 		c->id = (uint8_t)k;
 		c->status = c->offenders ? ROUTE_STATUS_FAILED : ROUTE_STATUS_PASSED;
-		if (!f->n_nodes || (k == ROUTE_CHECK_LINKS && !p))
+		if (!f->n_nodes || (k == ROUTE_CHECK_LINKS && !p) || (k == ROUTE_CHECK_SM && !in->sms))
 			c->status = ROUTE_STATUS_NOT_RUN;
 	}
 	route_offenders_sort(out);

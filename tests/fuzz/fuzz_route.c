@@ -59,11 +59,33 @@ static void subnet_checks(const struct topology *f, const uint8_t *p, size_t n)
 			.lid = v[0] & 1 ? 0 : (uint16_t)f->ports[i].lid, .lmc = v[0] >> 5,
 			.state = v[1] % 7, .phys_state = v[1] >> 4, .mtu_cap = v[2] % 7,
 			.active_mtu = v[2] >> 4, .vl_cap = v[3] % 7, .oper_vls = v[3] >> 4,
-			.state_s = (uint32_t)v[4] << 8 | v[5]};
+			.state_s = (uint32_t)v[4] << 8 | v[5], .is_sm = v[0] & 2,
+			.sm_lid = v[0] & 4 ? (uint16_t)f->ports[0].lid : (uint16_t)v[5]};
 	}
-	if (route_subnet_check(f, facts, f->n_ports, 20, &r) == 0) {
-		offenders_hold(&r, ROUTE_ROUTING_CHECKS + 1, ROUTE_CHECKS);
-		route_findings_free(&r);
+	{
+		struct route_subnet_input in = {.ports = facts, .n_ports = f->n_ports,
+						.stuck_s = 20, .stall_s = 60};
+		struct route_sm sms[4];
+
+		/* SMs at the first ports' LIDs, their SMInfo of the same octets */
+		for (size_t i = 0; i < 4 && i < f->n_ports; i++) {
+			uint8_t v = n ? p[(i * 5 + 3) % n] : 0;
+
+			sms[i] = (struct route_sm){.guid = f->ports[i].port_guid,
+						   .lid = f->ports[i].lid,
+						   .state = v & 0x80 ? ROUTE_SM_NO_ANSWER : v & 3,
+						   .priority = v >> 2 & 15, .act_still_s = v,
+						   .master_s = (uint32_t)v << 2};
+			in.n_sms = i + 1;
+		}
+		in.sms = in.n_sms ? sms : NULL;
+		if (route_subnet_check(f, &in, &r) == 0) {
+			offenders_hold(&r, ROUTE_ROUTING_CHECKS + 1, ROUTE_CHECKS);
+			for (size_t i = 0; i < in.n_sms; i++)
+				if (!memchr(sms[i].name, 0, sizeof(sms[i].name)))
+					abort();
+			route_findings_free(&r);
+		}
 	}
 	free(facts);
 }

@@ -6,7 +6,10 @@ the simulator's console makes (Lft): an entry unassigned, sent to the wrong
 host, a loop, a credit loop, uplinks unbalanced; and clears when the table
 is as the model routes it again. The subnet checks, after each link sweep,
 against smpquery's PortInfo: a LID claimed by a second port, a link below
-the MTU or VLs both ends can, an end stuck in Init (PortInfo)."""
+the MTU or VLs both ends can, an end stuck in Init (PortInfo); and the SMs
+against sminfo: a standby, a second master, a master whose ActCount stops,
+a takeover (ibsnmpdMasterSmChanged) whose ports still follow the old master
+(the simulator's Sm)."""
 import re
 import urllib.request
 
@@ -27,8 +30,11 @@ HOP_PAIRS = ROUTING + "14.1.2."          # .hops
 ALARM_DESC = MIB + "1.9.3.1.9"
 MADS = ROUTING + "7.0"
 FAILED, PASSED = MIB + "0.19", MIB + "0.20"
-REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS = 1, 2, 3, 4, 5, 6, 7
-CHECKS = (REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS)
+REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS, SM = 1, 2, 3, 4, 5, 6, 7, 8
+CHECKS = (REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS, SM)
+SMS = ROUTING + "15.1."                  # .column.guid(8)
+PREVIOUS_MASTER = ROUTING + "16.0"
+MASTER_CHANGED = MIB + "0.21"
 HOSTS = 96
 
 
@@ -38,7 +44,7 @@ def bed():
     port = free_port()
     b = start_testbed(big={"hosts": HOSTS, "radix": 16},
                       extra_conf=["routingCheckInterval 3", "routingSettle 1",
-                                  "cacheLifetime fabricPorts 2",
+                                  "cacheLifetime fabricPorts 2", "routingSmStall 6",
                                   "notificationLimit 0 60",
                                   "prometheusListen 127.0.0.1:%d" % port])
     b.metrics_url = "http://127.0.0.1:%d/metrics?collect[]=routing" % port
@@ -363,3 +369,86 @@ def test_subnet_checks_find_what_smpquery_shows(bed, fabric):
         for command in faults:
             sim(bed, command.rsplit(" ", 1)[0] + " auto")
     assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=60), statuses(bed)
+
+
+def sm_table(bed):
+    """{name: {column: value}} of ibsnmpdRouteSmTable"""
+    rows = {}
+    for oid, (_, value) in bed.walk(SMS[:-1]).items():
+        column, index = oid[len(SMS):].split(".", 1)
+        rows.setdefault(index, {})[int(column)] = value.strip('"')
+    return {r[2]: r for r in rows.values()}
+
+
+def sminfo(bed, lid):
+    """(guid, activity, priority, state) as sminfo reads an SM's SMInfo"""
+    out = bed.run_on_node("sminfo", str(lid), timeout=60)
+    m = re.search(r"sm guid (0x[0-9a-f]+), activity count (\d+) priority (\d+) state (\d+)", out)
+    return int(m.group(1), 16), int(m.group(2)), int(m.group(3)), int(m.group(4))
+
+
+def sm_kinds(bed):
+    return sorted(num(x[2]) for x in offenders(bed, SM))
+
+
+def test_sm_check_follows_the_sms_as_sminfo_shows_them(bed, fabric):
+    nodes, _ = fabric
+    lid = {name: n[3] for name, n in nodes.items()}
+    NO_STANDBY, SEVERAL, STALLED, DISAGREE = 23, 19, 21, 22
+    assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=60), statuses(bed)
+    # fabricsim's SM on host-1, master and alone: said, not failed
+    guid1, _, _, state = sminfo(bed, lid["host-1"])
+    assert state == 3
+    assert sm_kinds(bed) == [NO_STANDBY]
+    row = sm_table(bed)["host-1 port 1"]
+    assert row[3] == str(lid["host-1"]) and num(row[4]) == 5  # master
+    try:
+        # a standby of the same priority and a higher GUID: host-1 stays the winner
+        sim(bed, 'Sm "host-9" standby 0')
+        assert sminfo(bed, lid["host-9"])[3] == 2
+        assert wait_for(lambda: sm_kinds(bed) == [] and "host-9 port 1" in sm_table(bed),
+                        seconds=30), offenders(bed, SM)
+        assert num(sm_table(bed)["host-9 port 1"][4]) == 4  # standby
+        text = metrics(bed)
+        assert re.search(r'^infiniband_sm_state\{guid="0x[0-9a-f]{16}",node="host-9 port 1",'
+                         r'lid="%d"\} 2$' % lid["host-9"], text, re.M), text
+        # a second master
+        since = len(notifications(bed))
+        sim(bed, 'Sm "host-9" master 0')
+        assert sminfo(bed, lid["host-9"])[3] == 3
+        assert wait_for(lambda: SEVERAL in sm_kinds(bed), seconds=30), offenders(bed, SM)
+        assert statuses(bed)[SM] == 2
+        assert wait_for(lambda: [n for n in notifications(bed)[since:]
+                                 if n.get(TRAP_OID) == FAILED and "sm" in n.values()],
+                        seconds=30)
+        # the master answers and its ActCount stops (sminfo sees it still)
+        sim(bed, 'Sm "host-9" standby 0')
+        sim(bed, 'Sm "host-1" freeze')
+        still = sminfo(bed, lid["host-1"])[1]
+        assert wait_for(lambda: STALLED in sm_kinds(bed), seconds=30), offenders(bed, SM)
+        assert sminfo(bed, lid["host-1"])[1] == still
+        assert int(sm_table(bed)["host-1 port 1"][7]) >= 6
+        sim(bed, 'Sm "host-1" thaw')
+        assert wait_for(lambda: sm_kinds(bed) == [], seconds=30), offenders(bed, SM)
+        # the standby takes over: told once; the ports still take host-1's
+        # LID for their master (the simulator's do not follow)
+        since = len(notifications(bed))
+        sim(bed, 'Sm "host-1" notactive')
+        sim(bed, 'Sm "host-9" master 0')
+        assert wait_for(lambda: [n for n in notifications(bed)[since:]
+                                 if n.get(TRAP_OID) == MASTER_CHANGED], seconds=30)
+        changed = [n for n in notifications(bed)[since:] if n.get(TRAP_OID) == MASTER_CHANGED]
+        assert len(changed) == 1
+        assert "host-9 port 1" in changed[0].values(), changed
+        previous = bed.get(PREVIOUS_MASTER)[PREVIOUS_MASTER][1]
+        assert int(previous.replace(" ", "").replace("Hex-STRING:", ""), 16) == guid1, previous
+        assert wait_for(lambda: DISAGREE in sm_kinds(bed), seconds=30), offenders(bed, SM)
+        o = [x for x in offenders(bed, SM) if num(x[2]) == DISAGREE][0]
+        assert "take LID %d (host-1 port 1) for the master SM, not host-9 port 1's LID %d" % (
+            lid["host-1"], lid["host-9"]) in o[7], o
+    finally:
+        sim(bed, 'Sm "host-1" thaw')
+        sim(bed, 'Sm "host-9" none')
+        sim(bed, 'Sm "host-1" master 0')
+    assert wait_for(lambda: sm_kinds(bed) == [NO_STANDBY] and statuses(bed)[SM] == 1,
+                    seconds=30), offenders(bed, SM)

@@ -4,7 +4,8 @@
  * down then up, uplinks unbalanced, a ring routed one way (a credit loop);
  * then the subnet checks (route_subnet.c) on the same tree, its ports'
  * PortInfo made here: duplicate LIDs and GUIDs, an end stuck in Init, a
- * link below the MTU and VLs both ends can.
+ * link below the MTU and VLs both ends can; SMs as their SMInfo would say:
+ * two masters, none, the wrong one, a stalled one, ports following another.
  *
  * The fat tree: leaves l0..l3 (4 ports: 1-2 hosts, 3 to s0, 4 to s1),
  * spines s0, s1 (port N+1 to leaf N); hosts h1..h8 with LIDs 1..8 (h1, h2
@@ -431,12 +432,21 @@ static const struct route_offender *subnet_offender(const struct route_findings 
 	return NULL;
 }
 
+static void subnet_sms(const struct topology *f, const struct route_port_fact *p,
+		       struct route_sm *sms, size_t n_sms, struct route_findings *r)
+{
+	struct route_subnet_input in = {.ports = p, .n_ports = p ? f->n_ports : 0, .sms = sms,
+					.n_sms = n_sms, .stuck_s = 20, .stall_s = 60};
+
+	assert_int_equal(route_subnet_check(f, &in, r), 0);
+	for (unsigned k = 1; k <= ROUTE_ROUTING_CHECKS; k++)
+		assert_int_equal(r->checks[k].status, 0); /* not its rows */
+}
+
 static void subnet(const struct topology *f, const struct route_port_fact *p,
 		   struct route_findings *r)
 {
-	assert_int_equal(route_subnet_check(f, p, p ? f->n_ports : 0, 20, r), 0);
-	for (unsigned k = 1; k <= ROUTE_ROUTING_CHECKS; k++)
-		assert_int_equal(r->checks[k].status, 0); /* not its rows */
+	subnet_sms(f, p, NULL, 0, r);
 }
 
 static void clean_subnet_passes(void **state)
@@ -455,6 +465,7 @@ static void clean_subnet_passes(void **state)
 	subnet(f, NULL, &r);
 	assert_int_equal(r.checks[ROUTE_CHECK_DUPLICATES].status, ROUTE_STATUS_PASSED);
 	assert_int_equal(r.checks[ROUTE_CHECK_LINKS].status, ROUTE_STATUS_NOT_RUN);
+	assert_int_equal(r.checks[ROUTE_CHECK_SM].status, ROUTE_STATUS_NOT_RUN);
 	route_findings_free(&r);
 	free(p);
 	topology_put(f);
@@ -611,6 +622,126 @@ static void mtu_and_vls_below_both_ends_are_found(void **state)
 	topology_put(f);
 }
 
+/* h1 master (priority 5), h8 standby (priority 3), every port following h1 */
+static void two_sms(const struct topology *f, struct route_port_fact *p, struct route_sm *sm)
+{
+	for (size_t i = 0; i < f->n_ports; i++)
+		p[i].sm_lid = 1;
+	fact(p, f, HOST(1), 1)->is_sm = fact(p, f, HOST(8), 1)->is_sm = true;
+	sm[0] = (struct route_sm){.guid = HOST(1) + 0x100, .lid = 1, .state = 3, .priority = 5,
+				  .act_count = 1000, .act_still_s = 10, .master_s = 600};
+	sm[1] = (struct route_sm){.guid = HOST(8) + 0x100, .lid = 8, .state = 2, .priority = 3,
+				  .act_count = 40, .act_still_s = 10};
+}
+
+static unsigned sm_kind(const struct route_findings *r)
+{
+	for (size_t i = 0; i < r->n_offenders; i++)
+		if (r->offenders[i].check == ROUTE_CHECK_SM)
+			return r->offenders[i].kind;
+	return 0;
+}
+
+static void sm_master_and_standby_pass(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_port_fact *p = healthy_facts(f);
+	struct route_sm sm[2];
+	struct route_findings r;
+
+	(void)state;
+	two_sms(f, p, sm);
+	subnet_sms(f, p, sm, 2, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_SM].status, ROUTE_STATUS_PASSED);
+	assert_int_equal(sm_kind(&r), 0);
+	assert_string_equal(sm[0].name, "h1 port 1"); /* named for the table */
+	route_findings_free(&r);
+	/* alone: said, passed */
+	subnet_sms(f, p, sm, 1, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_SM].status, ROUTE_STATUS_PASSED);
+	assert_string_equal(subnet_offender(&r, ROUTE_SM_NO_STANDBY)->desc,
+			    "no standby SM: master h1 port 1 is alone (informational)");
+	route_findings_free(&r);
+	/* a port that says it is an SM and does not answer: said */
+	sm[1].state = ROUTE_SM_NO_ANSWER;
+	subnet_sms(f, p, sm, 2, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_SM].status, ROUTE_STATUS_PASSED);
+	assert_non_null(subnet_offender(&r, ROUTE_SM_SILENT));
+	route_findings_free(&r);
+	free(p);
+	topology_put(f);
+}
+
+static void sm_faults_are_found(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_port_fact *p = healthy_facts(f);
+	struct route_sm sm[2];
+	struct route_findings r;
+
+	(void)state;
+	two_sms(f, p, sm);
+	sm[1].state = 3; /* a second master */
+	subnet_sms(f, p, sm, 2, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_SM].status, ROUTE_STATUS_FAILED);
+	assert_string_equal(subnet_offender(&r, ROUTE_SM_MASTERS)->desc,
+			    "h8 port 1 (LID 8) is master beside h1 port 1 (LID 1): two SMs "
+			    "configure the subnet");
+	route_findings_free(&r);
+	sm[0].state = sm[1].state = 2; /* none */
+	subnet_sms(f, p, sm, 2, &r);
+	assert_int_equal(sm_kind(&r), ROUTE_SM_NO_MASTER);
+	route_findings_free(&r);
+	/* the standby should have won: higher priority */
+	two_sms(f, p, sm);
+	sm[1].priority = 9;
+	subnet_sms(f, p, sm, 2, &r);
+	assert_string_equal(subnet_offender(&r, ROUTE_SM_NOT_WINNER)->desc,
+			    "master h1 port 1 has priority 5; h8 port 1 (standby, priority 9) "
+			    "should win");
+	route_findings_free(&r);
+	/* the same priority: the lower GUID wins (h1's) */
+	sm[1].priority = 5;
+	subnet_sms(f, p, sm, 2, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_SM].status, ROUTE_STATUS_PASSED);
+	route_findings_free(&r);
+	/* the master's ActCount still for a minute */
+	sm[0].act_still_s = 60;
+	subnet_sms(f, p, sm, 2, &r);
+	assert_int_equal(sm_kind(&r), ROUTE_SM_STALLED);
+	route_findings_free(&r);
+	free(p);
+	topology_put(f);
+}
+
+static void ports_following_another_master_are_counted(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_port_fact *p = healthy_facts(f);
+	struct route_sm sm[2];
+	struct route_findings r;
+	const struct route_offender *o;
+
+	(void)state;
+	two_sms(f, p, sm);
+	fact(p, f, HOST(3), 1)->sm_lid = 8;
+	fact(p, f, HOST(6), 1)->sm_lid = 8;
+	fact(p, f, LEAF(0), 1)->sm_lid = 8; /* a switch's: not counted */
+	subnet_sms(f, p, sm, 2, &r);
+	o = subnet_offender(&r, ROUTE_SM_LID_DISAGREE);
+	assert_int_equal(o->count, 2);
+	assert_string_equal(o->desc, "2 Active CA ports (h3 port 1 the first) take LID 8 "
+				     "(h8 port 1) for the master SM, not h1 port 1's LID 1");
+	route_findings_free(&r);
+	/* a master of a few seconds: the ports follow it as they are read */
+	sm[0].master_s = 5;
+	subnet_sms(f, p, sm, 2, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_SM].status, ROUTE_STATUS_PASSED);
+	route_findings_free(&r);
+	free(p);
+	topology_put(f);
+}
+
 static void names_are_whole(void **state)
 {
 	(void)state;
@@ -641,6 +772,9 @@ int main(void)
 		cmocka_unit_test(shared_description_is_said_not_failed),
 		cmocka_unit_test(end_stuck_in_init_is_found_after_a_while),
 		cmocka_unit_test(mtu_and_vls_below_both_ends_are_found),
+		cmocka_unit_test(sm_master_and_standby_pass),
+		cmocka_unit_test(sm_faults_are_found),
+		cmocka_unit_test(ports_following_another_master_are_counted),
 		cmocka_unit_test(names_are_whole),
 	};
 
