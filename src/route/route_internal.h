@@ -84,6 +84,10 @@ struct route_area {
 	struct route_sm_round *round;  /* under way; NULL none */
 	struct route_sm_track *track;
 	size_t n_track;
+	/* LIDs whose SM answered the last round: asked again (an SM on a
+	 * switch's port 0, whose IsSM no link row shows, once master) */
+	unsigned *answered_lids;
+	size_t n_answered_lids;
 	uint64_t master, previous_master;
 	struct route_mib mib;
 };

@@ -152,11 +152,21 @@ static void run(struct route_area *a)
 static void round_end(struct route_area *a, struct route_sm_round *r)
 {
 	struct route_sm *sms = calloc(r->n + 1, sizeof(*sms));
+	unsigned *answered = calloc(r->n + 1, sizeof(*answered));
 	time_t now = cache_clock_s();
-	size_t n = 0;
+	size_t n = 0, n_answered = 0;
 
-	if (!sms)
+	if (!sms || !answered) {
+		free(sms);
+		free(answered);
 		return;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		if (r->asks[i].answered)
+			answered[n_answered++] = r->asks[i].lid;
+	free(a->answered_lids);
+	a->answered_lids = answered;
+	a->n_answered_lids = n_answered;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct route_sm_ask *k = &r->asks[i];
 		struct route_sm *m = &sms[n];
@@ -227,8 +237,20 @@ static void sminfo_done(void *ctx, int result, const uint8_t *data, size_t len)
 	free(r);
 }
 
+/* Adds an ask of lid to r (once). */
+static void ask(struct route_sm_round *r, unsigned lid)
+{
+	if (!lid || lid >= 0xc000 || r->n >= ROUND_MAX)
+		return;
+	for (size_t k = 0; k < r->n; k++)
+		if (r->asks[k].lid == lid)
+			return;
+	r->asks[r->n++] = (struct route_sm_ask){.round = r, .lid = lid};
+}
+
 /* A round to the SMs the facts show: the ports that say they are one, the
- * LIDs Active ports take for their master. */
+ * LIDs Active ports take for their master; and those that answered the
+ * round before (an SM that was master, on a switch, is standby now). */
 static void round_begin(struct route_area *a)
 {
 	struct route_sm_round *r;
@@ -238,20 +260,15 @@ static void round_begin(struct route_area *a)
 	r->a = a;
 	for (size_t i = 0; i < a->n_facts && r->n < ROUND_MAX; i++) {
 		const struct route_port_fact *p = &a->facts[i];
-		unsigned lids[2] = {p->is_sm && p->state == 4 ? p->lid : 0,
-				    p->state == 4 ? p->sm_lid : 0};
 
-		for (int j = 0; j < 2 && r->n < ROUND_MAX; j++) {
-			bool seen = !lids[j] || lids[j] >= 0xc000;
-
-			for (size_t k = 0; k < r->n && !seen; k++)
-				seen = r->asks[k].lid == lids[j];
-			if (seen)
-				continue;
-			r->asks[r->n] = (struct route_sm_ask){.round = r, .lid = lids[j]};
-			r->n++;
-		}
+		if (p->state != 4)
+			continue;
+		if (p->is_sm)
+			ask(r, p->lid);
+		ask(r, p->sm_lid);
 	}
+	for (size_t i = 0; i < a->n_answered_lids; i++)
+		ask(r, a->answered_lids[i]);
 	/* the port GUID of each LID (a CA's port; a switch's port 0), for an
 	 * SM that does not answer */
 	for (size_t i = 0; i < a->facts_fabric->n_ports; i++) {
@@ -346,11 +363,13 @@ void route_links_stop(struct route_area *a)
 	free(a->since);
 	free(a->sms);
 	free(a->track);
+	free(a->answered_lids);
 	topology_put(a->facts_fabric);
 	a->facts = NULL;
 	a->since = NULL;
 	a->sms = NULL;
 	a->track = NULL;
+	a->answered_lids = NULL;
 	a->facts_fabric = NULL;
-	a->n_facts = a->n_sms = a->n_track = 0;
+	a->n_facts = a->n_sms = a->n_track = a->n_answered_lids = 0;
 }

@@ -8,8 +8,9 @@
  *   did not bring it to Active), an active link whose MTU (NeighborMTU) or
  *   operational VLs are below what both ends can (MTUCap, VLCap): what
  *   ibdiagnet's links check and `iblinkinfo -l` show by hand;
- *   SMs: from their SMInfo, one master (IBA 14.4: the SM of highest
- *   priority, then lowest GUID, of those not notActive), whose ActCount
+ *   SMs: from their SMInfo, one master (IBA 14.4: a master hands over to
+ *   an SM of higher priority; the lower GUID decides ties only when they
+ *   discover each other, so a tie is no fault), whose ActCount
  *   moves, whose LID every Active CA port has for its master (MasterSMLID);
  *   a master alone, or a port that says it is an SM and does not answer,
  *   is said, not counted: what `sminfo` and `saquery SMIR` show by hand.
@@ -466,7 +467,9 @@ static void sms(const struct topology *f, const struct route_subnet_input *in,
 		}
 		return;
 	}
-	if (masters == 1 && winner && winner != master &&
+	/* a master hands over to a higher priority only (a tie of priorities
+	 * is decided by GUID when SMs discover each other, not after) */
+	if (masters == 1 && winner && winner->priority > master->priority &&
 	    (x = offender(o, ROUTE_CHECK_SM, ROUTE_SM_NOT_WINNER))) {
 		x->guid = master->guid;
 		x->lid = master->lid;
