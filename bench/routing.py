@@ -14,7 +14,11 @@ tree, against their peer in the same run:
 - the resident memory of ibsnmpd against a second bed with routingCheck no
   (--no-memory: not);
 - from a console fault (an LFT entry of a leaf set to none) to its row in
-  ibsnmpdAlarmTable, in seconds and in runs.
+  ibsnmpdAlarmTable, in seconds and in runs;
+- the subnet checks (duplicates, links, sm, cabling against an ibnetdiscover
+  dump of the same fabric), run on the main thread after each link sweep:
+  their time, from the log's debug lines (-D ibsnmpd:route), and the time
+  ibnetdiscover takes to make the dump.
 
 Usage: bench/routing.py [--hosts 2000] [--radix 64] [--runs 5] [--no-memory]
 """
@@ -42,7 +46,7 @@ SYS_UPTIME = ".1.3.6.1.2.1.1.3.0"
 def conf(enabled):
     return ["routingCheck %s" % ("yes" if enabled else "no"), "routingCheckInterval 10",
             "madTimeout 1000", "cacheLifetime pmCounters 3600", "cacheLifetime fabricPorts 3600",
-            "vitalsEnable no"]
+            "vitalsEnable no", "expectedTopology {dir}/plan.net"]
 
 
 def generated(bed):
@@ -108,12 +112,17 @@ def main():
     stop_on_sigterm()
 
     with TestBed(None, None, conf=conf(True), big={"hosts": args.hosts, "radix": args.radix},
-                 binary=os.path.join(BUILD, "ibsnmpd")) as bed:
+                 binary=os.path.join(BUILD, "ibsnmpd"), debug="ibsnmpd:route") as bed:
         target = bed.target
         m = log_match(bed.path("ibsnmpd.log"),
                       r"subnet discovered: (\d+) nodes, (\d+) ports in ([\d.]+) s", 3600)
         nodes = int(m.group(1))
         switches, top = generated(bed)
+        t0 = time.monotonic()
+        dump = bed.run_on_node("ibnetdiscover", timeout=3600)
+        dump_s = time.monotonic() - t0
+        with open(bed.path("plan.net"), "w") as f:
+            f.write(dump)
         wait_run(target, 0)
         reads, checks, mads = [], [], []
         polled, done = {}, threading.Event()
@@ -139,6 +148,13 @@ def main():
             th.join()
         read_of = (snmpget(target, SWITCHES_READ), snmpget(target, SWITCHES))
         rss = rss_kib(bed.pid_of("ibsnmpd"))
+        # a link sweep with the plan read: the subnet checks' lines after it
+        bed.simfabric("sim", 'Unlink "%s"' % "host-2")
+        bed.simfabric("sim", 'ReLink "%s"' % "host-2")
+        log_match(bed.path("ibsnmpd.log"), r"expectedTopology .*: \d+ nodes", 600)
+        subnet = [(int(m.group(1)), int(m.group(2)), float(m.group(3))) for m in re.finditer(
+            r"subnet checks of (\d+) ports, (\d+) SMs: ([\d.]+) s",
+            open(bed.path("ibsnmpd.log"), errors="replace").read())]
         # a fault, to its alarm
         leaf = next(line.split()[5] for line in open(bed.env["SIMFABRIC_TOPOLOGY"])
                     if line.startswith("node switch"))
@@ -188,6 +204,12 @@ def main():
                       1000 * lat[-1], len(lat), lost))
     print("from a console fault (one LFT entry) to its alarm: %.1f s, %d run(s) ended meanwhile"
           % (fault_s, fault_runs))
+    if subnet:
+        times = sorted(x[2] for x in subnet)
+        print("subnet checks (main thread, %d ports, %d SMs, cabling of a %.1f MB dump): "
+              "median %.3f s, max %.3f s of %d runs; ibnetdiscover made the dump in %.1f s"
+              % (subnet[-1][0], subnet[-1][1], len(dump) / 1e6, times[len(times) // 2],
+                 times[-1], len(times), dump_s))
     if without:
         print("resident memory: %.1f MB with the routing checks, %.1f MB without: %.1f MB more "
               "(aim: at most 100 MB at 40,000 hosts)" % (rss / 1024, without / 1024,

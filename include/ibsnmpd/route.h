@@ -6,7 +6,10 @@
  *                   switches' next hops (never per pair of hosts)
  *   route_subnet.c  pure: the checks of the subnet's configuration, from
  *                   the topology, the link sweep's PortInfo and the SMs'
- *                   SMInfo (duplicates, links' state, MTU and VLs, SMs)
+ *                   SMInfo (duplicates, links' state, MTU and VLs, SMs),
+ *                   and the expected cabling
+ *   route_plan.c    pure: the expected cabling (expectedTopology FILE, in
+ *                   ibnetdiscover's format)
  *   route_read.c    the tables: SubnGet(LinearForwardingTable) of every
  *                   switch, paced by the MAD engine's window
  *   route_area.c    the area: tokens, its cache group, when it reads again
@@ -44,7 +47,8 @@ enum route_check_id {
 	ROUTE_CHECK_DUPLICATES, /* GUIDs and LIDs given once, no zero LID */
 	ROUTE_CHECK_LINKS,      /* links Active at both ends, at the MTU and VLs both can */
 	ROUTE_CHECK_SM,         /* one master SM, the winner, working, that every port follows */
-	ROUTE_CHECKS = ROUTE_CHECK_SM
+	ROUTE_CHECK_CABLING,    /* every link as expectedTopology plans it, no node more or less */
+	ROUTE_CHECKS = ROUTE_CHECK_CABLING
 };
 
 /* ibsnmpdRouteCheckStatus */
@@ -81,7 +85,12 @@ enum route_offense {
 	ROUTE_SM_LID_DISAGREE,     /* ports that take another LID for their master SM */
 	ROUTE_SM_NO_STANDBY,       /* the master alone (informational) */
 	ROUTE_SM_SILENT,           /* a port that is an SM (IsSM) and does not answer (informational) */
-	ROUTE_OFFENSES = ROUTE_SM_SILENT
+	ROUTE_CABLE_NODE_MISSING,  /* a node of the plan not in the subnet */
+	ROUTE_CABLE_NODE_UNPLANNED, /* a node of the subnet not in the plan */
+	ROUTE_CABLE_LINK_MISSING,  /* a planned link whose ends are both without one */
+	ROUTE_CABLE_WRONG_PORT,    /* a port cabled to another node or port than planned */
+	ROUTE_CABLE_UNPLANNED_LINK, /* a link between planned nodes on ports planned unused */
+	ROUTE_OFFENSES = ROUTE_CABLE_UNPLANNED_LINK
 };
 
 /* Offenders that do not fail their check (said, not counted). */
@@ -203,12 +212,42 @@ struct route_sm {
 	char name[80];         /* its node's name and port (the check fills it) */
 };
 
+/* The expected cabling (route_plan.c): nodes by GUID, each port's planned
+ * far end by (GUID, port) (both ends of a link listed, as ibnetdiscover
+ * lists them). */
+struct route_plan_node {
+	uint64_t guid;
+	uint8_t type;          /* 1 CA, 2 switch, 3 router */
+	unsigned ports;
+	char desc[65];         /* the comment's description; "" none */
+};
+struct route_plan_port {
+	uint64_t guid;
+	unsigned port;
+	uint64_t peer;
+	unsigned peer_port;
+};
+struct route_plan {
+	struct route_plan_node *nodes;
+	size_t n_nodes;
+	struct route_plan_port *ports;
+	size_t n_ports;
+};
+/* NULL (the line and reason in err) unless the text is ibnetdiscover's
+ * output. Pure; unit-tested, fuzzed. */
+struct route_plan *route_plan_parse(const char *text, size_t len, char *err, size_t errlen);
+void route_plan_free(struct route_plan *p);
+/* Their orders (qsort, bsearch): by GUID; by GUID, then port. */
+int route_plan_node_cmp(const void *x, const void *y);
+int route_plan_port_cmp(const void *x, const void *y);
+
 /* What the subnet checks read. */
 struct route_subnet_input {
 	const struct route_port_fact *ports; /* by (GUID, port); NULL: no link sweep */
 	size_t n_ports;
 	struct route_sm *sms;                /* by GUID; NULL: no SMInfo read yet */
 	size_t n_sms;
+	const struct route_plan *plan;       /* NULL: no expectedTopology */
 	unsigned stuck_s;  /* an end in Init or Armed this long is stuck */
 	unsigned stall_s;  /* a master's ActCount still this long has stalled */
 };

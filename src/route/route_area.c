@@ -217,6 +217,8 @@ static const struct config_token tokens[] = {
 	 .help = "SECONDS"},
 	{"routingSmStall", CONFIG_UINT, &route_cfg.sm_stall_s, .min = 5, .max = 86400,
 	 .help = "SECONDS"},
+	{"expectedTopology", CONFIG_PATH, route_cfg.plan_path, sizeof(route_cfg.plan_path),
+	 .help = "FILE"},
 };
 
 static struct cache_group *alarm_group(void *self)

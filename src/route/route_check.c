@@ -1072,6 +1072,7 @@ const char *route_check_name(unsigned check)
 		[ROUTE_CHECK_UPDOWN] = "updown",      [ROUTE_CHECK_CREDIT] = "creditLoops",
 		[ROUTE_CHECK_BALANCE] = "balance",    [ROUTE_CHECK_DUPLICATES] = "duplicates",
 		[ROUTE_CHECK_LINKS] = "links",        [ROUTE_CHECK_SM] = "sm",
+		[ROUTE_CHECK_CABLING] = "cabling",
 	};
 
 	return check && check <= ROUTE_CHECKS ? names[check] : NULL;
@@ -1104,6 +1105,11 @@ const char *route_offense_name(unsigned kind)
 		[ROUTE_SM_LID_DISAGREE] = "smLidDisagree",
 		[ROUTE_SM_NO_STANDBY] = "smNoStandby",
 		[ROUTE_SM_SILENT] = "smNotAnswering",
+		[ROUTE_CABLE_NODE_MISSING] = "cablingNodeMissing",
+		[ROUTE_CABLE_NODE_UNPLANNED] = "cablingNodeUnplanned",
+		[ROUTE_CABLE_LINK_MISSING] = "cablingLinkMissing",
+		[ROUTE_CABLE_WRONG_PORT] = "cablingWrongPort",
+		[ROUTE_CABLE_UNPLANNED_LINK] = "cablingUnplannedLink",
 	};
 
 	return kind && kind <= ROUTE_OFFENSES ? names[kind] : NULL;

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/mib_table.h"
@@ -14,6 +15,7 @@ struct route_config {
 	unsigned interval_s;  /* routingCheckInterval; 0: cacheLifetime routing */
 	unsigned settle_s;    /* routingSettle: after the topology changed, before reading */
 	unsigned sm_stall_s;  /* routingSmStall: a master's ActCount still this long has stalled */
+	char plan_path[4096]; /* expectedTopology: "" none */
 };
 extern struct route_config route_cfg;
 
@@ -88,6 +90,12 @@ struct route_area {
 	 * switch's port 0, whose IsSM no link row shows, once master) */
 	unsigned *answered_lids;
 	size_t n_answered_lids;
+	/* the expected cabling: the file as last read (its identity, so that a
+	 * change is read again), what it says; a file that does not parse
+	 * leaves the plan before */
+	struct route_plan *plan;
+	struct stat plan_st;
+	bool plan_failed;             /* said once, until it reads again */
 	uint64_t master, previous_master;
 	struct route_mib mib;
 };

@@ -19,12 +19,14 @@
 
 #include "ibsnmpd/area.h"
 #include "ibsnmpd/fabric.h"
+#include "ibsnmpd/file_io.h"
 #include "ibsnmpd/sma_attr.h"
 
 #include "route_internal.h"
 
 #define CAP_IS_SM 0x2u        /* PortInfo CapabilityMask.IsSM */
 #define ROUND_MAX 64          /* SMs asked in a round */
+#define PLAN_MAX (256u << 20) /* an ibnetdiscover dump of 40,000 hosts is some 15 MB */
 
 /* One round of SMInfo. */
 struct route_sm_round {
@@ -98,6 +100,58 @@ static uint64_t master_of(const struct route_sm *sms, size_t n)
 	return masters == 1 ? m : 0;
 }
 
+/* The expected cabling, read again when the file changed (a stat a run);
+ * one that does not read or parse is said once and leaves the plan before. */
+static void plan_follow(struct route_area *a)
+{
+	const char *path = route_cfg.plan_path, *why = NULL;
+	struct route_plan *plan;
+	struct stat st;
+	char *text = NULL, err[200];
+	size_t len = 0;
+	int rc;
+
+	if (!path[0]) {
+		route_plan_free(a->plan);
+		a->plan = NULL;
+		return;
+	}
+	if (!stat(path, &st) && a->plan && st.st_ino == a->plan_st.st_ino &&
+	    st.st_size == a->plan_st.st_size && st.st_mtim.tv_sec == a->plan_st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == a->plan_st.st_mtim.tv_nsec)
+		return;
+	rc = file_read_whole(path, PLAN_MAX, &text, &len, &st, &why);
+	if (rc) {
+		if (!a->plan_failed)
+			snmp_log(LOG_WARNING, "expectedTopology %s: %s: the cabling check %s\n", path,
+				 rc > 0 ? "no such file" : why,
+				 a->plan ? "keeps the plan read before" : "does not run");
+		a->plan_failed = true;
+		return;
+	}
+	if (st.st_ino == a->plan_st.st_ino && st.st_size == a->plan_st.st_size &&
+	    st.st_mtim.tv_sec == a->plan_st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == a->plan_st.st_mtim.tv_nsec && a->plan_failed) {
+		free(text); /* the same file that did not parse */
+		return;
+	}
+	a->plan_st = st;
+	plan = route_plan_parse(text, len, err, sizeof(err));
+	free(text);
+	if (!plan) {
+		snmp_log(LOG_WARNING, "%s%s%s: the cabling check %s\n", path,
+			 strncmp(err, "line ", 5) ? ": " : ":", strncmp(err, "line ", 5) ? err : err + 5,
+			 a->plan ? "keeps the plan read before" : "does not run");
+		a->plan_failed = true;
+		return;
+	}
+	snmp_log(LOG_INFO, "expectedTopology %s: %zu nodes, %zu ports planned\n", path,
+		 plan->n_nodes, plan->n_ports);
+	route_plan_free(a->plan);
+	a->plan = plan;
+	a->plan_failed = false;
+}
+
 /* The checks of what the area holds, published. */
 static void run(struct route_area *a)
 {
@@ -115,6 +169,8 @@ static void run(struct route_area *a)
 
 	if (!a->facts_fabric)
 		return;
+	plan_follow(a);
+	in.plan = a->plan;
 	if (route_subnet_check(a->facts_fabric, &in, &found)) {
 		snmp_log(LOG_WARNING, "subnet checks: out of memory: the last ones stay\n");
 		return;
@@ -364,6 +420,10 @@ void route_links_stop(struct route_area *a)
 	free(a->sms);
 	free(a->track);
 	free(a->answered_lids);
+	route_plan_free(a->plan);
+	a->plan = NULL;
+	memset(&a->plan_st, 0, sizeof(a->plan_st));
+	a->plan_failed = false;
 	topology_put(a->facts_fabric);
 	a->facts = NULL;
 	a->since = NULL;

@@ -13,7 +13,11 @@
  *   discover each other, so a tie is no fault), whose ActCount
  *   moves, whose LID every Active CA port has for its master (MasterSMLID);
  *   a master alone, or a port that says it is an SM and does not answer,
- *   is said, not counted: what `sminfo` and `saquery SMIR` show by hand.
+ *   is said, not counted: what `sminfo` and `saquery SMIR` show by hand;
+ *   cabling: every link of the plan (expectedTopology, route_plan.c) there,
+ *   no port cabled elsewhere, no node more or less; the plan's nodes are the
+ *   subnet's of the same GUID, else of the same description (a plan made
+ *   before the hardware came), as ibdiagnet's topology compare does.
  * Written here: no library checks a subnet's configuration. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -542,6 +546,187 @@ static void sms(const struct topology *f, const struct route_subnet_input *in,
 	}
 }
 
+/* ---- the expected cabling ---- */
+
+#define NO_NODE SIZE_MAX
+
+struct cabling {
+	const struct topology *f;
+	const struct route_plan *plan;
+	size_t *node_of;          /* per plan node: the subnet's, NO_NODE */
+	uint64_t *plan_guid_of;   /* per subnet node: its plan node's GUID, 0 none */
+};
+
+static size_t plan_index(const struct route_plan *plan, uint64_t guid)
+{
+	struct route_plan_node key = {.guid = guid};
+	const struct route_plan_node *x =
+		bsearch(&key, plan->nodes, plan->n_nodes, sizeof(key), route_plan_node_cmp);
+
+	return x ? (size_t)(x - plan->nodes) : NO_NODE;
+}
+
+static const struct route_plan_port *plan_port(const struct route_plan *plan, uint64_t guid,
+					       unsigned port)
+{
+	struct route_plan_port key = {.guid = guid, .port = port};
+
+	return plan->n_ports ? bsearch(&key, plan->ports, plan->n_ports, sizeof(key),
+				       route_plan_port_cmp)
+			     : NULL;
+}
+
+/* The plan's nodes matched to the subnet's: by GUID, else by a description
+ * that one node of each has. */
+static int cabling_map(struct cabling *c, struct desc_owner *by_desc)
+{
+	const struct topology *f = c->f;
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		by_desc[n++] = (struct desc_owner){f->nodes[i].desc, i};
+	qsort(by_desc, n, sizeof(*by_desc), desc_cmp);
+	for (size_t k = 0; k < c->plan->n_nodes; k++) {
+		const struct route_plan_node *pn = &c->plan->nodes[k];
+		const struct topo_node *nd = topology_node(f, pn->guid);
+		size_t lo = 0, hi = n;
+
+		c->node_of[k] = nd ? (size_t)(nd - f->nodes) : NO_NODE;
+		if (nd || !pn->desc[0])
+			continue;
+		while (lo < hi) { /* the first of that description */
+			size_t mid = (lo + hi) / 2;
+
+			if (strcmp(by_desc[mid].desc, pn->desc) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n && !strcmp(by_desc[lo].desc, pn->desc) &&
+		    (lo + 1 == n || strcmp(by_desc[lo + 1].desc, pn->desc)) &&
+		    plan_index(c->plan, f->nodes[by_desc[lo].node].guid) == NO_NODE)
+			c->node_of[k] = by_desc[lo].node;
+	}
+	for (size_t k = 0; k < c->plan->n_nodes; k++)
+		if (c->node_of[k] != NO_NODE)
+			c->plan_guid_of[c->node_of[k]] = c->plan->nodes[k].guid;
+	return 0;
+}
+
+static void plan_words(const struct cabling *c, size_t k, char *out, size_t len)
+{
+	const struct route_plan_node *pn = &c->plan->nodes[k];
+
+	if (c->node_of[k] != NO_NODE)
+		words(out, len, "%s", name_of(c->f, c->node_of[k]));
+	else if (pn->desc[0])
+		words(out, len, "%s", pn->desc);
+	else
+		words(out, len, "0x%016llx", (unsigned long long)pn->guid);
+}
+
+static void cabling(const struct topology *f, const struct route_plan *plan,
+		    struct cabling *c, struct subnet_out *o)
+{
+	struct route_offender *x;
+	char a[100], b[100];
+
+	for (size_t k = 0; k < plan->n_nodes; k++)
+		if (c->node_of[k] == NO_NODE &&
+		    (x = offender(o, ROUTE_CHECK_CABLING, ROUTE_CABLE_NODE_MISSING))) {
+			plan_words(c, k, a, sizeof(a));
+			x->guid = plan->nodes[k].guid;
+			x->count = 1;
+			route_offender_say(x, "%s (0x%016llx) is planned and not in the subnet", a,
+					   (unsigned long long)plan->nodes[k].guid);
+		}
+	for (size_t i = 0; i < f->n_nodes; i++)
+		if (!c->plan_guid_of[i] &&
+		    (x = offender(o, ROUTE_CHECK_CABLING, ROUTE_CABLE_NODE_UNPLANNED))) {
+			x->guid = f->nodes[i].guid;
+			x->count = 1;
+			route_offender_say(x, "%s (0x%016llx) is in the subnet and not in the plan",
+					   name_of(f, i), (unsigned long long)f->nodes[i].guid);
+		}
+	/* each planned port: linked as planned, elsewhere, or not at all */
+	for (size_t i = 0; i < plan->n_ports; i++) {
+		const struct route_plan_port *pp = &plan->ports[i];
+		size_t ka = plan_index(plan, pp->guid), kb = plan_index(plan, pp->peer);
+		size_t na, nb = kb == NO_NODE ? NO_NODE : c->node_of[kb];
+		const struct topo_port *ta, *tb = NULL;
+
+		if (ka == NO_NODE || (na = c->node_of[ka]) == NO_NODE)
+			continue; /* a node missing: said as such */
+		ta = topology_port(f, na, pp->port);
+		if (nb != NO_NODE) {
+			tb = topology_port(f, nb, pp->peer_port);
+			if (ta && ta->peer_guid == f->nodes[nb].guid && ta->peer_port == pp->peer_port)
+				continue;
+		}
+		port_words(f, na, pp->port, a, sizeof(a));
+		if (nb != NO_NODE) {
+			port_words(f, nb, pp->peer_port, b, sizeof(b));
+		} else {
+			char who[100];
+
+			if (kb != NO_NODE)
+				plan_words(c, kb, who, sizeof(who));
+			else
+				words(who, sizeof(who), "0x%016llx", (unsigned long long)pp->peer);
+			words(b, sizeof(b), "%s port %u", who, pp->peer_port);
+		}
+		if (ta && ta->peer_guid) {
+			const struct topo_node *to = topology_node(f, ta->peer_guid);
+			char w[100];
+
+			if (!(x = offender(o, ROUTE_CHECK_CABLING, ROUTE_CABLE_WRONG_PORT)))
+				continue;
+			if (to)
+				port_words(f, (size_t)(to - f->nodes), ta->peer_port, w, sizeof(w));
+			else
+				words(w, sizeof(w), "0x%016llx port %u",
+				      (unsigned long long)ta->peer_guid, ta->peer_port);
+			x->guid = f->nodes[na].guid;
+			x->port = pp->port;
+			x->count = 1;
+			route_offender_say(x, "%s is cabled to %s, planned %s", a, w, b);
+		} else if (nb != NO_NODE && (!tb || !tb->peer_guid) &&
+			   (pp->guid < pp->peer || (pp->guid == pp->peer && pp->port < pp->peer_port)) &&
+			   (x = offender(o, ROUTE_CHECK_CABLING, ROUTE_CABLE_LINK_MISSING))) {
+			/* neither end linked: once, from the plan's lower end (one
+			 * linked elsewhere is that end's wrong port; a node missing
+			 * is said as such) */
+			x->guid = f->nodes[na].guid;
+			x->port = pp->port;
+			x->count = 1;
+			route_offender_say(x, "%s <-> %s is planned: neither end has a link", a, b);
+		}
+	}
+	/* links between planned nodes on ports the plan leaves unused */
+	for (size_t i = 0; i < f->n_ports; i++) {
+		const struct topo_port *tp = &f->ports[i];
+		const struct topo_node *to;
+		uint64_t pa = c->plan_guid_of[tp->node], pc;
+
+		if (!pa || !tp->peer_guid || !(to = topology_node(f, tp->peer_guid)) ||
+		    !(pc = c->plan_guid_of[to - f->nodes]) || plan_port(plan, pa, tp->port))
+			continue;
+		/* once a link: from the lower end, unless that end is planned */
+		if (plan_port(plan, pc, tp->peer_port) == NULL &&
+		    (f->nodes[tp->node].guid > tp->peer_guid ||
+		     (f->nodes[tp->node].guid == tp->peer_guid && tp->port > tp->peer_port)))
+			continue;
+		if (!(x = offender(o, ROUTE_CHECK_CABLING, ROUTE_CABLE_UNPLANNED_LINK)))
+			continue;
+		port_words(f, tp->node, tp->port, a, sizeof(a));
+		port_words(f, (size_t)(to - f->nodes), tp->peer_port, b, sizeof(b));
+		x->guid = f->nodes[tp->node].guid;
+		x->port = tp->port;
+		x->count = 1;
+		route_offender_say(x, "%s <-> %s: not in the plan (%s planned unused)", a, b, a);
+	}
+}
+
 int route_subnet_check(const struct topology *f, const struct route_subnet_input *in,
 		       struct route_findings *out)
 {
@@ -564,6 +749,17 @@ int route_subnet_check(const struct topology *f, const struct route_subnet_input
 		links(f, p, n, in->stuck_s, &o);
 	if (in->sms)
 		sms(f, in, &o);
+	if (in->plan) {
+		struct cabling c = {f, in->plan, calloc(in->plan->n_nodes + 1, sizeof(size_t)),
+				    calloc(f->n_nodes + 1, sizeof(uint64_t))};
+
+		if (!c.node_of || !c.plan_guid_of || cabling_map(&c, order))
+			o.failed = true;
+		else
+			cabling(f, in->plan, &c, &o);
+		free(c.node_of);
+		free(c.plan_guid_of);
+	}
 	if (o.failed)
 		goto out;
 	for (unsigned k = ROUTE_ROUTING_CHECKS + 1; k <= ROUTE_CHECKS; k++) {
@@ -571,7 +767,8 @@ int route_subnet_check(const struct topology *f, const struct route_subnet_input
 
 		c->id = (uint8_t)k;
 		c->status = c->offenders ? ROUTE_STATUS_FAILED : ROUTE_STATUS_PASSED;
-		if (!f->n_nodes || (k == ROUTE_CHECK_LINKS && !p) || (k == ROUTE_CHECK_SM && !in->sms))
+		if (!f->n_nodes || (k == ROUTE_CHECK_LINKS && !p) ||
+		    (k == ROUTE_CHECK_SM && !in->sms) || (k == ROUTE_CHECK_CABLING && !in->plan))
 			c->status = ROUTE_STATUS_NOT_RUN;
 	}
 	route_offenders_sort(out);

@@ -9,7 +9,8 @@ against smpquery's PortInfo: a LID claimed by a second port, a link below
 the MTU or VLs both ends can, an end stuck in Init (PortInfo); and the SMs
 against sminfo: a standby, a second master, a master whose ActCount stops,
 a takeover (ibsnmpdMasterSmChanged) whose ports still follow the old master
-(the simulator's Sm)."""
+(the simulator's Sm); and the cabling against a reference dump ibnetdiscover
+made of the clean fabric, a cable moved (Link) as ibnetdiscover sees it."""
 import re
 import urllib.request
 
@@ -30,8 +31,8 @@ HOP_PAIRS = ROUTING + "14.1.2."          # .hops
 ALARM_DESC = MIB + "1.9.3.1.9"
 MADS = ROUTING + "7.0"
 FAILED, PASSED = MIB + "0.19", MIB + "0.20"
-REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS, SM = 1, 2, 3, 4, 5, 6, 7, 8
-CHECKS = (REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS, SM)
+REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS, SM, CABLING = range(1, 10)
+CHECKS = (REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS, SM, CABLING)
 SMS = ROUTING + "15.1."                  # .column.guid(8)
 PREVIOUS_MASTER = ROUTING + "16.0"
 MASTER_CHANGED = MIB + "0.21"
@@ -45,10 +46,14 @@ def bed():
     b = start_testbed(big={"hosts": HOSTS, "radix": 16},
                       extra_conf=["routingCheckInterval 3", "routingSettle 1",
                                   "cacheLifetime fabricPorts 2", "routingSmStall 6",
+                                  "expectedTopology {dir}/plan.net",
                                   "notificationLimit 0 60",
                                   "prometheusListen 127.0.0.1:%d" % port])
     b.metrics_url = "http://127.0.0.1:%d/metrics?collect[]=routing" % port
     try:
+        # the operator's reference dump of the clean fabric, as ibnetdiscover makes it
+        with open(b.path("plan.net"), "w") as f:
+            f.write(b.run_on_node("ibnetdiscover", timeout=120))
         yield b
     finally:
         stop_testbed(b)
@@ -287,13 +292,15 @@ def test_a_hosts_link_down_and_back_reads_its_leaf_and_its_lid_block(bed, fabric
     try:
         assert wait_for(lambda: runs(bed) > first and num(bed.get(MADS)[MADS][1]) == blocks,
                         seconds=60), bed.get(MADS)
-        assert statuses(bed) == {k: 1 for k in CHECKS}
+        # every check passes but the cabling's: host-5 is planned
+        assert {k: v for k, v in statuses(bed).items() if k != CABLING} == \
+            {k: 1 for k in CHECKS if k != CABLING}
         assert 'infiniband_routing_check_failed{check="reachability"} 0' in metrics(bed)
     finally:
         bed.simfabric("sim", 'ReLink "host-5"')
     assert wait_for(lambda: num(bed.get(MADS)[MADS][1]) == blocks + switches - 1, seconds=60), \
         bed.get(MADS)
-    assert statuses(bed) == {k: 1 for k in CHECKS}
+    assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=30), statuses(bed)
 
 
 def portinfo(bed, lid, port):
@@ -452,3 +459,42 @@ def test_sm_check_follows_the_sms_as_sminfo_shows_them(bed, fabric):
         sim(bed, 'Sm "host-1" master 0')
     assert wait_for(lambda: sm_kinds(bed) == [NO_STANDBY] and statuses(bed)[SM] == 1,
                     seconds=30), offenders(bed, SM)
+
+
+def test_a_moved_cable_is_named_against_the_plan(bed, fabric):
+    nodes, ports = fabric
+    leaf3 = next(b for (a, b) in ports if a == "host-3")
+    leaf9 = next(b for (a, b) in ports if a == "host-9")
+    p3, p9 = ports[(leaf3, "host-3")][0], ports[(leaf9, "host-9")][0]
+    assert leaf3 != leaf9
+    assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=60), statuses(bed)
+    since = len(notifications(bed))
+    # both hosts unplugged, host-3's cable plugged into host-9's port (it
+    # comes up: the topology probes behind it)
+    sim(bed, 'Unlink "host-3"')
+    sim(bed, 'Unlink "host-9"')
+    try:
+        assert wait_for(lambda: len([x for x in offenders(bed, CABLING)
+                                     if num(x[2]) == 25]) == 2, seconds=60), \
+            offenders(bed, CABLING)  # both planned and not there
+        sim(bed, 'Link "host-3"[1] "%s"[%d]' % (leaf9, p9))
+        seen = bed.run_on_node("ibnetdiscover", timeout=120)
+        assert re.search(r'^\[1\]\(\w+\)\s+"S-[0-9a-f]+"\[%d\].*"%s"' % (p9, leaf9),
+                         seen.split('# "host-3"', 1)[1], re.M), "ibnetdiscover disagrees"
+        assert wait_for(lambda: statuses(bed)[CABLING] == 2 and
+                        len(offenders(bed, CABLING)) == 3, seconds=60), offenders(bed, CABLING)
+        words = sorted(x[7] for x in offenders(bed, CABLING))
+        assert words == sorted([
+            "host-3 port 1 is cabled to %s port %d, planned %s port %d" % (leaf9, p9, leaf3, p3),
+            "%s port %d is cabled to host-3 port 1, planned host-9 port 1" % (leaf9, p9),
+            "host-9 (0x%016x) is planned and not in the subnet" % nodes["host-9"][1]]), words
+        assert wait_for(lambda: [n for n in notifications(bed)[since:]
+                                 if n.get(TRAP_OID) == FAILED and "cabling" in n.values()],
+                        seconds=30)
+        assert 'infiniband_routing_check_offenders{check="cabling"} 3' in metrics(bed)
+    finally:
+        sim(bed, 'Unlink "host-3"')
+        sim(bed, 'Link "host-3"[1] "%s"[%d]' % (leaf3, p3))
+        sim(bed, 'Link "host-9"[1] "%s"[%d]' % (leaf9, p9))
+    assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=120), \
+        (statuses(bed), offenders(bed, CABLING))

@@ -386,16 +386,21 @@ static void ring_routed_one_way_has_a_credit_loop(void **state)
 
 /* ---- the subnet checks (route_subnet.c) ---- */
 
-/* text's first `from` made `to` (the topology's line changed), parsed */
-static struct topology *fat_tree_edited(const char *from, const char *to)
+/* text's first `from` made `to` (a topology's line changed) */
+static void edit(const char *from, const char *to)
 {
-	char *at;
+	char *at = strstr(text, from);
 
-	topology_put(fat_tree());
-	at = strstr(text, from);
 	assert_non_null(at);
 	memmove(at + strlen(to), at + strlen(from), strlen(at + strlen(from)) + 1);
 	memcpy(at, to, strlen(to));
+}
+
+/* the fat tree with one line changed */
+static struct topology *fat_tree_edited(const char *from, const char *to)
+{
+	topology_put(fat_tree());
+	edit(from, to);
 	return parse();
 }
 
@@ -744,6 +749,191 @@ static void ports_following_another_master_are_counted(void **state)
 	topology_put(f);
 }
 
+/* ---- the expected cabling (route_plan.c, the cabling check) ---- */
+
+static const char ibsim_dump[] =
+	"#\n# Topology file: generated on Sat Nov 28 14:31:04 2026\n#\n"
+	"vendid=0x0\ndevid=0x0\nsysimgguid=0x200000\nswitchguid=0x200000(200000)\n"
+	"Switch\t8 \"S-0000000000200000\"\t\t# \"sw1\" base port 0 lid 1 lmc 0\n"
+	"[1]\t\"H-0000000000100000\"[1](100001) \t\t# \"hca1\" lid 2 4xSDR\n"
+	"[3]\t\"H-0000000000100004\"[1](100005) \t\t# \"hca3\" lid 4 4xSDR\r\n"
+	"\nvendid=0x0\ncaguid=0x100004\n"
+	"Ca\t2 \"H-0000000000100004\"\t\t# \"hca3\"\n"
+	"[1](100005) \t\"S-0000000000200000\"[3]\t\t# lid 4 lmc 0 \"sw1\" lid 1 4xSDR\n"
+	"Ca\t1 \"H-0000000000100000\"\n"
+	"[1](100001) \t\"S-0000000000200000\"[1]\n";
+
+static void plan_reads_ibnetdiscover_output(void **state)
+{
+	char err[200];
+	struct route_plan *p = route_plan_parse(ibsim_dump, strlen(ibsim_dump), err, sizeof(err));
+
+	(void)state;
+	if (!p)
+		fail_msg("%s", err);
+	assert_int_equal(p->n_nodes, 3);
+	assert_int_equal(p->nodes[2].guid, 0x200000);
+	assert_int_equal(p->nodes[2].type, 2);
+	assert_int_equal(p->nodes[2].ports, 8);
+	assert_string_equal(p->nodes[2].desc, "sw1");
+	assert_string_equal(p->nodes[1].desc, "hca3");
+	assert_string_equal(p->nodes[0].desc, ""); /* no comment */
+	assert_int_equal(p->n_ports, 4);
+	assert_int_equal(p->ports[2].guid, 0x200000);
+	assert_int_equal(p->ports[2].port, 1);
+	assert_int_equal(p->ports[2].peer, 0x100000);
+	assert_int_equal(p->ports[2].peer_port, 1);
+	route_plan_free(p);
+}
+
+static void plan_refuses_with_the_line(void **state)
+{
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+		{"[1]\t\"H-0000000000100000\"[1]\n", "line 1: a port before any node"},
+		{"# x\nSwitch\t8 \"S-00000000002000\"\n", "line 2: not a line of ibnetdiscover's output"},
+		{"Ca\t1 \"S-0000000000200000\"\n", "line 1: not a line of ibnetdiscover's output"},
+		{"Ca\t1 \"H-0000000000100000\"\n[2]\t\"S-0000000000200000\"[1]\n",
+		 "line 2: not a line of ibnetdiscover's output"},
+		{"Ca\t1 \"H-0000000000100000\"\n[1]\t\"S-0000000000200000\"[1] junk\n",
+		 "line 2: not a line of ibnetdiscover's output"},
+		{"Ca\t1 \"H-0000000000100000\"\nCa\t1 \"H-0000000000100000\"\n",
+		 "node 0x0000000000100000 twice"},
+		{"hello\n", "line 1: not a line of ibnetdiscover's output"},
+		{"# nothing\n\n", "no node in it"},
+	};
+	char err[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_null(route_plan_parse(bad[i].text, strlen(bad[i].text), err, sizeof(err)));
+		assert_string_equal(err, bad[i].err);
+	}
+}
+
+/* f as ibnetdiscover would dump it, node GUIDs plus `guid_add` */
+static struct route_plan *plan_of(const struct topology *f, uint64_t guid_add)
+{
+	static char dump[16384];
+	char err[200];
+	struct route_plan *p;
+
+	dump[0] = 0;
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct topo_node *nd = &f->nodes[i];
+		size_t n = strlen(dump);
+
+		snprintf(dump + n, sizeof(dump) - n, "%s\t%u \"%c-%016llx\"\t\t# \"%s\"\n",
+			 nd->type == 2 ? "Switch" : "Ca", nd->num_ports, nd->type == 2 ? 'S' : 'H',
+			 (unsigned long long)(nd->guid + guid_add), nd->desc);
+		for (size_t k = 0; k < f->n_ports; k++) {
+			const struct topo_port *tp = &f->ports[k];
+			const struct topo_node *peer = topology_node(f, tp->peer_guid);
+
+			if (tp->node != i || !peer)
+				continue;
+			n = strlen(dump);
+			snprintf(dump + n, sizeof(dump) - n, "[%u]\t\"%c-%016llx\"[%u]\n", tp->port,
+				 peer->type == 2 ? 'S' : 'H',
+				 (unsigned long long)(tp->peer_guid + guid_add), tp->peer_port);
+		}
+	}
+	p = route_plan_parse(dump, strlen(dump), err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	return p;
+}
+
+static void cabling(const struct topology *f, const struct route_plan *plan,
+		    struct route_findings *r)
+{
+	struct route_subnet_input in = {.plan = plan, .stuck_s = 20, .stall_s = 60};
+
+	assert_int_equal(route_subnet_check(f, &in, r), 0);
+}
+
+static void cabling_as_planned_passes(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_plan *p = plan_of(f, 0);
+	struct route_findings r;
+
+	(void)state;
+	cabling(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_CABLING].status, ROUTE_STATUS_PASSED);
+	assert_int_equal(r.n_offenders, 0);
+	route_findings_free(&r);
+	route_plan_free(p);
+	/* a plan made before the hardware: other GUIDs, the same names */
+	p = plan_of(f, 0x7700000000ull);
+	cabling(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_CABLING].status, ROUTE_STATUS_PASSED);
+	route_findings_free(&r);
+	route_plan_free(p);
+	/* no plan: not run */
+	cabling(f, NULL, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_CABLING].status, ROUTE_STATUS_NOT_RUN);
+	route_findings_free(&r);
+	topology_put(f);
+}
+
+static void swapped_cables_are_named_at_each_end(void **state)
+{
+	struct topology *planned = fat_tree();
+	struct route_plan *p = plan_of(planned, 0);
+	/* h1 and h2 swapped on l0's ports 1 and 2 */
+	struct topology *f;
+	struct route_findings r;
+
+	(void)state;
+	topology_put(planned);
+	/* both hosts' lines and both of l0's (the text is still the tree's) */
+	edit("port 0000000000001001 1 1 0000000000001101 0000000000002000 1 ",
+	     "port 0000000000001001 1 1 0000000000001101 0000000000002000 2 ");
+	edit("port 0000000000001002 1 2 0000000000001102 0000000000002000 2 ",
+	     "port 0000000000001002 1 2 0000000000001102 0000000000002000 1 ");
+	edit("port 0000000000002000 1 9 0000000000002000 0000000000001001 1 ",
+	     "port 0000000000002000 1 9 0000000000002000 0000000000001002 1 ");
+	edit("port 0000000000002000 2 9 0000000000002000 0000000000001002 1 ",
+	     "port 0000000000002000 2 9 0000000000002000 0000000000001001 1 ");
+	f = parse();
+	cabling(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_CABLING].status, ROUTE_STATUS_FAILED);
+	assert_string_equal(subnet_offender(&r, ROUTE_CABLE_WRONG_PORT)->desc,
+			    "h1 port 1 is cabled to l0 port 2, planned l0 port 1");
+	assert_int_equal(r.checks[ROUTE_CHECK_CABLING].offenders, 4); /* each end of each cable */
+	route_findings_free(&r);
+	route_plan_free(p);
+	topology_put(f);
+}
+
+static void nodes_more_or_less_than_planned(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_plan *p = plan_of(f, 0);
+	struct route_findings r;
+
+	(void)state;
+	/* the plan without h8 (its node line and port line) and with a spare
+	 * host the subnet does not have */
+	for (size_t i = 0; i < p->n_nodes; i++)
+		if (p->nodes[i].guid == HOST(8)) {
+			p->nodes[i].guid = 0x9999;
+			snprintf(p->nodes[i].desc, sizeof(p->nodes[i].desc), "spare");
+		}
+	qsort(p->nodes, p->n_nodes, sizeof(*p->nodes), route_plan_node_cmp);
+	cabling(f, p, &r);
+	assert_int_equal(r.checks[ROUTE_CHECK_CABLING].status, ROUTE_STATUS_FAILED);
+	assert_string_equal(subnet_offender(&r, ROUTE_CABLE_NODE_MISSING)->desc,
+			    "spare (0x0000000000009999) is planned and not in the subnet");
+	assert_string_equal(subnet_offender(&r, ROUTE_CABLE_NODE_UNPLANNED)->desc,
+			    "h8 (0x0000000000001008) is in the subnet and not in the plan");
+	route_findings_free(&r);
+	route_plan_free(p);
+	topology_put(f);
+}
+
 static void names_are_whole(void **state)
 {
 	(void)state;
@@ -777,6 +967,11 @@ int main(void)
 		cmocka_unit_test(sm_master_and_standby_pass),
 		cmocka_unit_test(sm_faults_are_found),
 		cmocka_unit_test(ports_following_another_master_are_counted),
+		cmocka_unit_test(plan_reads_ibnetdiscover_output),
+		cmocka_unit_test(plan_refuses_with_the_line),
+		cmocka_unit_test(cabling_as_planned_passes),
+		cmocka_unit_test(swapped_cables_are_named_at_each_end),
+		cmocka_unit_test(nodes_more_or_less_than_planned),
 		cmocka_unit_test(names_are_whole),
 	};
 
