@@ -206,7 +206,7 @@ def main():
           % (fault_s, fault_runs))
     if subnet:
         times = sorted(x[2] for x in subnet)
-        print("subnet checks (main thread, %d ports, %d SMs, cabling of a %.1f MB dump): "
+        print("subnet checks (their own thread, %d ports, %d SMs, cabling of a %.1f MB dump): "
               "median %.3f s, max %.3f s of %d runs; ibnetdiscover made the dump in %.1f s"
               % (subnet[-1][0], subnet[-1][1], len(dump) / 1e6, times[len(times) // 2],
                  times[-1], len(times), dump_s))

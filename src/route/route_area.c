@@ -149,7 +149,7 @@ static void *start(const struct area_env *env)
 	(void)env;
 	if (!a)
 		return NULL;
-	a->done_fd = -1;
+	a->checker.fd = a->subnet.fd = -1;
 	if (route_read_init(a)) {
 		free(a);
 		return NULL;

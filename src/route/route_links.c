@@ -2,9 +2,11 @@
  * link sweeps (ibsnmpdFabricPortTable's group), from the PortInfo it holds of
  * every port; and after every round of SMInfo to the SMs, which each sweep
  * begins (a few SMPs: the ports that say they are SMs, the LIDs ports take
- * for their master). A run is on the main thread: two sorts of the ports
- * and a search per link (bench/routing.py prints its time), then the
- * routing group published again with the routing run's findings unchanged.
+ * for their master). A run takes a copy of what the area holds to a thread
+ * of its own (sorts of a quarter million ports at 40,000 hosts: the main
+ * loop must not wait on them; bench/routing.py prints their time), then the
+ * routing group is published again with the routing run's findings as they
+ * are then.
  * What it keeps between runs: each port's state and since when (an end
  * stuck in Init or Armed is told after two sweeps, a transition the SM is
  * making is not), each SM's ActCount and since when it has not moved, since
@@ -152,55 +154,120 @@ static void plan_follow(struct route_area *a)
 	a->plan_failed = false;
 }
 
-/* The checks of what the area holds, published. */
-static void run(struct route_area *a)
-{
-	const struct route_snapshot *cur = cache_snapshot(&a->group);
-	struct route_subnet_input in = {
-		.ports = a->facts, .n_ports = a->n_facts, .sms = a->sms, .n_sms = a->n_sms,
-		.stall_s = route_cfg.sm_stall_s,
-		/* two sweeps: an end the SM is bringing up is Active by then */
-		.stuck_s = 2 * (a->links->lifetime_s ? a->links->lifetime_s : 1),
-	};
+/* One run of the subnet checks: what the area holds, copied (the area
+ * goes on taking sweeps and answers meanwhile), checked on the worker. */
+struct route_subnet_job {
+	struct route_area *a;
+	const struct topology *fabric; /* held */
+	struct route_port_fact *facts;
+	struct route_sm *sms;          /* their names filled in by the checks */
+	struct route_subnet_input in;
 	struct route_findings found;
-	struct route_snapshot *s;
-	double t0 = cache_clock();
+	int rc;
+	double seconds;
+};
+
+static void job_free(struct route_subnet_job *j)
+{
+	if (!j)
+		return;
+	topology_put(j->fabric);
+	free(j->facts);
+	free(j->sms);
+	route_findings_free(&j->found);
+	free(j);
+}
+
+static void subnet_work(void *arg)
+{
+	struct route_subnet_job *j = arg;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	j->rc = route_subnet_check(j->fabric, &j->in, &j->found);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	j->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+static void run(struct route_area *a);
+
+/* On the main loop: the checks published, with the routing run's
+ * findings as they are now. */
+static void subnet_done(void *arg)
+{
+	struct route_subnet_job *j = arg;
+	struct route_area *a = j->a;
+	const struct route_snapshot *cur = cache_snapshot(&a->group);
+	struct route_snapshot *s = NULL;
 	uint64_t master;
 
-	if (!a->facts_fabric)
-		return;
-	plan_follow(a);
-	in.plan = a->plan;
-	if (route_subnet_check(a->facts_fabric, &in, &found)) {
-		snmp_log(LOG_WARNING, "subnet checks: out of memory: the last ones stay\n");
-		return;
-	}
-	for (unsigned k = ROUTE_ROUTING_CHECKS + 1; k <= ROUTE_CHECKS; k++)
-		found.checks[k].at = time(NULL);
-	s = route_snapshot_make(cur ? (struct route_routing *)cur->routing : NULL, &found,
-				cache_clock() - t0, NULL);
-	route_findings_free(&found);
-	if (s && a->sms && !(s->sms = malloc((a->n_sms + 1) * sizeof(*s->sms)))) {
-		route_snapshot_free(s);
-		s = NULL;
+	a->job = NULL;
+	if (j->rc == 0) {
+		for (unsigned k = ROUTE_ROUTING_CHECKS + 1; k <= ROUTE_CHECKS; k++)
+			j->found.checks[k].at = time(NULL);
+		s = route_snapshot_make(cur ? (struct route_routing *)cur->routing : NULL, &j->found,
+					j->seconds, NULL);
 	}
 	if (!s) {
 		snmp_log(LOG_WARNING, "subnet checks: out of memory: the last ones stay\n");
+	} else {
+		s->sms = j->sms; /* the snapshot takes them, named */
+		s->n_sms = j->in.n_sms;
+		j->sms = NULL;
+		master = master_of(s->sms, s->n_sms);
+		if (master && a->master && master != a->master)
+			a->previous_master = a->master;
+		if (master)
+			a->master = master;
+		s->master = master;
+		s->previous_master = a->previous_master;
+		DEBUGMSGTL(("ibsnmpd:route", "subnet checks of %zu ports, %zu SMs: %.3f s\n",
+			    j->in.n_ports, s->n_sms, s->subnet_seconds));
+		cache_publish(&a->group, s);
+	}
+	job_free(j);
+	if (a->subnet_again) {
+		a->subnet_again = false;
+		run(a);
+	}
+}
+
+/* The checks of what the area holds, on the worker (one run at a time: a
+ * sweep or a round that ends meanwhile runs them again after). */
+static void run(struct route_area *a)
+{
+	struct route_subnet_job *j;
+
+	if (!a->facts_fabric)
+		return;
+	if (a->job) {
+		a->subnet_again = true;
 		return;
 	}
+	plan_follow(a); /* never while a job reads the plan */
+	if (!(j = calloc(1, sizeof(*j))) ||
+	    !(j->facts = malloc((a->n_facts + 1) * sizeof(*j->facts))) ||
+	    (a->sms && !(j->sms = malloc((a->n_sms + 1) * sizeof(*j->sms))))) {
+		job_free(j);
+		snmp_log(LOG_WARNING, "subnet checks: out of memory: the last ones stay\n");
+		return;
+	}
+	j->a = a;
+	j->fabric = topology_get(a->facts_fabric);
+	memcpy(j->facts, a->facts, a->n_facts * sizeof(*j->facts));
 	if (a->sms)
-		memcpy(s->sms, a->sms, a->n_sms * sizeof(*s->sms));
-	s->n_sms = a->n_sms;
-	master = master_of(a->sms, a->n_sms);
-	if (master && a->master && master != a->master)
-		a->previous_master = a->master;
-	if (master)
-		a->master = master;
-	s->master = master;
-	s->previous_master = a->previous_master;
-	DEBUGMSGTL(("ibsnmpd:route", "subnet checks of %zu ports, %zu SMs: %.3f s\n", a->n_facts,
-		    a->n_sms, s->subnet_seconds));
-	cache_publish(&a->group, s);
+		memcpy(j->sms, a->sms, a->n_sms * sizeof(*j->sms));
+	j->in = (struct route_subnet_input){
+		.ports = j->facts, .n_ports = a->n_facts, .sms = j->sms, .n_sms = a->n_sms,
+		.plan = a->plan, .stall_s = route_cfg.sm_stall_s,
+		/* two sweeps: an end the SM is bringing up is Active by then */
+		.stuck_s = 2 * (a->links->lifetime_s ? a->links->lifetime_s : 1),
+	};
+	if (route_worker_start(&a->subnet, subnet_work, subnet_done, j)) {
+		job_free(j);
+		return;
+	}
+	a->job = j;
 }
 
 /* ---- the SMs' rounds ---- */
@@ -402,6 +469,10 @@ void route_links_start(struct route_area *a)
 {
 	struct fabric_area *links = area_find(&fabric_area_def);
 
+	if (route_worker_init(&a->subnet)) {
+		snmp_log(LOG_ERR, "subnet checks: no eventfd: they do not run\n");
+		return;
+	}
 	a->links = links ? &links->group : NULL;
 	if (a->links)
 		cache_group_observe(a->links, &a->swept, swept, a);
@@ -409,6 +480,10 @@ void route_links_start(struct route_area *a)
 
 void route_links_stop(struct route_area *a)
 {
+	route_worker_stop(&a->subnet); /* a job running: joined, not published */
+	job_free(a->job);
+	a->job = NULL;
+	a->subnet_again = false;
 	if (a->links)
 		cache_group_unobserve(a->links, &a->swept);
 	a->links = NULL;

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,23 +57,19 @@ static void keep_tables(struct route_area *a, struct route_run *r)
 
 /* ---- the checks' thread ---- */
 
-static void *checker(void *arg)
+static void checks(void *arg)
 {
 	struct route_run *r = arg;
 	double t0 = mono_now();
-	uint64_t one = 1;
 
 	r->check_rc = route_check(r->fabric, &r->t, &r->found);
 	r->check_seconds = mono_now() - t0;
-	if (write(r->a->done_fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
-		/* the main loop reads it: nothing else to do */
-	}
-	return NULL;
 }
 
-static void publish(struct route_area *a)
+static void publish(void *arg)
 {
-	struct route_run *r = a->run;
+	struct route_run *r = arg;
+	struct route_area *a = r->a;
 	struct route_routing *g = NULL;
 	struct route_snapshot *s = NULL;
 	const char *why = "out of memory";
@@ -115,20 +110,6 @@ static void publish(struct route_area *a)
 	}
 }
 
-static void check_done(int fd, void *arg)
-{
-	struct route_area *a = arg;
-	uint64_t n;
-
-	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		return;
-	if (!a->thread_running)
-		return;
-	pthread_join(a->thread, NULL); /* it wrote: it is ending */
-	a->thread_running = false;
-	publish(a);
-}
-
 static void read_done(struct route_run *r)
 {
 	struct route_area *a = r->a;
@@ -141,14 +122,11 @@ static void read_done(struct route_run *r)
 	else
 		for (size_t i = 0; i < r->t.n_switches; i++)
 			r->t.read[i] = r->failed[i] == 0 && r->blocks > 0;
-	if (pthread_create(&a->thread, NULL, checker, r)) {
-		snmp_log(LOG_ERR, "routing checks: cannot start a thread: %s\n", strerror(errno));
+	if (route_worker_start(&a->checker, checks, publish, r)) {
 		a->run = NULL;
 		run_free(r);
 		cache_refresh_done(&a->group, NULL, "no thread for the checks");
-		return;
 	}
-	a->thread_running = true;
 }
 
 /* ---- the read ---- */
@@ -435,21 +413,18 @@ void route_read_soon(struct route_area *a, const struct topology *before,
 
 int route_read_init(struct route_area *a)
 {
-	a->done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (a->done_fd < 0)
-		return -1;
-	register_readfd(a->done_fd, check_done, a);
-	return 0;
+	return route_worker_init(&a->checker);
 }
 
 void route_read_stop(struct route_area *a)
 {
+	bool checking = a->checker.running;
+
 	if (a->settle_alarm)
 		snmp_alarm_unregister(a->settle_alarm);
 	a->settle_alarm = 0;
-	if (a->thread_running) {
-		pthread_join(a->thread, NULL); /* at most one run of the checks */
-		a->thread_running = false;
+	route_worker_stop(&a->checker);
+	if (checking) { /* its checks joined: not published */
 		run_free(a->run);
 		a->run = NULL;
 	}
@@ -462,9 +437,4 @@ void route_read_stop(struct route_area *a)
 	a->changed_lids = NULL;
 	/* a read still feeding: the engine calls back no more at stop, its
 	 * memory goes with the process */
-	if (a->done_fd >= 0) {
-		unregister_readfd(a->done_fd);
-		close(a->done_fd);
-		a->done_fd = -1;
-	}
 }

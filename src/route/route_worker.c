@@ -1,0 +1,79 @@
+/* The route area's computations off the main thread (route_internal.h):
+ * the routing checks take seconds at 40,000 hosts, the subnet checks a
+ * sort of a quarter million ports; the main loop must not wait on either.
+ * A worker runs one computation at a time on a thread of its own and
+ * learns of its end from an eventfd the main loop watches; the results are
+ * taken (and published) on the main thread, after the join. */
+#include "ibsnmpd/netsnmp.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "route_internal.h"
+
+static void *worker_main(void *arg)
+{
+	struct route_worker *w = arg;
+	uint64_t one = 1;
+
+	w->work(w->arg);
+	if (write(w->fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
+		/* the main loop reads it: nothing else to do */
+	}
+	return NULL;
+}
+
+static void worker_ended(int fd, void *arg)
+{
+	struct route_worker *w = arg;
+	uint64_t n;
+
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	if (!w->running)
+		return;
+	pthread_join(w->thread, NULL); /* it wrote: it is ending */
+	w->running = false;
+	w->done(w->arg);
+}
+
+int route_worker_init(struct route_worker *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (w->fd < 0)
+		return -1;
+	register_readfd(w->fd, worker_ended, w);
+	return 0;
+}
+
+int route_worker_start(struct route_worker *w, void (*work)(void *), void (*done)(void *),
+		       void *arg)
+{
+	if (w->running || w->fd < 0)
+		return -1;
+	w->work = work;
+	w->done = done;
+	w->arg = arg;
+	if (pthread_create(&w->thread, NULL, worker_main, w)) {
+		snmp_log(LOG_ERR, "routing checks: cannot start a thread: %s\n", strerror(errno));
+		return -1;
+	}
+	w->running = true;
+	return 0;
+}
+
+void route_worker_stop(struct route_worker *w)
+{
+	if (w->running) {
+		pthread_join(w->thread, NULL); /* at most one computation */
+		w->running = false;
+	}
+	if (w->fd >= 0) {
+		unregister_readfd(w->fd);
+		close(w->fd);
+		w->fd = -1;
+	}
+}
