@@ -16,7 +16,7 @@ tree, against their peer in the same run:
 - from a console fault (an LFT entry of a leaf set to none) to its row in
   ibsnmpdAlarmTable, in seconds and in runs;
 - the subnet checks (duplicates, links, sm, cabling against an ibnetdiscover
-  dump of the same fabric), run on the main thread after each link sweep:
+  dump of the same fabric), run on a worker thread after each link sweep:
   their time, from the log's debug lines (-D ibsnmpd:route), and the time
   ibnetdiscover takes to make the dump.
 
