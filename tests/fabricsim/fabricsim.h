@@ -294,6 +294,7 @@ unsigned fs_lanes(uint8_t width);
 uint64_t fs_port_guid(const struct fabric *f, uint32_t node, uint8_t num);
 uint64_t fs_link_bps(uint8_t speed, uint8_t width);
 int fs_route_port(struct fabric *f, uint32_t node, uint16_t lid);
+int fs_sm_route_port(struct fabric *f, uint32_t node, uint16_t lid);
 /* An entry of a switch's table set (port 255: none; lid 0: every entry),
  * or (port -1) the switch's entries as the model routes them again; -1 out
  * of memory. */

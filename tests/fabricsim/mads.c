@@ -626,6 +626,7 @@ static int sa(struct fabric *f, const struct fs_origin *from, unsigned method, u
 #define SA_NODE_RECORD_SIZE 112    /* 108, padded */
 #define SA_PORTINFO_RECORD_SIZE 72 /* 68, padded */
 #define SA_LINK_RECORD_SIZE 8
+#define SA_LFT_RECORD_SIZE 72      /* LID, block, 4 reserved, 64 entries */
 #define SA_STATUS_NO_RECORDS (3u << 8)
 #define RMPP_SEGMENT_DATA 168u     /* what libumad2sim delivers of IB_SA_DATA_SIZE */
 #define RMPP_SA_HEADER 20u         /* counted in PayloadLength */
@@ -669,10 +670,47 @@ static bool be16_matches(const uint8_t *rec, const uint8_t *want, unsigned offs)
 	return rec[offs] == want[offs] && rec[offs + 1] == want[offs + 1];
 }
 
+/* LinearForwardingTableRecords: every block up to the highest LID of every
+ * switch the SM sees, as the SM routes it (not the console's Lft: a switch
+ * whose table is not the SM's copy); component mask bit 0 the LID, bit 1
+ * the block. */
+static int sa_lft_records(struct fabric *f, uint64_t mask, const uint8_t *want,
+			  struct sa_table *t)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct fs_node *n = &f->nodes[i];
+
+		if (n->type != FS_SWITCH || !sm_sees(f, i) || !n->lid)
+			continue;
+		for (unsigned block = 0; block <= f->max_lid / 64u; block++) {
+			uint8_t *rec;
+
+			if (((mask & 1) && (unsigned)(want[0] << 8 | want[1]) != n->lid) ||
+			    ((mask & 2) && (unsigned)(want[2] << 8 | want[3]) != block))
+				continue;
+			if (!(rec = sa_add(t)))
+				return -1;
+			rec[0] = (uint8_t)(n->lid >> 8);
+			rec[1] = (uint8_t)n->lid;
+			rec[2] = (uint8_t)(block >> 8);
+			rec[3] = (uint8_t)block;
+			for (unsigned k = 0; k < 64; k++) {
+				unsigned lid = block * 64 + k;
+
+				rec[8 + k] = (uint8_t)(lid > f->max_lid ? 255
+						       : fs_sm_route_port(f, i, (uint16_t)lid));
+			}
+		}
+	}
+	return 0;
+}
+
 /* The records of attr, filtered by the component mask's key fields. */
 static int sa_records(struct fabric *f, unsigned attr, uint64_t mask, const uint8_t *want,
 		      struct sa_table *t)
 {
+	if (attr == IB_SA_ATTR_LFTRECORD)
+		return sa_lft_records(f, mask, want, t);
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		struct fs_node *n = &f->nodes[i];
 
@@ -761,6 +799,9 @@ int fs_sa_table(struct fabric *f, const struct fs_origin *from, const struct fs_
 		break;
 	case IB_SA_ATTR_LINKRECORD:
 		t.size = SA_LINK_RECORD_SIZE;
+		break;
+	case IB_SA_ATTR_LFTRECORD:
+		t.size = SA_LFT_RECORD_SIZE;
 		break;
 	default:
 		return 0;

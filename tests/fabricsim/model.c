@@ -410,21 +410,28 @@ static uint8_t *distances(struct fabric *f, uint32_t s)
 	return d;
 }
 
-/* The port a switch forwards a LID to (its LinearForwardingTable): 0 for its
- * own LID, a port toward the target on a shortest path (several: chosen by
- * the LID, so that LIDs spread over the up links as a fat-tree routing does),
- * 255 for an unreachable or unassigned LID. */
+/* The port a switch forwards a LID to (its LinearForwardingTable): the
+ * console's entry (Lft) if it set one, else the SM's (fs_sm_route_port). */
 int fs_route_port(struct fabric *f, uint32_t node, uint16_t lid)
+{
+	for (uint32_t i = 0; i < f->n_lft_faults; i++)
+		if (f->lft_faults[i].node == node &&
+		    (f->lft_faults[i].lid == lid || f->lft_faults[i].lid == 0))
+			return f->lft_faults[i].port;
+	return fs_sm_route_port(f, node, lid);
+}
+
+/* The SM's route (its copy, the SA's LinearForwardingTableRecords): 0 for
+ * the switch's own LID, a port toward the target on a shortest path
+ * (several: chosen by the LID, so that LIDs spread over the up links as a
+ * fat-tree routing does), 255 for an unreachable or unassigned LID. */
+int fs_sm_route_port(struct fabric *f, uint32_t node, uint16_t lid)
 {
 	struct fs_node *n = &f->nodes[node];
 	uint32_t target_port, target_node, target_sw, s = f->switch_index[node];
 	uint8_t *d;
 	int candidates[64], nc = 0;
 
-	for (uint32_t i = 0; i < f->n_lft_faults; i++)
-		if (f->lft_faults[i].node == node &&
-		    (f->lft_faults[i].lid == lid || f->lft_faults[i].lid == 0))
-			return f->lft_faults[i].port;
 	if (lid == 0 || lid > FS_MAX_LID || f->lid_port[lid] == UINT32_MAX || s == UINT32_MAX)
 		return 255;
 	target_port = f->lid_port[lid];
