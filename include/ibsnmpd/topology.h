@@ -211,6 +211,9 @@ extern const struct area_def topology_area_def;
  * (from a start hook); NULL, logged as "WHO needs the subnet's topology",
  * when the topology area does not run. */
 struct cache_group *topology_followed_by(const char *who);
+/* The discovery helper (ibsnmpd-discover) and the CA and port it works
+ * from, for another of its modes (the route area's --lft); -1: none. */
+int topology_helper(const char **path, const char **ca, int *port);
 
 /* Where SMPs to the node go: its LID, or (no LID yet: no SM) the directed
  * route the discovery took; -1 if neither is known. */

@@ -6,11 +6,14 @@
  * engine (which libumad2sim, used by the tests, cannot do), and a crash here
  * costs one discovery, not the daemon.
  *
- * Usage: ibsnmpd-discover [--sa] CA PORT TIMEOUT_MS RETRIES < M_KEY
+ * Usage: ibsnmpd-discover [--sa|--lft] CA PORT TIMEOUT_MS RETRIES < M_KEY
  * (stdin: the M_Key for every SMP, "0x" and hex digits; a terminal or
  * nothing: none). --sa: no SMP at all, the SM's view from its SA instead
  * (NodeRecords, PortInfoRecords, LinkRecords: sa_view.c), with a "source sa"
- * line first and each port's PortInfo ("pinfo GUID PORT HEX").
+ * line first and each port's PortInfo ("pinfo GUID PORT HEX"). --lft: the
+ * SM's copy of the switches' forwarding tables for the routing checks (the
+ * SA's LinearForwardingTableRecords), "lft LID BLOCK HEX" lines, then done
+ * (read by route_lft_line()).
  * Output (stdout), read by topology_parse():
  *   node GUID TYPE NUMPORTS LID DESCRIPTION...
  *   route GUID HOPS PORT...     (the directed route to the node above)
@@ -184,31 +187,41 @@ out:
 	return r;
 }
 
-static int discover_from_sa(const char *ca, int port_num, unsigned timeout_ms, unsigned retries)
+/* The port's SA (its SM's LID) opened as sp; its own LID in *local_lid.
+ * -1: said why. */
+static int sa_port_open(const char *ca, int port_num, struct sa_port *sp, unsigned *local_lid)
 {
 	umad_port_t port;
+
+	if (umad_init() < 0 || umad_get_port(ca, port_num, &port) < 0) {
+		fprintf(stderr, "ibsnmpd-discover: no port %d on %s\n", port_num, ca ? ca : "any CA");
+		return -1;
+	}
+	sp->sm_lid = port.sm_lid;
+	*local_lid = port.base_lid;
+	umad_release_port(&port);
+	if (!sp->sm_lid) {
+		fprintf(stderr, "ibsnmpd-discover: no SM known to this port: no SA to ask\n");
+		return -1;
+	}
+	if ((sp->fd = umad_open_port(ca, port_num)) < 0 ||
+	    (sp->agent = umad_register(sp->fd, IB_SA_CLASS, 2, 1, NULL)) < 0) {
+		fprintf(stderr, "ibsnmpd-discover: cannot open the SA class on port %d\n", port_num);
+		return -1;
+	}
+	return 0;
+}
+
+static int discover_from_sa(const char *ca, int port_num, unsigned timeout_ms, unsigned retries)
+{
 	struct sa_port sp = {.timeout_ms = timeout_ms, .retries = retries};
 	struct sa_table nr, pir, lr;
 	unsigned local_lid;
 	char err[160];
 	int r = 1;
 
-	if (umad_init() < 0 || umad_get_port(ca, port_num, &port) < 0) {
-		fprintf(stderr, "ibsnmpd-discover: no port %d on %s\n", port_num, ca ? ca : "any CA");
+	if (sa_port_open(ca, port_num, &sp, &local_lid))
 		return 1;
-	}
-	sp.sm_lid = port.sm_lid;
-	local_lid = port.base_lid;
-	umad_release_port(&port);
-	if (!sp.sm_lid) {
-		fprintf(stderr, "ibsnmpd-discover: no SM known to this port: no SA to ask\n");
-		return 1;
-	}
-	if ((sp.fd = umad_open_port(ca, port_num)) < 0 ||
-	    (sp.agent = umad_register(sp.fd, IB_SA_CLASS, 2, 1, NULL)) < 0) {
-		fprintf(stderr, "ibsnmpd-discover: cannot open the SA class on port %d\n", port_num);
-		return 1;
-	}
 	sa_table_init(&nr, IB_SA_ATTR_NODERECORD);
 	sa_table_init(&pir, IB_SA_ATTR_PORTINFORECORD);
 	sa_table_init(&lr, IB_SA_ATTR_LINKRECORD);
@@ -228,25 +241,59 @@ static int discover_from_sa(const char *ca, int port_num, unsigned timeout_ms, u
 	return r;
 }
 
+/* The SM's copy of every switch's unicast forwarding table: the SA's
+ * LinearForwardingTableRecords, one line each ("lft LID BLOCK" and its 64
+ * entries in hex), for the routing checks (routingSource sa). */
+static int lft_from_sa(const char *ca, int port_num, unsigned timeout_ms, unsigned retries)
+{
+	struct sa_port sp = {.timeout_ms = timeout_ms, .retries = retries};
+	struct sa_table lft;
+	unsigned local_lid;
+	size_t n;
+	int r = 1;
+
+	if (sa_port_open(ca, port_num, &sp, &local_lid))
+		return 1;
+	if (!sa_get_table(&sp, IB_SA_ATTR_LFTRECORD, &lft)) {
+		n = sa_table_records(&lft, 72); /* LID, block, 4 reserved, 64 entries */
+		for (size_t i = 0; i < n; i++) {
+			const uint8_t *rec = lft.data + i * lft.record_size;
+
+			printf("lft %u %u ", (unsigned)(rec[0] << 8 | rec[1]),
+			       (unsigned)(rec[2] << 8 | rec[3]));
+			for (unsigned k = 0; k < 64; k++)
+				printf("%02x", rec[8 + k]);
+			putchar('\n');
+		}
+		r = 0;
+	}
+	sa_table_free(&lft);
+	umad_unregister(sp.fd, sp.agent);
+	umad_close_port(sp.fd);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	ibnd_config_t cfg;
 	ibnd_fabric_t *fabric;
 	struct timespec a, b;
 	bool from_sa = argc > 1 && !strcmp(argv[1], "--sa");
+	bool lft = argc > 1 && !strcmp(argv[1], "--lft");
 
-	if (from_sa) {
+	if (from_sa || lft) {
 		argv++;
 		argc--;
 	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: %s [--sa] CA PORT TIMEOUT_MS RETRIES\n", argv[0]);
+		fprintf(stderr, "usage: %s [--sa|--lft] CA PORT TIMEOUT_MS RETRIES\n", argv[0]);
 		return 2;
 	}
-	if (from_sa) {
+	if (from_sa || lft) {
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		if (discover_from_sa(argv[1][0] ? argv[1] : NULL, atoi(argv[2]),
-				     (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4])))
+		if ((from_sa ? discover_from_sa : lft_from_sa)(argv[1][0] ? argv[1] : NULL,
+							       atoi(argv[2]), (unsigned)atoi(argv[3]),
+							       (unsigned)atoi(argv[4])))
 			return 1;
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		printf("done %.6f\n",

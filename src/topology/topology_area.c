@@ -79,6 +79,18 @@ struct cache_group *topology_followed_by(const char *who)
 	return a ? &a->group : NULL;
 }
 
+int topology_helper(const char **path, const char **ca, int *port)
+{
+	struct topology_area *a = area_find(&topology_area_def);
+
+	if (!a || !a->helper[0])
+		return -1;
+	*path = a->helper;
+	*ca = a->ca_name;
+	*port = a->port_num;
+	return 0;
+}
+
 int topology_node_portid(const struct topo_node *nd, ib_portid_t *to)
 {
 	memset(to, 0, sizeof(*to)); /* ib_portid_set leaves the other fields as they are */
