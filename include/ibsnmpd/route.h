@@ -90,7 +90,8 @@ enum route_offense {
 	ROUTE_CABLE_LINK_MISSING,  /* a planned link whose ends are both without one */
 	ROUTE_CABLE_WRONG_PORT,    /* a port cabled to another node or port than planned */
 	ROUTE_CABLE_UNPLANNED_LINK, /* a link between planned nodes on ports planned unused */
-	ROUTE_OFFENSES = ROUTE_CABLE_UNPLANNED_LINK
+	ROUTE_TABLE_NOT_SMS,       /* a switch's table differs from the SM's copy (routingSource sa) */
+	ROUTE_OFFENSES = ROUTE_TABLE_NOT_SMS
 };
 
 /* Offenders that do not fail their check (said, not counted). */
@@ -178,6 +179,15 @@ void route_tables_free(struct route_tables *t);
  * answered it. */
 void route_tables_put_block(struct route_tables *t, size_t sw, unsigned block,
 			    const uint8_t *entries);
+
+/* One line of ibsnmpd-discover --lft ("lft LID BLOCK" and 128 hex digits:
+ * the SA's LinearForwardingTableRecord) put in t: the switch whose LID it
+ * is (sw_of_lid[LID]: its index + 1; 0 none, n_lids entries) gets the
+ * block, counted in got[switch]. 0 put (or not a switch of t, or a block
+ * past its LIDs: skipped), 1 the "done" line, -1 malformed. Pure;
+ * unit-tested, fuzzed. */
+int route_lft_line(struct route_tables *t, const uint32_t *sw_of_lid, size_t n_lids,
+		   uint32_t *got, const char *line, size_t len);
 
 /* The highest LID f's ports have (0: none). */
 unsigned route_max_lid(const struct topology *f);

@@ -207,6 +207,24 @@ static void defaults(void)
 	route_cfg.enabled = true;
 	route_cfg.settle_s = 10;
 	route_cfg.sm_stall_s = 60; /* OpenSM moves its ActCount at every sweep (10 s) */
+	/* the switches themselves: what forwards is what is checked, and a
+	 * partial read after a change costs the blocks it changed; the SA's
+	 * copy (sa) spares the switches' CPUs but is the SM's belief */
+	route_cfg.source = ROUTE_SOURCE_SMP;
+}
+
+/* routingSource smp|sa */
+static void parse_source(const char *token, char *line)
+{
+	char word[8] = "", extra[2];
+
+	if (line && sscanf(line, "%7s %1s", word, extra) == 1) {
+		if (!strcmp(word, "smp") || !strcmp(word, "sa")) {
+			route_cfg.source = word[1] == 'm' ? ROUTE_SOURCE_SMP : ROUTE_SOURCE_SA;
+			return;
+		}
+	}
+	config_report(token, line, "expected smp or sa");
 }
 
 static const struct config_token tokens[] = {
@@ -219,6 +237,7 @@ static const struct config_token tokens[] = {
 	 .help = "SECONDS"},
 	{"expectedTopology", CONFIG_PATH, route_cfg.plan_path, sizeof(route_cfg.plan_path),
 	 .help = "FILE"},
+	{"routingSource", CONFIG_CUSTOM, .parse = parse_source, .help = "smp|sa"},
 };
 
 static struct cache_group *alarm_group(void *self)

@@ -16,6 +16,7 @@
  * check holds exactly for single-SL engines (ftree, updn, minhop) without
  * QoS, where SL 0 is VL 0 on every link. Written here: no library checks
  * routing (ibutils' ibdm is not packaged, and it walks pairs). */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1052,6 +1053,55 @@ void route_tables_put_block(struct route_tables *t, size_t sw, unsigned block,
 	}
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+int route_lft_line(struct route_tables *t, const uint32_t *sw_of_lid, size_t n_lids,
+		   uint32_t *got, const char *line, size_t len)
+{
+	unsigned long lid, block;
+	uint8_t entries[64];
+	char head[40], *end;
+	const char *hex;
+	size_t n;
+
+	if (len >= 5 && !memcmp(line, "done", 4) && (line[4] == ' ' || line[4] == '\n'))
+		return 1;
+	/* "lft LID BLOCK " then 128 hex digits, nothing after */
+	n = len < sizeof(head) - 1 ? len : sizeof(head) - 1;
+	memcpy(head, line, n);
+	head[n] = 0;
+	if (strncmp(head, "lft ", 4))
+		return -1;
+	if (!isdigit((unsigned char)head[4]))
+		return -1;
+	lid = strtoul(head + 4, &end, 10);
+	if (*end != ' ' || lid > 0xffff || !isdigit((unsigned char)end[1]))
+		return -1;
+	block = strtoul(end + 1, &end, 10);
+	if (*end != ' ' || block > 1023)
+		return -1;
+	hex = line + (end - head) + 1;
+	if ((size_t)(line + len - hex) < 128 || (line + len - hex > 128 && hex[128] != '\n') ||
+	    line + len - hex > 129)
+		return -1;
+	for (unsigned k = 0; k < 64; k++) {
+		int hi = hex_digit(hex[2 * k]), lo = hex_digit(hex[2 * k + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		entries[k] = (uint8_t)(hi << 4 | lo);
+	}
+	if (lid >= n_lids || !sw_of_lid[lid] || block * 64 > t->max_lid)
+		return 0; /* not a switch of the topology, or past its LIDs */
+	route_tables_put_block(t, sw_of_lid[lid] - 1, (unsigned)block, entries);
+	got[sw_of_lid[lid] - 1]++;
+	return 0;
+}
+
 unsigned route_max_lid(const struct topology *f)
 {
 	unsigned max = 0;
@@ -1110,6 +1160,7 @@ const char *route_offense_name(unsigned kind)
 		[ROUTE_CABLE_LINK_MISSING] = "cablingLinkMissing",
 		[ROUTE_CABLE_WRONG_PORT] = "cablingWrongPort",
 		[ROUTE_CABLE_UNPLANNED_LINK] = "cablingUnplannedLink",
+		[ROUTE_TABLE_NOT_SMS] = "tableNotSms",
 	};
 
 	return kind && kind <= ROUTE_OFFENSES ? names[kind] : NULL;

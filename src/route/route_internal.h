@@ -16,6 +16,7 @@ struct route_config {
 	unsigned settle_s;    /* routingSettle: after the topology changed, before reading */
 	unsigned sm_stall_s;  /* routingSmStall: a master's ActCount still this long has stalled */
 	char plan_path[4096]; /* expectedTopology: "" none */
+	unsigned source;      /* routingSource: enum route_source */
 };
 extern struct route_config route_cfg;
 
@@ -37,6 +38,22 @@ struct route_run {
 	unsigned long mads;
 	double began, read_done;
 	struct mad_feeder feeder;
+	/* routingSource sa (route_sa.c): the SA's copy, read by the helper,
+	 * then a sample of blocks read from the switches and compared */
+	bool from_sa, sa_done;
+	pid_t pid;
+	int fd, status;
+	bool output_done, exited;
+	char *line;
+	size_t line_len, line_cap;
+	uint32_t *sw_of_lid, *got;
+	size_t n_lids;
+	struct route_diff {
+		size_t sw;
+		unsigned block, differ, lid;
+		uint8_t port, sm_port;
+	} *diffs;
+	size_t n_diffs, cap_diffs;
 	/* the checks' thread */
 	struct route_findings found;
 	int check_rc;
@@ -87,6 +104,7 @@ struct route_area {
 	size_t n_changed_lids, cap_changed_lids;
 	bool full_next;                /* a change the partial read cannot follow */
 	bool partial_wanted;           /* the next read is the settled change's, not the period's */
+	unsigned sample_next;          /* routingSource sa: the first block of the next sample */
 	unsigned long runs;
 	/* the subnet checks: the link sweeps' group, and what the last one
 	 * saw of each port (by GUID, port) with since when (monotonic s) */
@@ -102,6 +120,7 @@ struct route_area {
 	struct route_sm *sms;
 	size_t n_sms;
 	struct route_sm_round *round;  /* under way; NULL none */
+	time_t round_at;               /* when the last began (monotonic s); 0 never */
 	struct route_sm_track *track;
 	size_t n_track;
 	/* LIDs whose SM answered the last round: asked again (an SM on a
@@ -147,6 +166,19 @@ struct route_sm_track {
 	uint32_t act;
 	time_t act_since, master_since;
 };
+
+/* route_sa.c: routingSource sa */
+/* The SA's copy read into r (set up as for a read of every switch), then
+ * the sample; its end is route_read_sampled(). */
+void route_sa_read(struct route_run *r);
+/* The differences the sample found, as reachability offenders of g. */
+void route_sa_offenders(const struct route_run *r, struct route_findings *g);
+void route_sa_free(struct route_run *r);
+/* route_read.c: the blocks of r's some[] read from every switch (the
+ * sample), compared with what is in its tables; then the checks. */
+void route_read_sample(struct route_run *r);
+/* A run that ended before its checks (its failure published): freed. */
+void route_read_abandon(struct route_run *r);
 
 /* route_mib.c */
 int route_mib_register(struct route_area *a);

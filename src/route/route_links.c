@@ -1,8 +1,8 @@
 /* The subnet checks' runs (route_subnet.c): after every publication of the
  * link sweeps (ibsnmpdFabricPortTable's group), from the PortInfo it holds of
  * every port; and after every round of SMInfo to the SMs, which each sweep
- * begins (a few SMPs: the ports that say they are SMs, the LIDs ports take
- * for their master). A run takes a copy of what the area holds to a thread
+ * begins, 10 s apart at least (a few SMPs: the ports that say they are SMs,
+ * the LIDs ports take for their master). A run takes a copy of what the area holds to a thread
  * of its own (sorts of a quarter million ports at 40,000 hosts: the main
  * loop must not wait on them; bench/routing.py prints their time), then the
  * routing group is published again with the routing run's findings as they
@@ -28,6 +28,8 @@
 
 #define CAP_IS_SM 0x2u        /* PortInfo CapabilityMask.IsSM */
 #define ROUND_MAX 64          /* SMs asked in a round */
+#define ROUND_EVERY_S 10      /* at most a round this often (OpenSM's sweep): a burst of
+				 sweeps after a change costs one round, not one each */
 #define PLAN_MAX (256u << 20) /* an ibnetdiscover dump of 40,000 hosts is some 15 MB */
 
 /* One round of SMInfo. */
@@ -378,8 +380,10 @@ static void round_begin(struct route_area *a)
 {
 	struct route_sm_round *r;
 
-	if (a->round || !(r = calloc(1, sizeof(*r))))
+	if (a->round || (a->round_at && cache_clock_s() - a->round_at < ROUND_EVERY_S) ||
+	    !(r = calloc(1, sizeof(*r))))
 		return;
+	a->round_at = cache_clock_s();
 	r->a = a;
 	for (size_t i = 0; i < a->n_facts && r->n < ROUND_MAX; i++) {
 		const struct route_port_fact *p = &a->facts[i];

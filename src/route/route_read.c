@@ -41,7 +41,13 @@ static void run_free(struct route_run *r)
 	free(r->whole);
 	free(r->some);
 	free(r->skip);
+	route_sa_free(r);
 	free(r);
+}
+
+void route_read_abandon(struct route_run *r)
+{
+	run_free(r);
 }
 
 /* The run's tables are the last now (the next partial read starts from
@@ -79,8 +85,9 @@ static void publish(void *arg)
 		g->refs = 1;
 		g->f = r->found;
 		memset(&r->found, 0, sizeof(r->found));
+		route_sa_offenders(r, &g->f);
 		g->fabric = topology_get(r->fabric);
-		g->source = ROUTE_SOURCE_SMP;
+		g->source = r->from_sa ? ROUTE_SOURCE_SA : ROUTE_SOURCE_SMP;
 		g->read_at = time(NULL);
 		for (unsigned k = 1; k <= ROUTE_ROUTING_CHECKS; k++)
 			g->f.checks[k].at = g->read_at;
@@ -137,14 +144,47 @@ struct block_ref {
 	unsigned block;
 };
 
+/* routingSource sa: a block as the switch answered it, against the SA's
+ * copy in the tables; a difference kept (the first LID that differs). */
+static void compare_block(struct route_run *r, size_t sw, unsigned block, const uint8_t *data)
+{
+	struct route_diff d = {.sw = sw, .block = block};
+
+	for (unsigned i = 0; i < 64 && block * 64 + i <= r->t.max_lid; i++) {
+		uint8_t sm = route_entry(&r->t, block * 64 + i, sw);
+
+		if (sm == data[i])
+			continue;
+		if (!d.differ++) {
+			d.lid = block * 64 + i;
+			d.port = data[i];
+			d.sm_port = sm;
+		}
+	}
+	if (!d.differ)
+		return;
+	if (r->n_diffs == r->cap_diffs) {
+		size_t cap = r->cap_diffs ? 2 * r->cap_diffs : 16;
+		struct route_diff *v = realloc(r->diffs, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		r->diffs = v;
+		r->cap_diffs = cap;
+	}
+	r->diffs[r->n_diffs++] = d;
+}
+
 static void got_block(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct block_ref *ref = ctx;
 	struct route_run *r = ref->r;
 
-	if (result == MAD_OK && data && len >= 64)
+	if (result == MAD_OK && data && len >= 64) {
+		if (r->from_sa)
+			compare_block(r, ref->sw, ref->block, data);
 		route_tables_put_block(&r->t, ref->sw, ref->block, data);
-	else
+	} else
 		r->failed[ref->sw]++;
 	free(ref);
 	if (--r->pending == 0)
@@ -295,7 +335,7 @@ void route_read_start(struct cache_group *g)
 		cache_refresh_done(g, NULL, "no discovery of the subnet yet");
 		return;
 	}
-	if (mad_engine_smps_refused()) {
+	if (route_cfg.source != ROUTE_SOURCE_SA && mad_engine_smps_refused()) {
 		/* a protected fabric without the key: each SMP would be a violation */
 		cache_refresh_done(g, NULL, "SMPs refused (M_Key): the switches' tables not read");
 		return;
@@ -314,12 +354,33 @@ void route_read_start(struct cache_group *g)
 		return;
 	}
 	r->blocks = max_lid / 64 + 1;
-	partial_from_last(a, r, f);
 	r->a = a;
 	r->fabric = topology_get(f);
 	r->began = mono_now();
-	r->pending = 1; /* held until every SMP is queued */
 	a->run = r;
+	if (route_cfg.source == ROUTE_SOURCE_SA) { /* the SM's copy, whole, then a sample */
+		a->n_changed = a->n_changed_lids = 0;
+		a->full_next = a->partial_wanted = false;
+		route_sa_read(r);
+		return;
+	}
+	partial_from_last(a, r, f);
+	r->pending = 1; /* held until every SMP is queued */
+	r->feeder = (struct mad_feeder){.next = feed, .ctx = r};
+	mad_engine_feed(&r->feeder);
+}
+
+void route_read_sample(struct route_run *r)
+{
+	if (mad_engine_smps_refused()) { /* the SA's copy alone */
+		r->pending = 1;
+		if (--r->pending == 0)
+			read_done(r);
+		return;
+	}
+	r->next_sw = 0;
+	r->next_block = 0;
+	r->pending = 1; /* held until every SMP is queued */
 	r->feeder = (struct mad_feeder){.next = feed, .ctx = r};
 	mad_engine_feed(&r->feeder);
 }
@@ -427,6 +488,8 @@ void route_read_stop(struct route_area *a)
 	if (checking) { /* its checks joined: not published */
 		run_free(a->run);
 		a->run = NULL;
+	} else if (a->run) {
+		route_sa_free(a->run); /* its helper stopped; SMPs of its sample: as below */
 	}
 	route_tables_free(&a->last);
 	topology_put(a->last_fabric);

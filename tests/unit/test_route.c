@@ -934,6 +934,53 @@ static void nodes_more_or_less_than_planned(void **state)
 	topology_put(f);
 }
 
+/* ---- the SA's copy (routingSource sa): ibsnmpd-discover --lft's lines ---- */
+
+static void lft_lines_fill_the_tables(void **state)
+{
+	struct bed *b = *state;
+	struct route_tables t;
+	uint32_t sw_of_lid[15] = {0}, got[6] = {0};
+	char line[300];
+	size_t l0 = sw(b->f, &b->t, "l0");
+
+	assert_int_equal(route_tables_init(&t, b->f, route_max_lid(b->f)), 0);
+	for (size_t i = 0; i < t.n_switches; i++)
+		sw_of_lid[b->f->nodes[t.switch_node[i]].lid] = (uint32_t)i + 1;
+	/* l0 (LID 9): LID k out of port k % 4 + 1 */
+	strcpy(line, "lft 9 0 ");
+	for (unsigned k = 0; k < 64; k++)
+		sprintf(line + strlen(line), "%02x", k % 4 + 1);
+	strcat(line, "\n");
+	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, line, strlen(line)), 0);
+	assert_int_equal(got[l0], 1);
+	assert_int_equal(route_entry(&t, 6, l0), 3);
+	assert_int_equal(route_entry(&t, 14, l0), 3);
+	/* a LID that is no switch's, a block past the LIDs: skipped */
+	line[4] = '3';
+	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, line, strlen(line)), 0);
+	memcpy(line, "lft 9 7 ", 8);
+	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, line, strlen(line)), 0);
+	assert_int_equal(got[l0], 1);
+	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, "done 0.5\n", 9), 1);
+	/* malformed: refused, nothing put */
+	{
+		static const char *const bad[] = {
+			"lft 9 0 0102\n", "lft x 0 00\n", "lft  9 0 01\n", "hello\n",
+			"lft 9 0 zz02030401020304010203040102030401020304010203040102030401020304"
+			"0102030401020304010203040102030401020304010203040102030401020304\n",
+			"lft 99999 0 0102030401020304010203040102030401020304010203040102030401020304"
+			"0102030401020304010203040102030401020304010203040102030401020304\n",
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, bad[i], strlen(bad[i])),
+					 -1);
+	}
+	assert_int_equal(got[l0], 1);
+	route_tables_free(&t);
+}
+
 static void names_are_whole(void **state)
 {
 	(void)state;
@@ -972,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(cabling_as_planned_passes),
 		cmocka_unit_test(swapped_cables_are_named_at_each_end),
 		cmocka_unit_test(nodes_more_or_less_than_planned),
+		cmocka_unit_test_setup_teardown(lft_lines_fill_the_tables, bed_up, bed_down),
 		cmocka_unit_test(names_are_whole),
 	};
 
