@@ -419,7 +419,7 @@ static const struct family families[] = {
 	 "An SM's SMInfo SMState: 0 notActive, 1 discovering, 2 standby, 3 master; -1 no answer."),
 	F(M_SM_PRIORITY, "infiniband_sm_priority", GAUGE, ROWS_ROUTE_SMS,
 	 "An SM's SMInfo Priority."),
-	F(M_SM_ACT_COUNT, "infiniband_sm_activity_count", GAUGE, ROWS_ROUTE_SMS,
+	F(M_SM_ACT_COUNT, "infiniband_sm_activity", GAUGE, ROWS_ROUTE_SMS,
 	 "An SM's SMInfo ActCount (a working SM moves it)."),
 	F(M_SM_ACT_STILL, "infiniband_sm_activity_still_seconds", GAUGE, ROWS_ROUTE_SMS,
 	 "How long an SM's ActCount has not moved, as far as ibsnmpd has seen."),
