@@ -1,12 +1,19 @@
-"""The sm check on ibsim with real opensm processes, against sminfo and the
-SA's SMInfoRecords (saquery SMIR): the bed's opensm alone (master, said to
-be alone), a second opensm started on an adapter (the same priority, a
-lower GUID: it takes over; both listed, ibsnmpdMasterSmChanged once), then
-stopped (the first takes over again: told again). Apart from
-test_routing.py so that ctest runs the two side by side."""
+"""The checks on ibsim with real opensm processes, against infiniband-diags.
+The sm check, against sminfo and the SA's SMInfoRecords (saquery SMIR): the
+bed's opensm alone (master, said to be alone), a second opensm started on an
+adapter (the same priority, a lower GUID: it takes over; both listed,
+ibsnmpdMasterSmChanged once), then stopped (the first takes over again: told
+again). The routing checks on a two-level fat tree, against ibroute:
+opensm's minhop (every check passes), its ftree (balanced, no route down
+then up; no route between the spines, as ftree leaves the roots' LIDs out
+of each other's tables), and an entry a test tool overwrote by SubnSet (a
+dead end named, until written back). Apart from test_routing.py so that
+ctest runs the two side by side."""
+import os
 import re
+import subprocess
 
-from conftest import TRAP_OID, notifications, start_testbed, stop_testbed, wait_for
+from conftest import TOP, TRAP_OID, notifications, start_testbed, stop_testbed, wait_for
 
 MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
 ROUTING = MIB + "1.12."
@@ -14,6 +21,9 @@ CHECK_STATUS = ROUTING + "11.1.3."
 OFFENDER = ROUTING + "12.1."
 SMS = ROUTING + "15.1."
 MASTER_CHANGED = MIB + "0.21"
+RUNS = ROUTING + "8.0"
+LOAD_LIDS = ROUTING + "13.1.3."
+SIM_LFT_SET = os.environ.get("SIM_LFT_SET") or os.path.join(TOP, "build", "tests", "sim-lft-set")
 SM, NO_STANDBY = 8, 23
 # a standby that notices a silent master within 2 s (opensm's defaults: 10 s, 4 times)
 FAST_POLLING = "sminfo_polling_timeout 1000\npolling_retry_number 2\n"
@@ -106,5 +116,100 @@ def test_a_second_opensm_takes_over_and_gives_back(tmp_path):
         assert wait_for(lambda: sm_table(bed).get("sw1", (0, 0))[1] == 5, seconds=30)
         assert wait_for(lambda: master_lid(bed) == sm_table(bed)["sw1"][0], seconds=30)
         assert wait_for(lambda: sm_status(bed) == 1, seconds=30), sm_kinds(bed)
+    finally:
+        stop_testbed(bed)
+
+
+def statuses(bed):
+    return {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in bed.walk(CHECK_STATUS[:-1]).items()}
+
+
+def reach_words(bed):
+    words = []
+    for oid, (_, value) in bed.walk(OFFENDER[:-1]).items():
+        column, check, _ = map(int, oid[len(OFFENDER):].split("."))
+        if column == 7 and check == 1:
+            words.append(value.strip('"'))
+    return words
+
+
+def runs(bed):
+    value = bed.get(RUNS)[RUNS][1]
+    return 0 if value.startswith("No Such") else num(value)
+
+
+def next_runs(bed, n=2):
+    first = runs(bed)
+    assert wait_for(lambda: runs(bed) >= first + n, seconds=120), "no routing run"
+
+
+def lids_of(bed):
+    """{name: LID} as ibnetdiscover reads the subnet"""
+    out = bed.run_on_node("ibnetdiscover", timeout=60)
+    lids = {m.group(1): int(m.group(2)) for m in
+            re.finditer(r'^Switch\s.*# "([^"]+)" base port 0 lid (\d+)', out, re.M)}
+    lids.update({m.group(1): int(m.group(2)) for m in re.finditer(
+        r'^Ca\s.*# "([^"]+)"\n\[1\]\S*\s+"\S+"\[\d+\]\S*\s+# lid (\d+)', out, re.M)})
+    return lids
+
+
+def ibroute(bed, lid):
+    """{destination LID: out port} of a switch, as ibroute reads its table"""
+    out = bed.run_on_node("ibroute", str(lid), timeout=60)
+    return {int(d, 16): int(p) for d, p in re.findall(r"^(0x[0-9a-f]+) (\d+) :", out, re.M)}
+
+
+def test_opensm_routing_engines_and_an_entry_overwritten(tmp_path):
+    topo = tmp_path / "fattree-4x2.net"
+    topo.write_text(subprocess.run(
+        ["python3", os.path.join(TOP, "tests", "topologies", "gen-fattree.py"), "4", "2", "4"],
+        capture_output=True, text=True, check=True).stdout)
+    bed = start_testbed(topology=str(topo), node="h1-1",
+                        extra_conf=["routingCheckInterval 3", "routingSettle 1"])
+    try:
+        # opensm's default engine, minhop: every routing check passes
+        assert wait_for(lambda: runs(bed) >= 1, seconds=120)
+        assert wait_for(lambda: {k: v for k, v in statuses(bed).items() if k <= 5} ==
+                        {k: 1 for k in range(1, 6)}, seconds=60), reach_words(bed)
+        # ftree
+        bed.stop("opensm")
+        with open(bed.path("opensm.conf"), "a") as f:
+            f.write("routing_engine ftree\n")
+        bed.start_service("opensm")
+        assert wait_for(lambda: "ftree tables configured" in bed.log("opensm.log"), seconds=60)
+        next_runs(bed)
+        lids = lids_of(bed)
+        got = statuses(bed)
+        assert [got[k] for k in (2, 3, 4, 5)] == [1, 1, 1, 1], (got, reach_words(bed))
+        # the spines have no route to each other: ibroute shows it, the check names it
+        for a, b in (("spine1", "spine2"), ("spine2", "spine1")):
+            assert lids[b] not in ibroute(bed, lids[a])
+            assert "switch %s has no port for LID %d (switch %s): 1 switch cannot reach it" % (
+                a, lids[b], b) in reach_words(bed), reach_words(bed)
+        assert len(reach_words(bed)) == 2
+        # balanced, as ibroute reads each leaf's table: its uplinks' CA LIDs
+        # within one of each other
+        cas = {v for k, v in lids.items() if k.startswith("h")}
+        for leaf in ("leaf1", "leaf2", "leaf3", "leaf4"):
+            per_port = {}
+            for d, p in ibroute(bed, lids[leaf]).items():
+                if d in cas and p > 4:  # ports 5-6: the uplinks
+                    per_port[p] = per_port.get(p, 0) + 1
+            assert len(per_port) == 2 and max(per_port.values()) - min(per_port.values()) <= 1
+        # an entry overwritten by SubnSet (from h2-1: leaf2 answers it by its
+        # own table): leaf2 forgets h3-1
+        out = bed.run_on_node(SIM_LFT_SET, str(lids["leaf2"]), str(lids["h3-1"]), "255",
+                              node="h2-1", timeout=60)
+        old = int(re.search(r"port (\d+) -> 255", out).group(1))
+        try:
+            assert lids["h3-1"] not in ibroute(bed, lids["leaf2"])
+            words = "switch leaf2 has no port for LID %d (h3-1 port 1)" % lids["h3-1"]
+            assert wait_for(lambda: any(words in w for w in reach_words(bed)), seconds=60), \
+                reach_words(bed)
+        finally:
+            bed.run_on_node(SIM_LFT_SET, str(lids["leaf2"]), str(lids["h3-1"]), str(old),
+                            node="h2-1", timeout=60)
+        assert ibroute(bed, lids["leaf2"])[lids["h3-1"]] == old
+        assert wait_for(lambda: len(reach_words(bed)) == 2, seconds=60), reach_words(bed)
     finally:
         stop_testbed(bed)
