@@ -7,7 +7,7 @@ has the 12 link notifications in the order they happened, with times from
 the outage, and snmpd's nlmLogTable (NOTIFICATION-LOG-MIB) logs them as it
 forwards them; then a queue of 5 overflows and the loss is counted and
 logged once. No trap subscription: the links' notifications come from the PortInfo
-sweep alone, not also from a rediscovery racing it. The outage is held 60 s
+sweep alone, not also from a rediscovery racing it. The outage is held 40 s
 (20 s for the queue's overflow).
 
 The active alarm table (ibsnmpdAlarmTable) then has exactly the 8 links
@@ -64,7 +64,7 @@ def link_events(bed, since):
     return res
 
 
-def outage(bed, hosts, relinked, hold=60):
+def outage(bed, hosts, relinked, hold=40):
     """snmpd stopped, the hosts' links down one by one, the first `relinked`
     of them up again, held `hold` s, snmpd started: (order, start, end)"""
     bed.simfabric("stop", "snmpd")

@@ -449,7 +449,8 @@ def test_sm_check_follows_the_sms_as_sminfo_shows_them(bed, fabric):
         assert "host-9 port 1" in changed[0].values(), changed
         previous = bed.get(PREVIOUS_MASTER)[PREVIOUS_MASTER][1]
         assert int(previous.replace(" ", "").replace("Hex-STRING:", ""), 16) == guid1, previous
-        assert wait_for(lambda: DISAGREE in sm_kinds(bed), seconds=30), offenders(bed, SM)
+        # once the new master has been so for two sweeps (SMInfo rounds 10 s apart)
+        assert wait_for(lambda: DISAGREE in sm_kinds(bed), seconds=60), offenders(bed, SM)
         o = [x for x in offenders(bed, SM) if num(x[2]) == DISAGREE][0]
         assert "take LID %d (host-1 port 1) for the master SM, not host-9 port 1's LID %d" % (
             lid["host-1"], lid["host-9"]) in o[7], o
