@@ -293,6 +293,11 @@ static void partial_from_last(struct route_area *a, struct route_run *r,
 	bool partial = a->partial_wanted && !a->full_next &&
 		       (a->n_changed || a->n_changed_lids) && same_switches(a, f, &r->t);
 
+	/* a periodic read begun while a change settles reads every switch,
+	 * but maybe before the SM rerouted: the settled read still follows,
+	 * with the changes kept for it */
+	if (!a->partial_wanted)
+		return;
 	a->full_next = a->partial_wanted = false;
 	if (partial && (r->whole = calloc(r->t.n_switches + 1, sizeof(*r->whole))) &&
 	    (r->some = calloc(a->n_changed_lids + 1, sizeof(*r->some)))) {
