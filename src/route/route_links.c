@@ -104,6 +104,13 @@ static uint64_t master_of(const struct route_sm *sms, size_t n)
 	return masters == 1 ? m : 0;
 }
 
+/* Whether x is the file y was (the same inode, size and change time). */
+static bool same_file(const struct stat *x, const struct stat *y)
+{
+	return x->st_ino == y->st_ino && x->st_size == y->st_size &&
+	       x->st_mtim.tv_sec == y->st_mtim.tv_sec && x->st_mtim.tv_nsec == y->st_mtim.tv_nsec;
+}
+
 /* The expected cabling, read again when the file changed (a stat a run);
  * one that does not read or parse is said once and leaves the plan before. */
 static void plan_follow(struct route_area *a)
@@ -120,9 +127,7 @@ static void plan_follow(struct route_area *a)
 		a->plan = NULL;
 		return;
 	}
-	if (!stat(path, &st) && a->plan && st.st_ino == a->plan_st.st_ino &&
-	    st.st_size == a->plan_st.st_size && st.st_mtim.tv_sec == a->plan_st.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == a->plan_st.st_mtim.tv_nsec)
+	if (!stat(path, &st) && a->plan && same_file(&st, &a->plan_st))
 		return;
 	rc = file_read_whole(path, PLAN_MAX, &text, &len, &st, &why);
 	if (rc) {
@@ -133,9 +138,7 @@ static void plan_follow(struct route_area *a)
 		a->plan_failed = true;
 		return;
 	}
-	if (st.st_ino == a->plan_st.st_ino && st.st_size == a->plan_st.st_size &&
-	    st.st_mtim.tv_sec == a->plan_st.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == a->plan_st.st_mtim.tv_nsec && a->plan_failed) {
+	if (a->plan_failed && same_file(&st, &a->plan_st)) {
 		free(text); /* the same file that did not parse */
 		return;
 	}
