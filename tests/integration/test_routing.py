@@ -395,7 +395,8 @@ def sminfo(bed, lid):
 
 
 def sm_kinds(bed):
-    return sorted(num(x[2]) for x in offenders(bed, SM))
+    # a walk may span two publications (a sweep's): a row seen half is left out
+    return sorted(num(x[2]) for x in offenders(bed, SM) if 2 in x)
 
 
 def test_sm_check_follows_the_sms_as_sminfo_shows_them(bed, fabric):
