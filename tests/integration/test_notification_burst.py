@@ -8,8 +8,11 @@ in one pass deadlocked it with snmpd: each blocked writing to the other
 for good.
 
 What must hold, while a manager GETs and walks through snmpd:
-- every GET answered within its one second (snmpget's own, and GETs on one
-  socket timed to the microsecond), every walk complete;
+- every GET answered, every walk complete (snmpget's and snmpbulkwalk's
+  one-second timeout, one retry as managers do); every GET timed to the
+  microsecond answered within a second of snmpd's own sysUpTime sent with
+  it: on a loaded machine (CI's test-all, six beds beside a compile) snmpd
+  itself can take a second to answer, and that second is not ibsnmpd's;
 - every notification ibsnmpd sent (its /metrics, by family) is in
   snmptrapd's log, none dropped, none left waiting or unanswered;
 - ibsnmpd's main loop never took a second for a pass
@@ -31,11 +34,13 @@ def test_a_burst_of_a_thousand_notifications_blocks_nothing_and_loses_nothing():
     assert r["logged"] == r["sent"], r
     assert r["dropped"] == 0 and r["queued"] == 0 and r["in_flight"] == 0, r
     assert r["unanswered"] == 0, r
-    # the manager: every GET within its second, every walk whole
+    # the manager: every GET answered, every walk whole
     assert r["gets_answered"] == r["gets_sent"] > 0, r
     assert r["walks_complete"] == r["walks_started"] > 0, r
     assert r["timed_answered"] == r["timed_gets"] > 0, r
-    assert r["timed_longest_ms"] < 1000, r
+    # each within a second of snmpd's own answer sent at the same moment
+    assert r["peer_answered"] == r["timed_gets"], r
+    assert r["timed_excess_ms"] < 1000, r
     # the main loop came round every second at least
     assert r["longest_pass_ms"] is not None and r["longest_pass_ms"] < 1000, r
     assert r["stalls"] == 0, r

@@ -81,10 +81,11 @@ class Poller(threading.Thread):
     each walk that failed did (failed_walks: start, seconds, tree, what
     snmpbulkwalk said)."""
 
-    def __init__(self, bed, trees=TREES):
+    def __init__(self, bed, trees=TREES, get_retries=0):
         super().__init__(daemon=True)
         self.bed, self.gets, self.walks, self.stop = bed, [], [], False
         self.trees, self.failed_walks = trees, []
+        self.get_retries = get_retries
 
     def run(self):
         n = 0
@@ -105,7 +106,8 @@ class Poller(threading.Thread):
                                               out.stderr.strip()[-300:],
                                               out.stdout.count("\n")))
             else:
-                out = snmp(self.bed, "snmpget", NODE_TYPE, SYS_UPTIME, MADS_SENT)
+                out = snmp(self.bed, "snmpget", NODE_TYPE, SYS_UPTIME, MADS_SENT,
+                           retries=self.get_retries)
                 ok = out.returncode == 0 and "No Such" not in out.stdout
                 self.gets.append((t, time.monotonic() - t, ok))
             time.sleep(0.1)

@@ -2,6 +2,7 @@
 notifications snmptrapd logged, infiniband-diags' output, requests timed
 from send to answer."""
 import re
+import select
 import socket
 import time
 
@@ -184,6 +185,13 @@ def _request_id(data):
         return None
 
 
+def _message(command, request_id, oids, community):
+    """An SNMPv2c request of oids (values NULL)."""
+    vbs = b"".join(_ber(0x30, _ber_oid(o) + b"\x05\x00") for o in oids)
+    pdu = _ber(command, _ber_int(request_id) + _ber_int(0) + _ber_int(0) + _ber(0x30, vbs))
+    return _ber(0x30, _ber_int(1) + _ber(0x04, community.encode()) + pdu)
+
+
 def timed_requests(target, oids, done, interval=0.05, timeout=2.0, command=GETNEXT,
                    community="public"):
     """A manager polling: an SNMPv2c GET or GETNEXT of oids every `interval` s
@@ -194,11 +202,9 @@ def timed_requests(target, oids, done, interval=0.05, timeout=2.0, command=GETNE
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.settimeout(timeout)
     res, request_id = [], 1
-    vbs = b"".join(_ber(0x30, _ber_oid(o) + b"\x05\x00") for o in oids)
     while not done():
         request_id += 1
-        pdu = _ber(command, _ber_int(request_id) + _ber_int(0) + _ber_int(0) + _ber(0x30, vbs))
-        msg = _ber(0x30, _ber_int(1) + _ber(0x04, community.encode()) + pdu)
+        msg = _message(command, request_id, oids, community)
         sent_at, sent = time.monotonic(), time.perf_counter()
         sock.sendto(msg, (host, int(port)))
         took = None
@@ -213,4 +219,39 @@ def timed_requests(target, oids, done, interval=0.05, timeout=2.0, command=GETNE
         res.append((sent_at, took))
         time.sleep(interval)
     sock.close()
+    return res
+
+
+def paired_requests(target, oids, peer_oids, done, interval=0.05, timeout=5.0,
+                    community="public"):
+    """Two managers at once: every `interval` s until done() is true, a GET
+    of oids and a GET of peer_oids sent together, each on its own UDP
+    socket, each timed from send to answer. The peer (objects the agent
+    serves itself, e.g. snmpd's sysUpTime) times what the machine's load
+    alone costs at that moment. Returns [(sent, seconds, peer seconds)],
+    sent as time.monotonic(), seconds None where no answer came within
+    timeout."""
+    host, port = target.split(":")[-2:]
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+    res, request_id = [], 1
+    while not done():
+        request_id += 1
+        sent_at, sent = time.monotonic(), time.perf_counter()
+        for sock, which in zip(socks, (oids, peer_oids)):
+            sock.sendto(_message(GET, request_id, which, community), (host, int(port)))
+        took = [None, None]
+        while None in took:
+            left = timeout - (time.perf_counter() - sent)
+            waiting = [s for s, t in zip(socks, took) if t is None]
+            ready = select.select(waiting, [], [], max(0.0, left))[0] if left > 0 else []
+            if not ready:
+                break
+            for sock in ready:
+                data = sock.recv(65535)
+                if _request_id(data) == request_id:  # this request's (an older one: read on)
+                    took[socks.index(sock)] = time.perf_counter() - sent
+        res.append((sent_at, took[0], took[1]))
+        time.sleep(interval)
+    for sock in socks:
+        sock.close()
     return res
