@@ -170,6 +170,14 @@ void route_findings_free(struct route_findings *r);
  * memory (out freed). Pure; unit-tested, fuzzed. */
 int route_check(const struct topology *f, const struct route_tables *t,
 		struct route_findings *out);
+/* The same with the destinations split in n_shares (at most
+ * ROUTE_CHECK_SHARES_MAX) ranges of LIDs, each walked on a thread of its
+ * own; the findings are those of one walk in order. route_check takes one
+ * share per CPU from ROUTE_CHECK_SHARE_STEPS (destinations x switches). */
+#define ROUTE_CHECK_SHARES_MAX 4
+#define ROUTE_CHECK_SHARE_STEPS 4000000ull
+int route_check_shares(const struct topology *f, const struct route_tables *t,
+		       struct route_findings *out, unsigned n_shares);
 
 /* Tables for f's switches: every entry ROUTE_LFT_UNREAD, none read; -1 out
  * of memory. */

@@ -17,14 +17,17 @@
  * QoS, where SL 0 is VL 0 on every link. Written here: no library checks
  * routing (ibutils' ibdm is not packaged, and it walks pairs). */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ibsnmpd/route.h"
 
 #define NONE SIZE_MAX
+#define PEER_NONE UINT32_MAX
 
 enum walk_state { WALK_UNKNOWN, WALK_ACTIVE, WALK_OK, WALK_DEAD, WALK_LOOP, WALK_UNREAD };
 
@@ -35,7 +38,8 @@ struct model {
 	const struct route_tables *t;
 	size_t S, n_slots;
 	size_t *base;        /* per switch, then the total */
-	size_t *peer_sw;     /* per slot: the switch at the other end, NONE */
+	uint32_t *peer_sw;   /* per slot: the switch at the other end, PEER_NONE (compact:
+	                      * the walks read it for every switch and destination) */
 	unsigned *peer_port; /* per slot: its port there (switch or CA) */
 	unsigned *ca_lid;    /* per slot: the CA port's LID at the other end, 0 none */
 	size_t *ca_node;     /* per slot: that CA's node */
@@ -47,12 +51,30 @@ struct model {
 	unsigned *final_port;
 	size_t *owner_node;
 	unsigned *owner_port;
+	uint8_t *ca_dest;    /* per LID: a CA's (is_ca_lid) */
+	/* per switch: the switches linked to it, each once (adj_first[s] ..
+	 * adj_first[s + 1]): the distances' searches read only these */
+	size_t *adj_first;
+	uint32_t *adj;
 };
+
+static inline size_t peer_of(const struct model *m, size_t slot)
+{
+	uint32_t y = m->peer_sw[slot];
+
+	return y == PEER_NONE ? NONE : y;
+}
 
 /* One destination's walk. */
 struct walk {
 	uint8_t *st;
+	uint8_t *port;       /* walked: the switch's entry for the destination */
+	size_t *next;        /* walked: the switch that entry leads to (NONE: none) */
 	uint32_t *depth;     /* WALK_OK: links to the destination (the CA's link included) */
+	uint32_t maxd;       /* the deepest WALK_OK */
+	/* per slot: CA-to-CA routes through it (loads' paths; 32 bits hold
+	 * them all: CA ports x CA LIDs < 49,152^2) and CA LIDs (loads' lids) */
+	uint32_t *paths, *lids;
 	uint32_t *blame;     /* WALK_DEAD, WALK_LOOP: index into blames */
 	size_t *stack;
 	uint64_t *flow;      /* CA sources whose route passes the switch */
@@ -121,6 +143,9 @@ static void model_free(struct model *m)
 	free(m->final_port);
 	free(m->owner_node);
 	free(m->owner_port);
+	free(m->ca_dest);
+	free(m->adj_first);
+	free(m->adj);
 }
 
 static int ranks(struct model *m)
@@ -138,7 +163,7 @@ static int ranks(struct model *m)
 		size_t s = queue[head++];
 
 		for (size_t k = m->base[s] + 1; k < m->base[s + 1]; k++) {
-			size_t y = m->peer_sw[k];
+			size_t y = peer_of(m, k);
 
 			if (y != NONE && m->rank[y] < 0) {
 				m->rank[y] = m->rank[s] + 1;
@@ -147,6 +172,34 @@ static int ranks(struct model *m)
 		}
 	}
 	free(queue);
+	return 0;
+}
+
+static int adjacency(struct model *m)
+{
+	size_t *mark = malloc((m->S ? m->S : 1) * sizeof(*mark)), n = 0;
+
+	m->adj_first = calloc(m->S + 1, sizeof(*m->adj_first));
+	m->adj = malloc((m->n_slots ? m->n_slots : 1) * sizeof(*m->adj));
+	if (!mark || !m->adj_first || !m->adj) {
+		free(mark);
+		return -1;
+	}
+	for (size_t s = 0; s < m->S; s++)
+		mark[s] = NONE;
+	for (size_t s = 0; s < m->S; s++) {
+		m->adj_first[s] = n;
+		for (size_t k = m->base[s] + 1; k < m->base[s + 1]; k++) {
+			size_t y = peer_of(m, k);
+
+			if (y != NONE && mark[y] != s) {
+				mark[y] = s;
+				m->adj[n++] = (uint32_t)y;
+			}
+		}
+	}
+	m->adj_first[m->S] = n;
+	free(mark);
 	return 0;
 }
 
@@ -187,7 +240,7 @@ static int model_build(struct model *m, const struct topology *f, const struct r
 	    !m->dest_sw || !m->final_port || !m->owner_node || !m->owner_port)
 		goto out;
 	for (size_t k = 0; k < m->n_slots; k++)
-		m->peer_sw[k] = NONE;
+		m->peer_sw[k] = PEER_NONE;
 	for (size_t l = 0; l < L; l++)
 		m->dest_sw[l] = NONE;
 	/* a switch's LID: delivered to its port 0 */
@@ -216,7 +269,7 @@ static int model_build(struct model *m, const struct topology *f, const struct r
 			k = m->base[s] + tp->port;
 			m->peer_port[k] = tp->peer_port;
 			if (sw_of[pn] != NONE) {
-				m->peer_sw[k] = sw_of[pn];
+				m->peer_sw[k] = (uint32_t)sw_of[pn];
 			} else {
 				const struct topo_port *cp = topology_port(f, pn, tp->peer_port);
 
@@ -237,6 +290,10 @@ static int model_build(struct model *m, const struct topology *f, const struct r
 			m->weight[sw_of[pn]]++;
 		}
 	}
+	if (!(m->ca_dest = calloc(L, 1)) || adjacency(m))
+		goto out;
+	for (size_t l = 0; l < L; l++)
+		m->ca_dest[l] = m->dest_sw[l] != NONE && f->nodes[m->owner_node[l]].type != 2;
 	rc = ranks(m);
 out:
 	free(sw_of);
@@ -247,7 +304,7 @@ out:
 
 static bool is_ca_lid(const struct model *m, unsigned lid)
 {
-	return m->dest_sw[lid] != NONE && m->f->nodes[m->owner_node[lid]].type != 2;
+	return m->ca_dest[lid];
 }
 
 /* ---- offenders ---- */
@@ -349,6 +406,8 @@ static int walk_from(const struct model *m, struct walk *w, unsigned lid, size_t
 		w->stack[n++] = x;
 		p = route_entry(t, lid, x);
 		k = m->base[x] + p;
+		w->port[x] = (uint8_t)p;
+		w->next[x] = NONE;
 		state = WALK_DEAD;
 		if (p == 0 && x == m->dest_sw[lid] && m->final_port[lid] == 0) {
 			state = WALK_OK;
@@ -359,8 +418,8 @@ static int walk_from(const struct model *m, struct walk *w, unsigned lid, size_t
 			b = blame_new(w, ROUTE_DEAD_UNASSIGNED, x, 0);
 		} else if (k >= m->base[x + 1]) {
 			b = blame_new(w, ROUTE_DEAD_BAD_PORT, x, p);
-		} else if (m->peer_sw[k] != NONE) {
-			x = m->peer_sw[k];
+		} else if (peer_of(m, k) != NONE) {
+			x = w->next[x] = peer_of(m, k);
 			continue;
 		} else if (m->ca_lid[k] == lid) {
 			state = WALK_OK;
@@ -388,6 +447,11 @@ static int walk_from(const struct model *m, struct walk *w, unsigned lid, size_t
 		w->depth[y] = depth;
 		if (state == WALK_DEAD || state == WALK_LOOP)
 			w->blames[blame].affected++;
+		else if (state == WALK_OK) {
+			w->count[depth + 1]++; /* by depth, for ca_destination's sort */
+			if (depth > w->maxd)
+				w->maxd = depth;
+		}
 		depth++;
 	}
 	return 0;
@@ -406,10 +470,10 @@ static int bfs_dist(const struct model *m, struct walk *w, size_t from)
 	while (head < tail) {
 		size_t s = w->queue[head++];
 
-		for (size_t k = m->base[s] + 1; k < m->base[s + 1]; k++) {
-			size_t y = m->peer_sw[k];
+		for (size_t a = m->adj_first[s]; a < m->adj_first[s + 1]; a++) {
+			uint32_t y = m->adj[a];
 
-			if (y != NONE && w->dist[y] == UINT32_MAX) {
+			if (w->dist[y] == UINT32_MAX) {
 				w->dist[y] = w->dist[s] + 1;
 				w->queue[tail++] = y;
 			}
@@ -471,42 +535,35 @@ static void cdg_mark(const struct model *m, struct cdg *c, size_t y, unsigned in
 	c->bits[c->bits_base[y] + bit / 64] |= 1ull << (bit % 64);
 }
 
-/* What the walk of a CA's LID says beyond reachability. */
+/* What the walk of a CA's LID says beyond reachability: one pass over the
+ * switches to order those reached by depth, one nearest first, one
+ * farthest first, each following the walk's next hops (w->next). An array
+ * in order, not lists per depth: the passes then read ahead. */
 static void ca_destination(const struct model *m, struct walk *w, unsigned lid, struct cdg *c,
 			   struct route_findings *r, struct out_list *o)
 {
 	const struct route_tables *t = m->t;
-	size_t A = m->dest_sw[lid], reached = 0, maxd = 0;
-	uint64_t not_min = 0, down_up = 0, pairs = 0;
+	size_t A = m->dest_sw[lid], reached = 0, maxd = w->maxd;
+	uint64_t not_min = 0, down_up = 0;
 	size_t ex_min = NONE, ex_du = NONE;
 	char who[120];
 
-	/* the switches reached, by depth (a counting sort) */
-	for (size_t s = 0; s < m->S; s++)
-		if (w->st[s] == WALK_OK && w->depth[s] > maxd)
-			maxd = w->depth[s];
-	memset(w->count, 0, (maxd + 2) * sizeof(*w->count));
-	for (size_t s = 0; s < m->S; s++)
-		if (w->st[s] == WALK_OK)
-			w->count[w->depth[s] + 1]++;
+	/* the switches reached, by depth (a counting sort: the walks counted
+	 * them); each one's own CA sources start its flow (the destination is
+	 * no source) */
 	for (size_t d = 1; d <= maxd + 1; d++)
 		w->count[d] += w->count[d - 1];
 	for (size_t s = 0; s < m->S; s++)
-		if (w->st[s] == WALK_OK)
+		if (w->st[s] == WALK_OK) {
 			w->order[w->count[w->depth[s]]++] = s;
+			w->flow[s] = m->weight[s] - (s == A);
+		}
 	reached = w->count[maxd];
-	for (size_t s = 0; s < m->S; s++) {
-		uint64_t own = m->weight[s] - (s == A); /* the destination is no source */
-
-		w->flow[s] = own;
-		pairs += own;
-	}
-	r->ca_pairs += pairs;
 	if (bfs_dist(m, w, A) < 0)
 		return;
 	/* nearest first: up/down */
 	for (size_t i = 0; i < reached; i++) {
-		size_t s = w->order[i], k = m->base[s] + route_entry(t, lid, s), y = m->peer_sw[k];
+		size_t s = w->order[i], y = w->next[s];
 
 		if (w->depth[s] <= 1 || y == NONE) { /* delivers it */
 			w->downonly[s] = w->updown_ok[s] = 1;
@@ -519,8 +576,8 @@ static void ca_destination(const struct model *m, struct walk *w, unsigned lid, 
 	}
 	/* farthest first: flows, paths, hops, dependencies */
 	for (size_t i = reached; i-- > 0;) {
-		size_t s = w->order[i], k = m->base[s] + route_entry(t, lid, s), y = m->peer_sw[k];
-		uint64_t own = m->weight[s] - (s == A);
+		size_t s = w->order[i], k = m->base[s] + w->port[s], y = w->next[s];
+		uint64_t own = m->weight[s] - (s == A), flow = w->flow[s];
 
 		if (own) {
 			unsigned hops = 1 + w->depth[s];
@@ -538,13 +595,11 @@ static void ca_destination(const struct model *m, struct walk *w, unsigned lid, 
 					ex_du = s;
 			}
 		}
-		r->loads[k].paths += w->flow[s];
+		w->paths[k] += (uint32_t)flow;
 		if (y != NONE) {
-			size_t k2 = m->base[y] + route_entry(t, lid, y);
-
-			w->flow[y] += w->flow[s];
-			if (w->flow[s] && m->peer_sw[k2] != NONE)
-				cdg_mark(m, c, y, m->peer_port[k], route_entry(t, lid, y));
+			w->flow[y] += flow;
+			if (flow && w->next[y] != NONE)
+				cdg_mark(m, c, y, m->peer_port[k], w->port[y]);
 		}
 	}
 	if (!not_min && !down_up)
@@ -570,7 +625,7 @@ static void ca_destination(const struct model *m, struct walk *w, unsigned lid, 
 
 		/* where the example's route turns up after going down */
 		for (size_t s = ex_du, hops = 0; s != NONE && hops < m->S; hops++) {
-			size_t y = m->peer_sw[m->base[s] + route_entry(t, lid, s)];
+			size_t y = peer_of(m, m->base[s] + route_entry(t, lid, s));
 
 			if (y == NONE)
 				break;
@@ -593,12 +648,16 @@ static void ca_destination(const struct model *m, struct walk *w, unsigned lid, 
 	}
 }
 
-static int walk_alloc(struct walk *w, size_t S)
+static int walk_alloc(struct walk *w, size_t S, size_t slots)
 {
 	size_t n = S ? S : 1;
 
 	memset(w, 0, sizeof(*w));
 	w->st = calloc(n, 1);
+	w->port = calloc(n, 1);
+	w->next = calloc(n, sizeof(*w->next));
+	w->paths = calloc(slots + 1, sizeof(*w->paths));
+	w->lids = calloc(slots + 1, sizeof(*w->lids));
 	w->depth = calloc(n, sizeof(*w->depth));
 	w->blame = calloc(n, sizeof(*w->blame));
 	w->stack = calloc(n, sizeof(*w->stack));
@@ -610,7 +669,7 @@ static int walk_alloc(struct walk *w, size_t S)
 	w->dist = calloc(n, sizeof(*w->dist));
 	w->queue = calloc(n, sizeof(*w->queue));
 	w->dist_of = NONE;
-	return w->st && w->depth && w->blame && w->stack && w->flow && w->order && w->count &&
+	return w->st && w->port && w->next && w->paths && w->lids && w->depth && w->blame && w->stack && w->flow && w->order && w->count &&
 			       w->downonly && w->updown_ok && w->dist && w->queue
 		       ? 0
 		       : -1;
@@ -619,6 +678,10 @@ static int walk_alloc(struct walk *w, size_t S)
 static void walk_free(struct walk *w)
 {
 	free(w->st);
+	free(w->port);
+	free(w->next);
+	free(w->paths);
+	free(w->lids);
 	free(w->depth);
 	free(w->blame);
 	free(w->stack);
@@ -643,7 +706,7 @@ static void balance(const struct model *m, struct route_findings *r, struct out_
 		if (m->rank[s] < 0)
 			continue;
 		for (size_t k = m->base[s] + 1; k < m->base[s + 1]; k++) {
-			size_t y = m->peer_sw[k];
+			size_t y = peer_of(m, k);
 
 			if (y == NONE || m->rank[y] <= m->rank[s])
 				continue;
@@ -732,10 +795,10 @@ static int csr_build(const struct model *m, const struct cdg *c, struct csr *g)
 				size_t in_slot = m->base[y] + bit / np, fc, tc;
 
 				if (!(c->bits[c->bits_base[y] + bit / 64] >> (bit % 64) & 1) ||
-				    m->peer_sw[in_slot] == NONE)
+				    peer_of(m, in_slot) == NONE)
 					continue;
 				/* the channel into y's port: the far end's slot */
-				fc = m->base[m->peer_sw[in_slot]] + m->peer_port[in_slot];
+				fc = m->base[peer_of(m, in_slot)] + m->peer_port[in_slot];
 				tc = m->base[y] + bit % np;
 				if (fc >= V || tc >= V)
 					continue;
@@ -889,13 +952,13 @@ static int loads_keep(const struct model *m, struct route_findings *r)
 		for (size_t k = m->base[s] + 1; k < m->base[s + 1]; k++) {
 			struct route_port_load *l = &r->loads[k];
 
-			if (m->peer_sw[k] == NONE && !m->ca_lid[k])
+			if (peer_of(m, k) == NONE && !m->ca_lid[k])
 				continue;
 			l->guid = m->f->nodes[m->t->switch_node[s]].guid;
 			l->port = (unsigned)(k - m->base[s]);
-			l->direction = (int8_t)(m->peer_sw[k] == NONE || m->rank[s] < 0 ? 0
-						: m->rank[m->peer_sw[k]] > m->rank[s]	? 1
-						: m->rank[m->peer_sw[k]] < m->rank[s]	? -1
+			l->direction = (int8_t)(peer_of(m, k) == NONE || m->rank[s] < 0 ? 0
+						: m->rank[peer_of(m, k)] > m->rank[s]	? 1
+						: m->rank[peer_of(m, k)] < m->rank[s]	? -1
 											: 0);
 			r->loads[n++] = *l;
 		}
@@ -926,55 +989,192 @@ void route_offenders_sort(struct route_findings *r)
 		qsort(r->offenders, r->n_offenders, sizeof(*r->offenders), offender_cmp);
 }
 
-int route_check(const struct topology *f, const struct route_tables *t,
-		struct route_findings *out)
+/* One share of the destinations (LIDs lo..hi), checked on a thread of its
+ * own: its walk, channel dependencies and findings. */
+struct share {
+	const struct model *m;
+	unsigned lo, hi;
+	uint64_t ca_sources;
+	struct walk w;
+	struct cdg c;            /* bits of its own; bits_base the first share's */
+	struct route_findings r; /* offenders, hops, pairs, destinations */
+	struct out_list o;
+	int rc;
+};
+
+/* The CA LIDs each port forwards (loads' lids), of the share's LIDs: per
+ * block of 64 LIDs (their rows, S octets each, stay in the second-level
+ * cache), per switch (its counts stay in the first), per LID: where one
+ * count in every walk would reach into a megabyte of counts at random. */
+static void share_lids(struct share *sh)
+{
+	const struct model *m = sh->m;
+	const struct route_tables *t = m->t;
+
+	for (unsigned l0 = sh->lo; l0 <= sh->hi; l0 += 64) {
+		unsigned l1 = sh->hi - l0 < 63 ? sh->hi : l0 + 63;
+
+		for (size_t s = 0; s < m->S; s++) {
+			size_t first = m->base[s], end = m->base[s + 1];
+
+			if (!t->read[s])
+				continue;
+			for (unsigned lid = l0; lid <= l1; lid++) {
+				size_t k = first + route_entry(t, lid, s);
+
+				if (m->ca_dest[lid] && k > first && k < end)
+					sh->w.lids[k]++;
+			}
+		}
+	}
+}
+
+static void *share_run(void *arg)
+{
+	struct share *sh = arg;
+	const struct model *m = sh->m;
+
+	sh->rc = -1;
+	for (unsigned lid = sh->lo; lid <= sh->hi; lid++) {
+		if (m->dest_sw[lid] == NONE)
+			continue;
+		sh->r.destinations++;
+		memset(sh->w.st, WALK_UNKNOWN, m->S ? m->S : 1);
+		memset(sh->w.count, 0, (sh->w.maxd + 2) * sizeof(*sh->w.count));
+		sh->w.n_blames = 0;
+		sh->w.maxd = 0;
+		for (size_t s = 0; s < m->S; s++)
+			if (sh->w.st[s] == WALK_UNKNOWN && walk_from(m, &sh->w, lid, s))
+				return NULL;
+		say_blames(m, &sh->w, lid, &sh->o);
+		if (!is_ca_lid(m, lid))
+			continue;
+		sh->r.ca_pairs += sh->ca_sources - 1; /* every CA port but the destination's */
+		ca_destination(m, &sh->w, lid, &sh->c, &sh->r, &sh->o);
+	}
+	share_lids(sh);
+	if (!sh->o.failed)
+		sh->rc = 0;
+	return NULL;
+}
+
+/* A share's findings after those of the shares before it (lower LIDs): as
+ * one walk of every destination in order would have listed them. */
+static int share_merge(struct route_findings *out, size_t *cap, const struct share *sh)
+{
+	const struct route_findings *r = &sh->r;
+
+	for (unsigned c = 1; c <= ROUTE_CHECKS; c++)
+		out->checks[c].offenders += r->checks[c].offenders;
+	for (size_t i = 0; i < r->n_offenders; i++) {
+		struct route_check_result *c = &out->checks[r->offenders[i].check];
+
+		if (c->listed >= ROUTE_OFFENDERS_MAX)
+			continue;
+		if (out->n_offenders == *cap) {
+			size_t more = *cap ? 2 * *cap : 64;
+			struct route_offender *v = realloc(out->offenders, more * sizeof(*v));
+
+			if (!v)
+				return -1;
+			out->offenders = v;
+			*cap = more;
+		}
+		out->offenders[out->n_offenders] = r->offenders[i];
+		out->offenders[out->n_offenders++].n = ++c->listed;
+	}
+	for (unsigned h = 0; h <= ROUTE_HOPS_MAX; h++)
+		out->hops[h] += r->hops[h];
+	out->ca_pairs += r->ca_pairs;
+	out->pairs_reached += r->pairs_reached;
+	out->destinations += r->destinations;
+	for (size_t k = 0; k < sh->m->n_slots; k++) {
+		out->loads[k].paths += sh->w.paths[k];
+		out->loads[k].lids += sh->w.lids[k];
+	}
+	return 0;
+}
+
+static void share_free(struct share *sh)
+{
+	walk_free(&sh->w);
+	free(sh->c.bits);
+	route_findings_free(&sh->r);
+}
+
+int route_check_shares(const struct topology *f, const struct route_tables *t,
+		       struct route_findings *out, unsigned n_shares)
 {
 	struct model m;
-	struct walk w;
-	struct cdg c = {0};
+	struct share sh[ROUTE_CHECK_SHARES_MAX];
+	pthread_t thread[ROUTE_CHECK_SHARES_MAX];
+	bool started[ROUTE_CHECK_SHARES_MAX] = {false};
+	size_t *bits_base = NULL, unread = 0, cap = 0;
+	uint64_t ca_sources = 0, dests = 0, seen = 0;
 	struct out_list o = {.r = out};
-	size_t unread = 0;
+	unsigned lid = 1;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
+	memset(sh, 0, sizeof(sh));
+	if (n_shares < 1)
+		n_shares = 1;
+	if (n_shares > ROUTE_CHECK_SHARES_MAX)
+		n_shares = ROUTE_CHECK_SHARES_MAX;
 	if (model_build(&m, f, t))
 		return -1;
-	if (walk_alloc(&w, m.S) || !(out->loads = calloc(m.n_slots + 1, sizeof(*out->loads))) ||
-	    !(c.bits_base = calloc(m.S + 1, sizeof(*c.bits_base))))
+	if (!(out->loads = calloc(m.n_slots + 1, sizeof(*out->loads))) ||
+	    !(bits_base = calloc(m.S + 1, sizeof(*bits_base))))
 		goto out;
 	for (size_t s = 0; s < m.S; s++) {
 		size_t np = m.base[s + 1] - m.base[s];
 
-		c.bits_base[s + 1] = c.bits_base[s] + (np * np + 63) / 64;
+		bits_base[s + 1] = bits_base[s] + (np * np + 63) / 64;
 		unread += !t->read[s];
-	}
-	if (!(c.bits = calloc(c.bits_base[m.S] + 1, sizeof(*c.bits))))
-		goto out;
-	for (size_t s = 0; s < m.S; s++)
 		out->tree |= m.weight[s] > 0;
-	for (unsigned lid = 1; lid <= t->max_lid; lid++) {
-		if (m.dest_sw[lid] == NONE)
-			continue;
-		out->destinations++;
-		memset(w.st, WALK_UNKNOWN, m.S ? m.S : 1);
-		w.n_blames = 0;
-		for (size_t s = 0; s < m.S; s++)
-			if (w.st[s] == WALK_UNKNOWN && walk_from(&m, &w, lid, s))
-				goto out;
-		say_blames(&m, &w, lid, &o);
-		if (!is_ca_lid(&m, lid))
-			continue;
-		for (size_t s = 0; s < m.S; s++) {
-			unsigned p = route_entry(t, lid, s);
-
-			if (t->read[s] && p && m.base[s] + p < m.base[s + 1])
-				out->loads[m.base[s] + p].lids++;
-		}
-		ca_destination(&m, &w, lid, &c, out, &o);
+		ca_sources += m.weight[s];
 	}
+	for (unsigned l = 1; l <= t->max_lid; l++)
+		dests += m.dest_sw[l] != NONE;
+	/* each share as many destinations, in order of LID */
+	for (unsigned i = 0; i < n_shares; i++) {
+		uint64_t until = dests * (i + 1) / n_shares;
+
+		sh[i].m = &m;
+		sh[i].ca_sources = ca_sources;
+		sh[i].o.r = &sh[i].r;
+		sh[i].r.tree = out->tree;
+		sh[i].c.bits_base = bits_base;
+		sh[i].lo = lid;
+		while (lid <= t->max_lid && (seen < until || i + 1 == n_shares))
+			seen += m.dest_sw[lid++] != NONE;
+		sh[i].hi = lid - 1;
+		if (walk_alloc(&sh[i].w, m.S, m.n_slots) ||
+		    !(sh[i].c.bits = calloc(bits_base[m.S] + 1, sizeof(*sh[i].c.bits))))
+			goto out;
+	}
+	/* the first share on this thread, the others on threads of their own
+	 * (one fails to start: its share runs here) */
+	for (unsigned i = 1; i < n_shares; i++)
+		started[i] = !pthread_create(&thread[i], NULL, share_run, &sh[i]);
+	share_run(&sh[0]);
+	for (unsigned i = 1; i < n_shares; i++) {
+		if (started[i])
+			pthread_join(thread[i], NULL);
+		else
+			share_run(&sh[i]);
+	}
+	for (unsigned i = 0; i < n_shares; i++) {
+		if (sh[i].rc || share_merge(out, &cap, &sh[i]))
+			goto out;
+		if (i)
+			for (size_t b = 0; b < bits_base[m.S]; b++)
+				sh[0].c.bits[b] |= sh[i].c.bits[b];
+	}
+	o.cap = cap;
 	if (out->tree)
 		balance(&m, out, &o);
-	if (credit_loops(&m, &c, &o) || loads_keep(&m, out) || o.failed)
+	if (credit_loops(&m, &sh[0].c, &o) || loads_keep(&m, out) || o.failed)
 		goto out;
 	for (unsigned k = 1; k <= ROUTE_ROUTING_CHECKS; k++) {
 		struct route_check_result *cr = &out->checks[k];
@@ -996,13 +1196,28 @@ int route_check(const struct topology *f, const struct route_tables *t,
 	route_offenders_sort(out);
 	rc = 0;
 out:
-	walk_free(&w);
-	free(c.bits_base);
-	free(c.bits);
+	for (unsigned i = 0; i < n_shares; i++)
+		share_free(&sh[i]);
+	free(bits_base);
 	model_free(&m);
 	if (rc)
 		route_findings_free(out);
 	return rc;
+}
+
+int route_check(const struct topology *f, const struct route_tables *t,
+		struct route_findings *out)
+{
+	size_t dests = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned n = 1;
+
+	for (size_t i = 0; i < f->n_ports; i++)
+		dests += f->ports[i].lid != 0;
+	/* a share is worth a thread from about 0.1 s of walks */
+	if (cpus > 1 && (uint64_t)dests * t->n_switches >= ROUTE_CHECK_SHARE_STEPS)
+		n = cpus < ROUTE_CHECK_SHARES_MAX ? (unsigned)cpus : ROUTE_CHECK_SHARES_MAX;
+	return route_check_shares(f, t, out, n);
 }
 
 /* ---- the tables ---- */

@@ -1,23 +1,34 @@
 /* The route area's computations off the main thread (route_internal.h):
  * the routing checks take seconds at 40,000 hosts, the subnet checks a
  * sort of a quarter million ports; the main loop must not wait on either.
- * A worker runs one computation at a time on a thread of its own and
- * learns of its end from an eventfd the main loop watches; the results are
- * taken (and published) on the main thread, after the join. */
+ * A worker runs one computation at a time on a thread of its own, niced
+ * below the main loop, and learns of its end from an eventfd the main loop
+ * watches; the results are taken (and published) on the main thread, after
+ * the join. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "route_internal.h"
+
+#define ROUTE_WORKER_NICE 10
 
 static void *worker_main(void *arg)
 {
 	struct route_worker *w = arg;
 	uint64_t one = 1;
 
+	/* below the main loop: where the cores are few, SNMP requests and MAD
+	 * answers go first (Linux: a thread's nice value is its own, and the
+	 * checks' own threads inherit it) */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), ROUTE_WORKER_NICE)) {
+		/* unprivileged and already niced more: as it is */
+	}
 	w->work(w->arg);
 	if (write(w->fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
 		/* the main loop reads it: nothing else to do */

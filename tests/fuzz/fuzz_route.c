@@ -120,6 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; n_lft > 1 && i < cells; i++)
 		t.lft[i] = lft[1 + i % (n_lft - 1)];
 	if (route_check(f, &t, &r) == 0) {
+		struct route_findings more;
+
 		uint64_t hist = 0;
 
 		offenders_hold(&r, 1, ROUTE_ROUTING_CHECKS);
@@ -132,6 +134,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    (r.loads[i - 1].guid == r.loads[i].guid &&
 			     r.loads[i - 1].port >= r.loads[i].port))
 				abort();
+		/* the destinations in three shares, on threads: the same findings */
+		if (route_check_shares(f, &t, &more, 3) == 0) {
+			if (more.n_offenders != r.n_offenders || more.n_loads != r.n_loads ||
+			    more.pairs_reached != r.pairs_reached || more.ca_pairs != r.ca_pairs)
+				abort();
+			for (size_t i = 0; i < r.n_offenders; i++)
+				if (more.offenders[i].kind != r.offenders[i].kind ||
+				    more.offenders[i].lid != r.offenders[i].lid ||
+				    more.offenders[i].count != r.offenders[i].count ||
+				    strcmp(more.offenders[i].desc, r.offenders[i].desc))
+					abort();
+			for (size_t i = 0; i < r.n_loads; i++)
+				if (more.loads[i].lids != r.loads[i].lids ||
+				    more.loads[i].paths != r.loads[i].paths)
+					abort();
+			for (unsigned k = 1; k <= ROUTE_ROUTING_CHECKS; k++)
+				if (more.checks[k].status != r.checks[k].status ||
+				    more.checks[k].offenders != r.checks[k].offenders)
+					abort();
+			route_findings_free(&more);
+		}
 		route_findings_free(&r);
 	}
 	subnet_checks(f, lft, n_lft);

@@ -294,6 +294,58 @@ static void down_then_up_is_found(void **state)
 	assert_int_equal(b->r.hops[6], 2);
 }
 
+/* The destinations split in shares, each walked on a thread of its own:
+ * the findings are those of one walk, offenders in the same order. */
+static void shares_find_what_one_walk_finds(void **state)
+{
+	struct bed *b = *state;
+	struct route_findings one, more;
+
+	set(&b->t, sw(b->f, &b->t, "l1"), 1, 3); /* down then up for h1 */
+	set(&b->t, sw(b->f, &b->t, "s0"), 1, 3);
+	set(&b->t, sw(b->f, &b->t, "l2"), 1, 4);
+	set(&b->t, sw(b->f, &b->t, "l3"), 5, ROUTE_LFT_UNREAD); /* dead ends */
+	set(&b->t, sw(b->f, &b->t, "s1"), 8, 1);
+	set(&b->t, sw(b->f, &b->t, "s0"), 12, 2);
+	set(&b->t, sw(b->f, &b->t, "l0"), 14, 4);
+	assert_int_equal(route_check_shares(b->f, &b->t, &one, 1), 0);
+	/* offenders of three checks, in destinations far apart */
+	assert_int_equal(one.checks[ROUTE_CHECK_REACH].offenders, 2);
+	assert_int_equal(one.checks[ROUTE_CHECK_UPDOWN].offenders, 1);
+	assert_int_equal(one.checks[ROUTE_CHECK_HOPS].offenders, 1);
+	for (unsigned n = 2; n <= ROUTE_CHECK_SHARES_MAX + 1; n++) {
+		assert_int_equal(route_check_shares(b->f, &b->t, &more, n), 0);
+		for (unsigned k = 1; k <= ROUTE_ROUTING_CHECKS; k++) {
+			assert_int_equal(more.checks[k].status, one.checks[k].status);
+			assert_int_equal(more.checks[k].offenders, one.checks[k].offenders);
+			assert_int_equal(more.checks[k].listed, one.checks[k].listed);
+		}
+		assert_int_equal(more.n_offenders, one.n_offenders);
+		for (size_t i = 0; i < one.n_offenders; i++) {
+			const struct route_offender *x = &one.offenders[i], *y = &more.offenders[i];
+
+			assert_int_equal(y->check, x->check);
+			assert_int_equal(y->n, x->n);
+			assert_int_equal(y->kind, x->kind);
+			assert_int_equal(y->guid, x->guid);
+			assert_int_equal(y->lid, x->lid);
+			assert_int_equal(y->count, x->count);
+			assert_string_equal(y->desc, x->desc);
+		}
+		assert_int_equal(more.n_loads, one.n_loads);
+		for (size_t i = 0; i < one.n_loads; i++) {
+			assert_int_equal(more.loads[i].lids, one.loads[i].lids);
+			assert_int_equal(more.loads[i].paths, one.loads[i].paths);
+		}
+		assert_memory_equal(more.hops, one.hops, sizeof(one.hops));
+		assert_int_equal(more.ca_pairs, one.ca_pairs);
+		assert_int_equal(more.pairs_reached, one.pairs_reached);
+		assert_int_equal(more.destinations, one.destinations);
+		route_findings_free(&more);
+	}
+	route_findings_free(&one);
+}
+
 static void unbalanced_uplinks_are_found(void **state)
 {
 	struct bed *b = *state;
@@ -1000,6 +1052,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(wrong_port_is_named, bed_up, bed_down),
 		cmocka_unit_test_setup_teardown(a_loop_is_found, bed_up, bed_down),
 		cmocka_unit_test_setup_teardown(down_then_up_is_found, bed_up, bed_down),
+		cmocka_unit_test_setup_teardown(shares_find_what_one_walk_finds, bed_up, bed_down),
 		cmocka_unit_test_setup_teardown(unbalanced_uplinks_are_found, bed_up, bed_down),
 		cmocka_unit_test_setup_teardown(unread_switch_is_partial, bed_up, bed_down),
 		cmocka_unit_test(ring_routed_one_way_has_a_credit_loop),
