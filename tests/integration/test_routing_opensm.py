@@ -6,8 +6,10 @@ ibsnmpdMasterSmChanged once), then stopped (the first takes over again: told
 again). The routing checks on a two-level fat tree, against ibroute:
 opensm's minhop (every check passes), its ftree (balanced, no route down
 then up; no route between the spines, as ftree leaves the roots' LIDs out
-of each other's tables), and an entry a test tool overwrote by SubnSet (a
-dead end named, until written back). Apart from test_routing.py so that
+of each other's tables), an entry a test tool overwrote by SubnSet (a
+dead end named, until written back) and two leaf uplinks' LIDs moved to the
+other (unbalanced, as ibroute counts them); minhop on a tree ftree refuses,
+whose routes go down then up (ibtracert). Apart from test_routing.py so that
 ctest runs the two side by side."""
 import os
 import re
@@ -124,13 +126,18 @@ def statuses(bed):
     return {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in bed.walk(CHECK_STATUS[:-1]).items()}
 
 
-def reach_words(bed):
+def words_of(bed, check):
+    """what the offenders of a check say (ibsnmpdRouteOffenderText)"""
     words = []
     for oid, (_, value) in bed.walk(OFFENDER[:-1]).items():
-        column, check, _ = map(int, oid[len(OFFENDER):].split("."))
-        if column == 7 and check == 1:
+        column, of, _ = map(int, oid[len(OFFENDER):].split("."))
+        if column == 7 and of == check:
             words.append(value.strip('"'))
     return words
+
+
+def reach_words(bed):
+    return words_of(bed, 1)
 
 
 def runs(bed):
@@ -211,5 +218,67 @@ def test_opensm_routing_engines_and_an_entry_overwritten(tmp_path):
                             node="h2-1", timeout=60)
         assert ibroute(bed, lids["leaf2"])[lids["h3-1"]] == old
         assert wait_for(lambda: len(reach_words(bed)) == 2, seconds=60), reach_words(bed)
+        # unbalanced: two of leaf2's CA LIDs moved from one uplink to the
+        # other by SubnSet, as ibroute then counts them per port
+        uplinks = {5: [], 6: []}
+        for d, p in sorted(ibroute(bed, lids["leaf2"]).items()):
+            if d in cas and p in uplinks:
+                uplinks[p].append(d)
+        more, fewer = sorted(uplinks, key=lambda p: -len(uplinks[p]))
+        moved = uplinks[more][:2]
+        for d in moved:
+            bed.run_on_node(SIM_LFT_SET, str(lids["leaf2"]), str(d), str(fewer), node="h2-1",
+                            timeout=60)
+        try:
+            counts = {5: 0, 6: 0}
+            for d, p in ibroute(bed, lids["leaf2"]).items():
+                if d in cas and p in counts:
+                    counts[p] += 1
+            assert counts[fewer] - counts[more] >= 2, counts
+            words = ("switch leaf2's 2 up-going ports are unbalanced: port %d carries %d CA "
+                     "LIDs, port %d %d" % (fewer, counts[fewer], more, counts[more]))
+            assert wait_for(lambda: any(words in w for w in words_of(bed, 5)), seconds=60), \
+                (words, words_of(bed, 5))
+            assert statuses(bed)[5] == 2
+        finally:
+            for d in moved:
+                bed.run_on_node(SIM_LFT_SET, str(lids["leaf2"]), str(d), str(more), node="h2-1",
+                                timeout=60)
+        assert wait_for(lambda: statuses(bed)[5] == 1, seconds=60), words_of(bed, 5)
+    finally:
+        stop_testbed(bed)
+
+
+def ibtracert(bed, src, dst):
+    """the nodes a route passes, as ibtracert follows the tables"""
+    out = bed.run_on_node("ibtracert", str(src), str(dst), timeout=60)
+    names = []
+    for name in re.findall(r'"([^"]+)"', out):  # the destination: named twice
+        if not names or names[-1] != name:
+            names.append(name)
+    return names
+
+
+def test_minhop_routes_down_then_up_through_a_leaf(tmp_path):
+    """A tree ftree refuses (leaf-bridge.net: the two spines joined only
+    through leaf3): opensm's minhop routes leaf1's hosts to leaf2's down to
+    leaf3 and up again, as ibtracert shows; the up/down check names each
+    destination and where its routes turn up, every other check passes."""
+    bed = start_testbed(topology="leaf-bridge.net", node="h1-1",
+                        extra_conf=["routingCheckInterval 3", "routingSettle 1"])
+    try:
+        assert wait_for(lambda: runs(bed) >= 1, seconds=120)
+        lids = lids_of(bed)
+        path = ibtracert(bed, lids["h1-1"], lids["h2-1"])
+        assert path == ["h1-1", "leaf1", "spine1", "leaf3", "spine2", "leaf2", "h2-1"], path
+        assert wait_for(lambda: {k: v for k, v in statuses(bed).items() if k <= 5} ==
+                        {1: 1, 2: 1, 3: 2, 4: 1, 5: 1}, seconds=60), \
+            (statuses(bed), words_of(bed, 3))
+        expected = sorted(
+            "2 CA pairs reach LID %d (%s port 1) by a route that goes down then up, e.g. from "
+            "switch %s, turning up at switch leaf3" % (lids[dst], dst, src)
+            for dst, src in (("h2-1", "leaf1"), ("h2-2", "leaf1"), ("h1-1", "leaf2"),
+                             ("h1-2", "leaf2")))
+        assert sorted(words_of(bed, 3)) == expected, words_of(bed, 3)
     finally:
         stop_testbed(bed)
