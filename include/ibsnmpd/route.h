@@ -129,19 +129,30 @@ struct route_port_load {
 	int8_t direction;     /* 1 up (toward a switch ranked higher), -1 down, 0 level or CA */
 };
 
-/* The tables as read: destination-major, so that one destination's entries
- * for every switch lie together (a walk reads S octets in a row). */
+/* The tables as read, a block of 64 LIDs at a time (what one SMP reads):
+ * blocks alike are kept once. A fat tree's tables repeat (a leaf sends
+ * every 64 LIDs of other leaves up in the same turn of its uplinks, the
+ * spines of a pod send each leaf's LIDs down alike): at 40,000 hosts in
+ * fabricsim 2.4 million blocks are a few thousand, where a table of an
+ * octet per switch and LID is 148 MB. Destination-major, so that one
+ * destination's blocks for every switch lie together (a walk reads S
+ * indexes in a row). */
 struct route_tables {
 	unsigned max_lid;       /* entries 0..max_lid of each table */
 	size_t n_switches;
 	size_t *switch_node;    /* switch i: its index in the topology's nodes */
 	bool *read;             /* switch i's table was read whole */
-	uint8_t *lft;           /* lft[lid * n_switches + i] */
+	uint32_t *block_of;     /* [(lid / 64) * n_switches + i]: the block in blocks */
+	uint8_t *blocks;        /* 64 entries each; block 0: none read (ROUTE_LFT_UNREAD) */
+	uint32_t n_blocks, cap_blocks;
+	uint32_t *index;        /* the blocks by content (open addressing; id + 1, 0 free) */
+	size_t index_cap;       /* 0: not built (route_tables_index builds it) */
 };
 
 static inline uint8_t route_entry(const struct route_tables *t, unsigned lid, size_t sw)
 {
-	return t->lft[(size_t)lid * t->n_switches + sw];
+	return t->blocks[(size_t)t->block_of[(size_t)(lid >> 6) * t->n_switches + sw] * 64 +
+			 (lid & 63)];
 }
 
 /* What route_check finds. */
@@ -184,9 +195,23 @@ int route_check_shares(const struct topology *f, const struct route_tables *t,
 int route_tables_init(struct route_tables *t, const struct topology *f, unsigned max_lid);
 void route_tables_free(struct route_tables *t);
 /* One block of 64 entries of switch i, as SubnGet(LinearForwardingTable)
- * answered it. */
-void route_tables_put_block(struct route_tables *t, size_t sw, unsigned block,
-			    const uint8_t *entries);
+ * answered it (entries past max_lid: none); -1 out of memory (the block
+ * left as it was). */
+int route_tables_put_block(struct route_tables *t, size_t sw, unsigned block,
+			   const uint8_t *entries);
+/* One entry (tests, the simulator's benches); -1 out of memory. */
+int route_tables_set(struct route_tables *t, size_t sw, unsigned lid, uint8_t port);
+/* The tables of from taken over by t (the same switches, in the same
+ * order): t's entries are from's, its LIDs up to t->max_lid (new ones
+ * none); from is left empty. For a read that starts from the last one's
+ * tables without a copy. -1 out of memory (both as they were). */
+int route_tables_adopt(struct route_tables *t, struct route_tables *from);
+/* Keeps only the blocks some switch uses (a read that starts from the
+ * last one's leaves those it replaced) and drops the index by content
+ * until the next put; -1 out of memory (as it was). */
+int route_tables_compact(struct route_tables *t);
+/* What the tables take in memory, octets. */
+size_t route_tables_bytes(const struct route_tables *t);
 
 /* One line of ibsnmpd-discover --lft ("lft LID BLOCK" and 128 hex digits:
  * the SA's LinearForwardingTableRecord) put in t: the switch whose LID it

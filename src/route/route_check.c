@@ -68,6 +68,7 @@ static inline size_t peer_of(const struct model *m, size_t slot)
 /* One destination's walk. */
 struct walk {
 	uint8_t *st;
+	uint8_t *column;     /* every switch's entry for the destination, in a row */
 	uint8_t *port;       /* walked: the switch's entry for the destination */
 	size_t *next;        /* walked: the switch that entry leads to (NONE: none) */
 	uint32_t *depth;     /* WALK_OK: links to the destination (the CA's link included) */
@@ -404,7 +405,7 @@ static int walk_from(const struct model *m, struct walk *w, unsigned lid, size_t
 		}
 		w->st[x] = WALK_ACTIVE;
 		w->stack[n++] = x;
-		p = route_entry(t, lid, x);
+		p = w->column[x];
 		k = m->base[x] + p;
 		w->port[x] = (uint8_t)p;
 		w->next[x] = NONE;
@@ -655,6 +656,7 @@ static int walk_alloc(struct walk *w, size_t S, size_t slots)
 	memset(w, 0, sizeof(*w));
 	w->st = calloc(n, 1);
 	w->port = calloc(n, 1);
+	w->column = calloc(n, 1);
 	w->next = calloc(n, sizeof(*w->next));
 	w->paths = calloc(slots + 1, sizeof(*w->paths));
 	w->lids = calloc(slots + 1, sizeof(*w->lids));
@@ -669,7 +671,7 @@ static int walk_alloc(struct walk *w, size_t S, size_t slots)
 	w->dist = calloc(n, sizeof(*w->dist));
 	w->queue = calloc(n, sizeof(*w->queue));
 	w->dist_of = NONE;
-	return w->st && w->port && w->next && w->paths && w->lids && w->depth && w->blame && w->stack && w->flow && w->order && w->count &&
+	return w->st && w->port && w->column && w->next && w->paths && w->lids && w->depth && w->blame && w->stack && w->flow && w->order && w->count &&
 			       w->downonly && w->updown_ok && w->dist && w->queue
 		       ? 0
 		       : -1;
@@ -679,6 +681,7 @@ static void walk_free(struct walk *w)
 {
 	free(w->st);
 	free(w->port);
+	free(w->column);
 	free(w->next);
 	free(w->paths);
 	free(w->lids);
@@ -1003,27 +1006,28 @@ struct share {
 };
 
 /* The CA LIDs each port forwards (loads' lids), of the share's LIDs: per
- * block of 64 LIDs (their rows, S octets each, stay in the second-level
- * cache), per switch (its counts stay in the first), per LID: where one
- * count in every walk would reach into a megabyte of counts at random. */
+ * block of 64 LIDs, per switch its block's entries in a row. */
 static void share_lids(struct share *sh)
 {
 	const struct model *m = sh->m;
 	const struct route_tables *t = m->t;
 
-	for (unsigned l0 = sh->lo; l0 <= sh->hi; l0 += 64) {
-		unsigned l1 = sh->hi - l0 < 63 ? sh->hi : l0 + 63;
+	for (unsigned b = sh->lo / 64; b <= sh->hi / 64; b++) {
+		unsigned l0 = b * 64 < sh->lo ? sh->lo : b * 64;
+		unsigned l1 = b * 64 + 63 > sh->hi ? sh->hi : b * 64 + 63;
+		const uint32_t *row = &t->block_of[(size_t)b * t->n_switches];
 
 		for (size_t s = 0; s < m->S; s++) {
-			size_t first = m->base[s], end = m->base[s + 1];
+			const uint8_t *e = t->blocks + (size_t)row[s] * 64;
+			size_t first = m->base[s], np = m->base[s + 1] - first;
 
 			if (!t->read[s])
 				continue;
 			for (unsigned lid = l0; lid <= l1; lid++) {
-				size_t k = first + route_entry(t, lid, s);
+				unsigned p = e[lid & 63];
 
-				if (m->ca_dest[lid] && k > first && k < end)
-					sh->w.lids[k]++;
+				if (p && p < np && m->ca_dest[lid])
+					sh->w.lids[first + p]++;
 			}
 		}
 	}
@@ -1043,6 +1047,15 @@ static void *share_run(void *arg)
 		memset(sh->w.count, 0, (sh->w.maxd + 2) * sizeof(*sh->w.count));
 		sh->w.n_blames = 0;
 		sh->w.maxd = 0;
+		/* the destination's entries gathered once, in switch order: the
+		 * walks then read them at random from the first-level cache */
+		{
+			const uint32_t *row = &m->t->block_of[(size_t)(lid / 64) * m->t->n_switches];
+			const uint8_t *blocks = m->t->blocks + lid % 64;
+
+			for (size_t s = 0; s < m->S; s++)
+				sh->w.column[s] = blocks[(size_t)row[s] * 64];
+		}
 		for (size_t s = 0; s < m->S; s++)
 			if (sh->w.st[s] == WALK_UNKNOWN && walk_from(m, &sh->w, lid, s))
 				return NULL;
@@ -1222,8 +1235,80 @@ int route_check(const struct topology *f, const struct route_tables *t,
 
 /* ---- the tables ---- */
 
+static size_t block_rows(unsigned max_lid)
+{
+	return (size_t)max_lid / 64 + 1;
+}
+
+static uint64_t block_hash(const uint8_t *e)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull, w;
+
+	for (unsigned i = 0; i < 64; i += 8) {
+		memcpy(&w, e + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* The index by content, built anew for cap slots; -1 out of memory. */
+static int index_build(struct route_tables *t, size_t cap)
+{
+	uint32_t *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -1;
+	free(t->index);
+	t->index = v;
+	t->index_cap = cap;
+	for (uint32_t id = 0; id < t->n_blocks; id++) {
+		size_t j = block_hash(t->blocks + (size_t)id * 64) & (cap - 1);
+
+		while (t->index[j])
+			j = (j + 1) & (cap - 1);
+		t->index[j] = id + 1;
+	}
+	return 0;
+}
+
+/* The id of a block of these entries, added if none has them; -1 out of
+ * memory. */
+static int64_t block_intern(struct route_tables *t, const uint8_t *e)
+{
+	size_t j;
+
+	if (!t->index_cap || 2 * ((size_t)t->n_blocks + 1) > t->index_cap) {
+		size_t cap = 1024;
+
+		while (cap < 4 * ((size_t)t->n_blocks + 1))
+			cap *= 2;
+		if (index_build(t, cap))
+			return -1;
+	}
+	j = block_hash(e) & (t->index_cap - 1);
+	for (; t->index[j]; j = (j + 1) & (t->index_cap - 1))
+		if (!memcmp(t->blocks + (size_t)(t->index[j] - 1) * 64, e, 64))
+			return t->index[j] - 1;
+	if (t->n_blocks == UINT32_MAX - 1)
+		return -1;
+	if (t->n_blocks == t->cap_blocks) {
+		uint32_t cap = t->cap_blocks ? 2 * t->cap_blocks : 64;
+		uint8_t *v = realloc(t->blocks, (size_t)cap * 64);
+
+		if (!v)
+			return -1;
+		t->blocks = v;
+		t->cap_blocks = cap;
+	}
+	memcpy(t->blocks + (size_t)t->n_blocks * 64, e, 64);
+	t->index[j] = t->n_blocks + 1;
+	return t->n_blocks++;
+}
+
 int route_tables_init(struct route_tables *t, const struct topology *f, unsigned max_lid)
 {
+	uint8_t none[64];
 	size_t S = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -1235,12 +1320,12 @@ int route_tables_init(struct route_tables *t, const struct topology *f, unsigned
 	t->n_switches = S;
 	t->switch_node = calloc(S ? S : 1, sizeof(*t->switch_node));
 	t->read = calloc(S ? S : 1, sizeof(*t->read));
-	t->lft = malloc(((size_t)max_lid + 1) * (S ? S : 1));
-	if (!t->switch_node || !t->read || !t->lft) {
+	t->block_of = calloc(block_rows(max_lid) * (S ? S : 1), sizeof(*t->block_of));
+	memset(none, ROUTE_LFT_UNREAD, sizeof(none));
+	if (!t->switch_node || !t->read || !t->block_of || block_intern(t, none) != 0) {
 		route_tables_free(t);
 		return -1;
 	}
-	memset(t->lft, ROUTE_LFT_UNREAD, ((size_t)max_lid + 1) * (S ? S : 1));
 	S = 0;
 	for (size_t i = 0; i < f->n_nodes; i++)
 		if (f->nodes[i].type == 2)
@@ -1252,20 +1337,113 @@ void route_tables_free(struct route_tables *t)
 {
 	free(t->switch_node);
 	free(t->read);
-	free(t->lft);
+	free(t->block_of);
+	free(t->blocks);
+	free(t->index);
 	memset(t, 0, sizeof(*t));
 }
 
-void route_tables_put_block(struct route_tables *t, size_t sw, unsigned block,
-			    const uint8_t *entries)
+int route_tables_put_block(struct route_tables *t, size_t sw, unsigned block,
+			   const uint8_t *entries)
 {
-	for (unsigned i = 0; i < 64; i++) {
-		unsigned lid = block * 64 + i;
+	uint8_t e[64];
+	int64_t id;
 
-		if (lid > t->max_lid)
-			break;
-		t->lft[(size_t)lid * t->n_switches + sw] = entries[i];
+	if ((size_t)block >= block_rows(t->max_lid) || sw >= t->n_switches)
+		return 0;
+	memcpy(e, entries, sizeof(e));
+	for (unsigned i = 0; i < 64; i++)
+		if (block * 64 + i > t->max_lid)
+			e[i] = ROUTE_LFT_UNREAD; /* past the LIDs: alike in every block */
+	if ((id = block_intern(t, e)) < 0)
+		return -1;
+	t->block_of[(size_t)block * t->n_switches + sw] = (uint32_t)id;
+	return 0;
+}
+
+int route_tables_set(struct route_tables *t, size_t sw, unsigned lid, uint8_t port)
+{
+	uint8_t e[64];
+	unsigned block = lid / 64;
+
+	if (lid > t->max_lid || sw >= t->n_switches)
+		return 0;
+	memcpy(e, t->blocks + (size_t)t->block_of[(size_t)block * t->n_switches + sw] * 64, 64);
+	e[lid % 64] = port;
+	return route_tables_put_block(t, sw, block, e);
+}
+
+int route_tables_adopt(struct route_tables *t, struct route_tables *from)
+{
+	size_t rows = block_rows(t->max_lid), had = block_rows(from->max_lid), S = t->n_switches;
+	uint32_t *v = from->block_of;
+
+	if (rows != had) { /* rows of new LIDs: none read (block 0) */
+		v = realloc(from->block_of, rows * (S ? S : 1) * sizeof(*v));
+		if (!v)
+			return -1;
+		if (rows > had)
+			memset(v + had * S, 0, (rows - had) * S * sizeof(*v));
 	}
+	free(t->block_of);
+	free(t->blocks);
+	free(t->index);
+	t->block_of = v;
+	t->blocks = from->blocks;
+	t->n_blocks = from->n_blocks;
+	t->cap_blocks = from->cap_blocks;
+	t->index = from->index;
+	t->index_cap = from->index_cap;
+	memcpy(t->read, from->read, S * sizeof(*t->read));
+	from->block_of = NULL;
+	from->blocks = NULL;
+	from->index = NULL;
+	route_tables_free(from);
+	return 0;
+}
+
+int route_tables_compact(struct route_tables *t)
+{
+	size_t cells = block_rows(t->max_lid) * t->n_switches;
+	uint32_t *new_id = malloc(((size_t)t->n_blocks + 1) * sizeof(*new_id)), n = 1;
+	uint8_t *v;
+
+	if (!new_id)
+		return -1;
+	/* the blocks used, moved down in order of id (a block moves only to
+	 * a place already moved from or unused), then the switches' ids */
+	for (uint32_t id = 0; id < t->n_blocks; id++)
+		new_id[id] = UINT32_MAX;
+	for (size_t c = 0; c < cells; c++)
+		new_id[t->block_of[c]] = 0;
+	new_id[0] = 0; /* none read: always block 0 */
+	for (uint32_t id = 1; id < t->n_blocks; id++) {
+		if (new_id[id] == UINT32_MAX)
+			continue;
+		new_id[id] = n;
+		if (n != id)
+			memcpy(t->blocks + (size_t)n * 64, t->blocks + (size_t)id * 64, 64);
+		n++;
+	}
+	for (size_t c = 0; c < cells; c++)
+		t->block_of[c] = new_id[t->block_of[c]];
+	free(new_id);
+	t->n_blocks = n;
+	if ((v = realloc(t->blocks, (size_t)n * 64))) {
+		t->blocks = v;
+		t->cap_blocks = n;
+	}
+	free(t->index);
+	t->index = NULL;
+	t->index_cap = 0;
+	return 0;
+}
+
+size_t route_tables_bytes(const struct route_tables *t)
+{
+	return block_rows(t->max_lid) * t->n_switches * sizeof(*t->block_of) +
+	       (size_t)t->cap_blocks * 64 + t->index_cap * sizeof(*t->index) +
+	       t->n_switches * (sizeof(*t->switch_node) + sizeof(*t->read));
 }
 
 static int hex_digit(char c)
@@ -1312,8 +1490,8 @@ int route_lft_line(struct route_tables *t, const uint32_t *sw_of_lid, size_t n_l
 	}
 	if (lid >= n_lids || !sw_of_lid[lid] || block * 64 > t->max_lid)
 		return 0; /* not a switch of the topology, or past its LIDs */
-	route_tables_put_block(t, sw_of_lid[lid] - 1, (unsigned)block, entries);
-	got[sw_of_lid[lid] - 1]++;
+	if (route_tables_put_block(t, sw_of_lid[lid] - 1, (unsigned)block, entries) == 0)
+		got[sw_of_lid[lid] - 1]++; /* else not kept: the switch not read whole */
 	return 0;
 }
 

@@ -31,6 +31,7 @@ struct route_run {
 	 * the others (those of LIDs given or moved); NULL: every block of all */
 	bool *whole;
 	unsigned *some, n_some;
+	bool adopted;                  /* t is the last read's, taken over */
 	bool *skip;                    /* per switch: no way to send it SMPs */
 	size_t next_sw;
 	unsigned next_block, blocks;

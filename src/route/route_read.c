@@ -30,10 +30,25 @@ static double mono_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The run's tables are the last now (the next partial read starts from
+ * them). */
+static void keep_tables(struct route_area *a, struct route_run *r)
+{
+	route_tables_free(&a->last);
+	topology_put(a->last_fabric);
+	a->last = r->t;
+	memset(&r->t, 0, sizeof(r->t));
+	a->last_fabric = topology_get(r->fabric);
+}
+
 static void run_free(struct route_run *r)
 {
 	if (!r)
 		return;
+	/* a read that took the last tables and ends unpublished gives them
+	 * back, with what it read meanwhile: the next read starts from them */
+	if (r->adopted && r->t.block_of && !r->a->last.block_of)
+		keep_tables(r->a, r);
 	route_findings_free(&r->found);
 	route_tables_free(&r->t);
 	topology_put(r->fabric);
@@ -50,17 +65,6 @@ void route_read_abandon(struct route_run *r)
 	run_free(r);
 }
 
-/* The run's tables are the last now (the next partial read starts from
- * them). */
-static void keep_tables(struct route_area *a, struct route_run *r)
-{
-	route_tables_free(&a->last);
-	topology_put(a->last_fabric);
-	a->last = r->t;
-	memset(&r->t, 0, sizeof(r->t));
-	a->last_fabric = topology_get(r->fabric);
-}
-
 /* ---- the checks' thread ---- */
 
 static void checks(void *arg)
@@ -68,6 +72,10 @@ static void checks(void *arg)
 	struct route_run *r = arg;
 	double t0 = mono_now();
 
+	/* the blocks a partial read replaced: gone before the tables are kept */
+	if (route_tables_compact(&r->t)) {
+		/* out of memory: kept as they are */
+	}
 	r->check_rc = route_check(r->fabric, &r->t, &r->found);
 	r->check_seconds = mono_now() - t0;
 }
@@ -183,7 +191,8 @@ static void got_block(void *ctx, int result, const uint8_t *data, size_t len)
 	if (result == MAD_OK && data && len >= 64) {
 		if (r->from_sa)
 			compare_block(r, ref->sw, ref->block, data);
-		route_tables_put_block(&r->t, ref->sw, ref->block, data);
+		if (route_tables_put_block(&r->t, ref->sw, ref->block, data))
+			r->failed[ref->sw]++; /* not kept (out of memory): not read whole */
 	} else
 		r->failed[ref->sw]++;
 	free(ref);
@@ -269,7 +278,7 @@ static bool same_switches(const struct route_area *a, const struct topology *f,
 {
 	const struct topology *l = a->last_fabric;
 
-	if (!l || !a->last.lft || a->last.n_switches != t->n_switches)
+	if (!l || !a->last.block_of || a->last.n_switches != t->n_switches)
 		return false;
 	for (size_t i = 0; i < t->n_switches; i++)
 		if (l->nodes[a->last.switch_node[i]].guid != f->nodes[t->switch_node[i]].guid)
@@ -299,13 +308,13 @@ static void partial_from_last(struct route_area *a, struct route_run *r,
 	if (!a->partial_wanted)
 		return;
 	a->full_next = a->partial_wanted = false;
+	/* the last tables taken over, not copied (the blocks this read
+	 * replaces are dropped before its checks) */
 	if (partial && (r->whole = calloc(r->t.n_switches + 1, sizeof(*r->whole))) &&
-	    (r->some = calloc(a->n_changed_lids + 1, sizeof(*r->some)))) {
+	    (r->some = calloc(a->n_changed_lids + 1, sizeof(*r->some))) &&
+	    route_tables_adopt(&r->t, &a->last) == 0) {
+		r->adopted = true;
 		qsort(a->changed, a->n_changed, sizeof(*a->changed), guid_cmp);
-		memcpy(r->t.lft, a->last.lft,
-		       ((size_t)(a->last.max_lid < r->t.max_lid ? a->last.max_lid : r->t.max_lid) +
-			1) * r->t.n_switches);
-		memcpy(r->t.read, a->last.read, r->t.n_switches * sizeof(*r->t.read));
 		for (size_t i = 0; i < r->t.n_switches; i++) {
 			uint64_t guid = f->nodes[r->t.switch_node[i]].guid;
 

@@ -118,7 +118,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t s = 0; s < t.n_switches; s++)
 		t.read[s] = !(n_lft && (lft[0] >> (s % 8) & 1));
 	for (size_t i = 0; n_lft > 1 && i < cells; i++)
-		t.lft[i] = lft[1 + i % (n_lft - 1)];
+		if (route_tables_set(&t, i % t.n_switches, (unsigned)(i / t.n_switches),
+				     lft[1 + i % (n_lft - 1)]))
+			break;
 	if (route_check(f, &t, &r) == 0) {
 		struct route_findings more;
 

@@ -90,7 +90,7 @@ static size_t sw(const struct topology *f, const struct route_tables *t, const c
 
 static void set(struct route_tables *t, size_t s, unsigned lid, unsigned port)
 {
-	t->lft[(size_t)lid * t->n_switches + s] = (uint8_t)port;
+	assert_int_equal(route_tables_set(t, s, lid, (uint8_t)port), 0);
 }
 
 /* ftree's tables: down to the host's leaf, up by the LID's parity */
@@ -1033,6 +1033,87 @@ static void lft_lines_fill_the_tables(void **state)
 	route_tables_free(&t);
 }
 
+/* Blocks alike kept once; a read that takes the last tables over, with
+ * more or fewer LIDs; the blocks it replaced dropped. */
+static void tables_keep_blocks_alike_once(void **state)
+{
+	struct topology *f = fat_tree();
+	struct route_tables t, u;
+	uint8_t up[64], down[64];
+	uint32_t before;
+
+	(void)state;
+	memset(up, 3, sizeof(up));
+	memset(down, 1, sizeof(down));
+	assert_int_equal(route_tables_init(&t, f, 200), 0); /* 4 blocks a switch */
+	assert_int_equal(t.n_blocks, 1);                    /* none read */
+	assert_int_equal(route_entry(&t, 200, 5), ROUTE_LFT_UNREAD);
+	for (size_t s = 0; s < t.n_switches; s++)
+		for (unsigned b = 0; b < 3; b++)
+			assert_int_equal(route_tables_put_block(&t, s, b, s % 2 ? up : down), 0);
+	assert_int_equal(t.n_blocks, 3);
+	assert_int_equal(route_entry(&t, 130, 1), 3);
+	assert_int_equal(route_entry(&t, 130, 2), 1);
+	/* one entry: one block more, the others as they were */
+	assert_int_equal(route_tables_set(&t, 1, 70, 4), 0);
+	assert_int_equal(t.n_blocks, 4);
+	assert_int_equal(route_entry(&t, 70, 1), 4);
+	assert_int_equal(route_entry(&t, 71, 1), 3);
+	assert_int_equal(route_entry(&t, 70, 3), 3);
+	/* the last block past max_lid: none there, whatever was answered */
+	assert_int_equal(route_tables_put_block(&t, 0, 3, up), 0);
+	assert_int_equal(route_entry(&t, 200, 0), 3);
+	/* taken over by a read of more LIDs: the new ones none read */
+	assert_int_equal(route_tables_init(&u, f, 300), 0);
+	assert_int_equal(route_tables_adopt(&u, &t), 0);
+	assert_null(t.block_of);
+	assert_int_equal(route_entry(&u, 70, 1), 4);
+	assert_int_equal(route_entry(&u, 130, 2), 1);
+	assert_int_equal(route_entry(&u, 300, 2), ROUTE_LFT_UNREAD);
+	/* a block replaced, then dropped */
+	before = u.n_blocks;
+	assert_int_equal(route_tables_put_block(&u, 1, 1, up), 0);
+	assert_int_equal(u.n_blocks, before);
+	assert_int_equal(route_tables_compact(&u), 0);
+	assert_int_equal(u.n_blocks, before - 1); /* the one of LID 70's change */
+	assert_int_equal(route_entry(&u, 70, 1), 3);
+	assert_int_equal(route_entry(&u, 130, 2), 1);
+	assert_int_equal(route_entry(&u, 200, 0), 3);
+	assert_int_equal(route_entry(&u, 250, 0), ROUTE_LFT_UNREAD);
+	assert_int_equal(route_tables_set(&u, 2, 250, 2), 0); /* the index rebuilt */
+	assert_int_equal(route_entry(&u, 250, 2), 2);
+	/* blocks dropped below those kept: every entry as it was */
+	{
+		uint8_t seq[64];
+		unsigned want[8][4];
+
+		for (unsigned i = 0; i < 64; i++)
+			seq[i] = (uint8_t)(i % 7);
+		for (size_t s = 0; s < u.n_switches; s++)
+			for (unsigned b = 0; b < 4; b++) {
+				seq[0] = (uint8_t)(10 + s * 4 + b); /* every block unlike */
+				assert_int_equal(route_tables_put_block(&u, s, b, seq), 0);
+				want[s][b] = seq[0];
+			}
+		for (size_t s = 0; s < u.n_switches; s++) /* the first ones replaced */
+			assert_int_equal(route_tables_put_block(&u, s, 0, down), 0);
+		assert_int_equal(route_tables_compact(&u), 0);
+		for (size_t s = 0; s < u.n_switches; s++)
+			for (unsigned b = 1; b < 4; b++) {
+				assert_int_equal(route_entry(&u, b * 64, s), want[s][b]);
+				assert_int_equal(route_entry(&u, b * 64 + 13, s), 13 % 7);
+			}
+		assert_int_equal(route_entry(&u, 5, 3), 1);
+	}
+	/* fewer LIDs */
+	assert_int_equal(route_tables_init(&t, f, 100), 0);
+	assert_int_equal(route_tables_adopt(&t, &u), 0);
+	assert_int_equal(route_entry(&t, 70, 1), 6 % 7);
+	assert_int_equal(route_entry(&t, 10, 2), 1);
+	route_tables_free(&t);
+	topology_put(f);
+}
+
 static void names_are_whole(void **state)
 {
 	(void)state;
@@ -1056,6 +1137,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unbalanced_uplinks_are_found, bed_up, bed_down),
 		cmocka_unit_test_setup_teardown(unread_switch_is_partial, bed_up, bed_down),
 		cmocka_unit_test(ring_routed_one_way_has_a_credit_loop),
+		cmocka_unit_test(tables_keep_blocks_alike_once),
 		cmocka_unit_test(clean_subnet_passes),
 		cmocka_unit_test(duplicate_lid_names_both_ports),
 		cmocka_unit_test(lmc_range_overlap_is_a_duplicate),
