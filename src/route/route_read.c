@@ -107,6 +107,9 @@ static void publish(void *arg)
 		g->mads = r->mads;
 		g->max_lid = r->t.max_lid;
 		g->run = ++a->runs;
+		DEBUGMSGTL(("ibsnmpd:route", "tables: %u unlike blocks of %zu, %zu octets\n",
+			    r->t.n_blocks, (size_t)(r->t.max_lid / 64 + 1) * r->t.n_switches,
+			    route_tables_bytes(&r->t)));
 		keep_tables(a, r);
 		s = route_snapshot_make(g, NULL, 0, cache_snapshot(&a->group));
 	}
