@@ -98,13 +98,16 @@ def statuses(bed):
 
 
 def offenders(bed, check):
-    """[{column: value}] of a check's offenders"""
-    res = {}
+    """[{column: value}] of a check's offenders; a row the walk saw only in
+    part (the table republished between two of its GETNEXTs: a run ended)
+    left out"""
+    res, columns = {}, set()
     for oid, (_, value) in bed.walk(OFFENDER[:-1]).items():
         column, c, n = map(int, oid[len(OFFENDER):].split("."))
+        columns.add(column)
         if c == check:
             res.setdefault(n, {})[column] = value.strip('"')
-    return [res[n] for n in sorted(res)]
+    return [res[n] for n in sorted(res) if columns <= set(res[n])]
 
 
 def sim(bed, command):
