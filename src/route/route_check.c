@@ -671,7 +671,8 @@ static int walk_alloc(struct walk *w, size_t S, size_t slots)
 	w->dist = calloc(n, sizeof(*w->dist));
 	w->queue = calloc(n, sizeof(*w->queue));
 	w->dist_of = NONE;
-	return w->st && w->port && w->column && w->next && w->paths && w->lids && w->depth && w->blame && w->stack && w->flow && w->order && w->count &&
+	return w->st && w->port && w->column && w->next && w->paths && w->lids && w->depth &&
+			       w->blame && w->stack && w->flow && w->order && w->count &&
 			       w->downonly && w->updown_ok && w->dist && w->queue
 		       ? 0
 		       : -1;
@@ -954,15 +955,16 @@ static int loads_keep(const struct model *m, struct route_findings *r)
 	for (size_t s = 0; s < m->S; s++)
 		for (size_t k = m->base[s] + 1; k < m->base[s + 1]; k++) {
 			struct route_port_load *l = &r->loads[k];
+			size_t y = peer_of(m, k);
 
-			if (peer_of(m, k) == NONE && !m->ca_lid[k])
+			if (y == NONE && !m->ca_lid[k])
 				continue;
 			l->guid = m->f->nodes[m->t->switch_node[s]].guid;
 			l->port = (unsigned)(k - m->base[s]);
-			l->direction = (int8_t)(peer_of(m, k) == NONE || m->rank[s] < 0 ? 0
-						: m->rank[peer_of(m, k)] > m->rank[s]	? 1
-						: m->rank[peer_of(m, k)] < m->rank[s]	? -1
-											: 0);
+			l->direction = (int8_t)(y == NONE || m->rank[s] < 0 ? 0
+						: m->rank[y] > m->rank[s] ? 1
+						: m->rank[y] < m->rank[s] ? -1
+									  : 0);
 			r->loads[n++] = *l;
 		}
 	r->n_loads = n;
