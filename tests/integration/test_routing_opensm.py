@@ -100,7 +100,7 @@ def test_a_second_opensm_takes_over_and_gives_back(tmp_path):
         since = len(notifications(bed))
         bed.spawn("opensm-2", "env", "OSM_CACHE_DIR=%s" % cache, "OSM_TMP_DIR=%s" % tmp_path,
                   "opensm", "-F", str(conf), node="hca3")
-        assert wait_for(lambda: changes(bed, since), seconds=60), sm_table(bed)
+        assert wait_for(lambda: changes(bed, since), seconds=120), sm_table(bed)
         assert "hca3 port 1" in changes(bed, since)[0].values(), changes(bed, since)
         assert wait_for(lambda: sm_table(bed).get("hca3 port 1", (0, 0))[1] == 5 and
                         sm_table(bed).get("sw1", (0, 0))[1] == 4, seconds=60), sm_table(bed)
