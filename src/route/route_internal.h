@@ -94,7 +94,8 @@ struct route_area {
 	struct route_subnet_job *job;  /* the subnet checks running; NULL none */
 	bool subnet_again;             /* run them again once these are published */
 	bool again;                    /* read again once this run is published */
-	unsigned settle_alarm;
+	unsigned settle_alarm;         /* a change settling, or a resume (both read the changed) */
+	unsigned resumes;              /* runs in a row that left switches unread */
 	/* the last run's tables and the topology they name the switches of:
 	 * a patch that changed some switches' ports has only those read again */
 	struct route_tables last;

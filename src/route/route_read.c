@@ -11,7 +11,11 @@
  * When: the group's lifetime (routingCheckInterval), and routingSettle
  * seconds after the topology changed (the SM reroutes after its heavy
  * sweep: a trap 128 burst, a node come or gone); a read running is never
- * begun again, the change reads once it is published. */
+ * begun again, the change reads once it is published. A read that left
+ * switches unread (a storm's timeouts, a switch rebooting) resumes: those
+ * switches are read again, alone, routingSettle seconds after it was
+ * published, then twice as long after each run that still left some, up
+ * to routingCheckInterval. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +69,41 @@ void route_read_abandon(struct route_run *r)
 	run_free(r);
 }
 
+static void settled(unsigned reg, void *arg);
+static int keep_guid(struct route_area *a, uint64_t guid);
+
+/* The switches the published run left unread: kept as changed, for a
+ * partial read of them after routingSettle, doubled each run in a row
+ * that still leaves some (a switch that is gone for good costs its blocks'
+ * timeouts that often, at most once a routingCheckInterval). With
+ * routingSource sa the resume is a whole run: the SA's copy costs the
+ * switches nothing. */
+static void resume_unread(struct route_area *a)
+{
+	const struct route_tables *t = &a->last;
+	unsigned unread = 0, delay = route_cfg.settle_s, cap = a->group.lifetime_s;
+
+	for (size_t i = 0; i < t->n_switches; i++) {
+		if (t->read[i])
+			continue;
+		unread++;
+		if (keep_guid(a, a->last_fabric->nodes[t->switch_node[i]].guid))
+			a->full_next = true;
+	}
+	if (!unread) {
+		a->resumes = 0;
+		return;
+	}
+	for (unsigned k = 0; k < a->resumes && delay < cap; k++)
+		delay *= 2;
+	if (cap && delay > cap)
+		delay = cap;
+	a->resumes++;
+	DEBUGMSGTL(("ibsnmpd:route", "%u switches unread: read again in %u s\n", unread, delay));
+	if (!a->settle_alarm && !a->again) /* else the read coming takes them */
+		a->settle_alarm = snmp_alarm_register(delay, 0, settled, a);
+}
+
 /* ---- the checks' thread ---- */
 
 static void checks(void *arg)
@@ -111,6 +150,7 @@ static void publish(void *arg)
 			    r->t.n_blocks, (size_t)(r->t.max_lid / 64 + 1) * r->t.n_switches,
 			    route_tables_bytes(&r->t)));
 		keep_tables(a, r);
+		resume_unread(a);
 		s = route_snapshot_make(g, NULL, 0, cache_snapshot(&a->group));
 	}
 	if (s)

@@ -10,7 +10,9 @@ hour, so that what fabricsim answers across a change is the change's:
   the block of the host's LID on every switch;
   what ibsnmpd then serves of the host that came back (its counters, its
   firmware, its cable, its temperature) is what perfquery, mstreg and
-  mstlink say, run through the same simulator."""
+  mstlink say, run through the same simulator;
+  a routing read that a switch's timeouts left unfinished resumes, that
+  switch alone, long before the hour's period."""
 import os
 import re
 import subprocess
@@ -30,7 +32,8 @@ MODULE = MIB + "1.7.4.1."            # ibsnmpdModuleEntry
 PM_PORT = MIB + "1.3.1.1."           # ibsnmpdPmPortEntry
 MSTFLINT_RUN = os.path.join(TOP, "tests", "tools", "mstflint-run")
 CLASSES = ("smp", "vendor", "pma", "routing")
-ROUTING_RUNS = MIB + "1.12.8.0"      # ibsnmpdRoutingRuns
+ROUTING_SWITCHES, ROUTING_READ, ROUTING_MADS, ROUTING_RUNS = (
+    MIB + "1.12.%d.0" % n for n in (5, 6, 7, 8))  # ibsnmpdRouting{Switches,SwitchesRead,Mads,Runs}
 LEAF_PORTS = 64
 
 
@@ -164,3 +167,40 @@ def test_the_host_back_is_served_as_the_tools_see_it(bed, fabric):
     module = mst(bed, "mstlink", "-d", "lid-%d" % lid, "-m")
     vendor = re.search(r"^Vendor Name\s*:\s*(.*)$", module.split("Module Info", 1)[1], re.M)
     assert vendor and cell(bed, MODULE + "9.%s.1" % index) == vendor.group(1).strip()
+
+
+def test_a_read_that_timeouts_interrupt_resumes(bed, fabric):
+    """A spine that answers nothing about itself (its port 0: its
+    LinearForwardingTable among them) while a host's link comes back: the
+    read that follows leaves it unread; once it answers again, its table
+    is read again, alone (its blocks' SMPs, by fabricsim's count), within
+    a minute or so (routingSettle 1 s, doubled on each resume that still
+    failed) where the period is an hour."""
+    nodes, _ = fabric
+    spine = sorted(n for n in nodes if n.startswith("spine-"))[0]
+    assert wait_for(lambda: cell(bed, ROUTING_SWITCHES) is not None, seconds=120)
+    switches = int(cell(bed, ROUTING_SWITCHES))
+    blocks = max(lid for _, lid in nodes.values()) // 64 + 1
+    assert wait_for(lambda: int(cell(bed, ROUTING_READ)) == switches, seconds=120)
+    runs = int(cell(bed, ROUTING_RUNS))
+    bed.simfabric("sim", 'Unlink "host-9"')
+    assert wait_for(lambda: int(cell(bed, ROUTING_RUNS)) > runs, seconds=120)
+    bed.simfabric("sim", 'Error "%s"[0] 100' % spine)
+    try:
+        # the host back: its LID's block read on every switch, the spine's
+        # unanswered
+        bed.simfabric("sim", 'ReLink "host-9"')
+        assert wait_for(lambda: int(cell(bed, ROUTING_READ)) == switches - 1, seconds=120)
+        before = bed.answered_when_quiet(limit=300, classes=CLASSES)
+    finally:
+        bed.simfabric("sim", 'Error "%s"[0] 0' % spine)
+    t0 = time.monotonic()
+    assert wait_for(lambda: int(cell(bed, ROUTING_READ)) == switches, seconds=300)
+    resumed_s = time.monotonic() - t0
+    after = bed.answered_when_quiet(limit=300, classes=CLASSES)
+    print("resumed in %.1f s: %d SMPs in its read, %d routing SMPs answered" % (
+        resumed_s, int(cell(bed, ROUTING_MADS)), after["routing"] - before["routing"]))
+    assert int(cell(bed, ROUTING_MADS)) == blocks
+    # an attempt under way when the errors stopped may have had some of its
+    # blocks answered: at most one attempt more than the resume itself
+    assert blocks <= after["routing"] - before["routing"] < 2 * blocks
