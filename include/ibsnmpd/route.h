@@ -11,7 +11,8 @@
  *   route_plan.c    pure: the expected cabling (expectedTopology FILE, in
  *                   ibnetdiscover's format)
  *   route_read.c    the tables: SubnGet(LinearForwardingTable) of every
- *                   switch, paced by the MAD engine's window
+ *                   switch, and SubnGet(SLtoVLMappingTable) of its ports
+ *                   cabled to switches, paced by the MAD engine's window
  *   route_area.c    the area: tokens, its cache group, when it reads again
  *   route_mib.c     IBSNMPD-MIB::ibsnmpdRouting
  *   route_notify.c  an observer: a check failed or cleared
@@ -41,7 +42,7 @@ enum route_check_id {
 	ROUTE_CHECK_REACH = 1, /* every LID reached from every switch: no dead end, no loop */
 	ROUTE_CHECK_HOPS,      /* CA-to-CA routes no longer than the shortest path */
 	ROUTE_CHECK_UPDOWN,    /* on a tree ranked from the CAs: no route goes down, then up */
-	ROUTE_CHECK_CREDIT,    /* the channel dependency graph has no cycle */
+	ROUTE_CHECK_CREDIT,    /* the channel dependency graph (per VL) has no cycle */
 	ROUTE_CHECK_BALANCE,   /* a switch's up-going ports carry CA LIDs within one of each other */
 	ROUTE_ROUTING_CHECKS = ROUTE_CHECK_BALANCE, /* the last made of the tables */
 	ROUTE_CHECK_DUPLICATES, /* GUIDs and LIDs given once, no zero LID */
@@ -147,7 +148,16 @@ struct route_tables {
 	uint32_t n_blocks, cap_blocks;
 	uint32_t *index;        /* the blocks by content (open addressing; id + 1, 0 free) */
 	size_t index_cap;       /* 0: not built (route_tables_index builds it) */
+	/* The credit-loop check's VLs: SLtoVLMappingTable of each switch port
+	 * cabled to another switch, as read from one other such port of its
+	 * switch (the VL each SL leaves on), by slot: switch i's port p is
+	 * vl_first[i] + p (the switches' ports one after the other, as the
+	 * topology numbers them); ROUTE_VL_UNREAD none (VL 0 assumed). */
+	size_t *vl_first;       /* per switch, then the total */
+	uint8_t (*sl2vl)[16];
+	uint16_t path_sls;      /* the SLs the fabric's paths use (routingPathSls); 0: SL 0 */
 };
+#define ROUTE_VL_UNREAD 0xff
 
 static inline uint8_t route_entry(const struct route_tables *t, unsigned lid, size_t sw)
 {
@@ -199,6 +209,10 @@ void route_tables_free(struct route_tables *t);
  * left as it was). */
 int route_tables_put_block(struct route_tables *t, size_t sw, unsigned block,
 			   const uint8_t *entries);
+/* Switch sw's port's SLtoVLMappingTable (the VL of each SL, 0-15) as read
+ * (a port past its switch's: ignored). */
+void route_tables_put_sl2vl(struct route_tables *t, size_t sw, unsigned port,
+			    const uint8_t vl[16]);
 /* One entry (tests, the simulator's benches); -1 out of memory. */
 int route_tables_set(struct route_tables *t, size_t sw, unsigned lid, uint8_t port);
 /* The tables of from taken over by t (the same switches, in the same

@@ -7,6 +7,7 @@
  * group (route_notify.c). */
 #include "ibsnmpd/netsnmp.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,7 @@ static void defaults(void)
 	 * partial read after a change costs the blocks it changed; the SA's
 	 * copy (sa) spares the switches' CPUs but is the SM's belief */
 	route_cfg.source = ROUTE_SOURCE_SMP;
+	route_cfg.path_sls = 1; /* SL 0: ftree, updn, minhop without QoS */
 }
 
 /* routingSource smp|sa */
@@ -227,6 +229,45 @@ static void parse_source(const char *token, char *line)
 	config_report(token, line, "expected smp or sa");
 }
 
+/* routingPathSls LIST: SLs, 0-15, as N or N-M, separated by commas
+ * (0-3,8): those the fabric's paths use (the SM's PathRecords say). */
+static void parse_path_sls(const char *token, char *line)
+{
+	uint16_t sls = 0;
+	const char *p = line;
+
+	while (p && *p) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p || lo < 0 || lo > 15)
+			break;
+		p = end;
+		if (*p == '-') {
+			hi = strtol(p + 1, &end, 10);
+			if (end == p + 1 || hi < lo || hi > 15)
+				break;
+			p = end;
+		}
+		for (long sl = lo; sl <= hi; sl++)
+			sls |= (uint16_t)(1u << sl);
+		if (*p == ',')
+			p++;
+		else if (*p && !isspace((unsigned char)*p))
+			break;
+		else {
+			while (*p && isspace((unsigned char)*p))
+				p++;
+			if (!*p) {
+				route_cfg.path_sls = sls;
+				return;
+			}
+			break;
+		}
+	}
+	config_report(token, line, "expected SLs 0-15, as N or N-M separated by commas");
+}
+
 static const struct config_token tokens[] = {
 	{"routingCheck", CONFIG_BOOL, &route_cfg.enabled, .help = "yes|no"},
 	{"routingCheckInterval", CONFIG_UINT, &route_cfg.interval_s, .min = 1, .max = 604800,
@@ -238,6 +279,7 @@ static const struct config_token tokens[] = {
 	{"expectedTopology", CONFIG_PATH, route_cfg.plan_path, sizeof(route_cfg.plan_path),
 	 .help = "FILE"},
 	{"routingSource", CONFIG_CUSTOM, .parse = parse_source, .help = "smp|sa"},
+	{"routingPathSls", CONFIG_CUSTOM, .parse = parse_path_sls, .help = "SL[-SL][,...]"},
 };
 
 static struct cache_group *alarm_group(void *self)

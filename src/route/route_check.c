@@ -12,10 +12,15 @@
  *     minimal), whether a route goes down then up (ranks from the CAs), and
  *     the channel dependencies (the edges of the CDG: one bit per switch,
  *     in port and out port);
- * then the CDG's cycles (credit loops), on one VL: SL2VL is not read, so the
- * check holds exactly for single-SL engines (ftree, updn, minhop) without
- * QoS, where SL 0 is VL 0 on every link. Written here: no library checks
- * routing (ibutils' ibdm is not packaged, and it walks pairs). */
+ * then the CDG's cycles (credit loops) over (channel, VL): a dependency
+ * channel 1 -> channel 2 is, for each SL the paths use (routingPathSls),
+ * (channel 1, its VL for that SL) -> (channel 2, its VL for that SL), the
+ * VLs from each port's SL2VL. Exact for engines whose paths all use one SL
+ * (ftree, updn, minhop: SL 0); with several, which pair uses which SL is
+ * the SM's (DFSSSP, LASH, QoS): every SL is taken for every pair, so a
+ * cycle is possible, not certain, and the check is partial. Written here:
+ * no library checks routing (ibutils' ibdm is not packaged, and it walks
+ * pairs). */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -765,10 +770,56 @@ static void csr_free(struct csr *g)
 	free(g->queue);
 }
 
-/* The dependencies of c as a graph over the slots; -1 out of memory. */
-static int csr_build(const struct model *m, const struct cdg *c, struct csr *g)
+/* The VLs of the SLs the paths use: the channels' VLs are numbered in the
+ * order first seen (vl_of[VL]: its number; vls[number]: the VL). */
+struct vl_map {
+	uint16_t sls;        /* the SLs (bit per SL), at least SL 0 */
+	uint8_t sl[16];      /* the same, listed */
+	unsigned n_sl;
+	unsigned n;          /* VLs seen */
+	uint8_t vls[16], vl_of[16];
+};
+
+static uint8_t slot_vl(const struct model *m, size_t slot, unsigned sl)
 {
-	size_t V = m->n_slots, E = 0;
+	uint8_t v = m->t->sl2vl ? m->t->sl2vl[slot][sl] : ROUTE_VL_UNREAD;
+
+	return v == ROUTE_VL_UNREAD ? 0 : v; /* unread: one VL, as without SL2VL */
+}
+
+static void vl_map_make(const struct model *m, struct vl_map *vm)
+{
+	memset(vm, 0, sizeof(*vm));
+	memset(vm->vl_of, 0xff, sizeof(vm->vl_of));
+	vm->sls = m->t->path_sls ? m->t->path_sls : 1;
+	for (unsigned sl = 0; sl < 16; sl++)
+		if (vm->sls >> sl & 1)
+			vm->sl[vm->n_sl++] = (uint8_t)sl;
+	for (size_t k = 0; k < m->n_slots; k++)
+		for (unsigned i = 0; i < vm->n_sl; i++) {
+			uint8_t v = slot_vl(m, k, vm->sl[i]);
+
+			if (vm->vl_of[v] != 0xff)
+				continue;
+			vm->vl_of[v] = (uint8_t)vm->n;
+			vm->vls[vm->n++] = v;
+		}
+	if (!vm->n) { /* no slot: VL 0 */
+		vm->vl_of[0] = 0;
+		vm->n = 1;
+	}
+}
+
+static size_t vl_node(const struct model *m, const struct vl_map *vm, size_t slot, unsigned sl)
+{
+	return slot * vm->n + vm->vl_of[slot_vl(m, slot, sl)];
+}
+
+/* The dependencies of c as a graph over (slot, VL); -1 out of memory. */
+static int csr_build(const struct model *m, const struct cdg *c, const struct vl_map *vm,
+		     struct csr *g)
+{
+	size_t V = m->n_slots * vm->n, E = 0;
 	size_t *fill = NULL;
 
 	memset(g, 0, sizeof(*g));
@@ -804,16 +855,21 @@ static int csr_build(const struct model *m, const struct cdg *c, struct csr *g)
 				/* the channel into y's port: the far end's slot */
 				fc = m->base[peer_of(m, in_slot)] + m->peer_port[in_slot];
 				tc = m->base[y] + bit % np;
-				if (fc >= V || tc >= V)
+				if (fc >= m->n_slots || tc >= m->n_slots)
 					continue;
-				if (pass == 0) {
-					g->first[fc + 1]++;
-					g->rfirst[tc + 1]++;
-					E++;
-				} else {
-					g->to[g->first[fc] + g->outd[fc]++] = tc;
-					g->from[g->rfirst[tc] + fill[tc]++] = fc;
-					g->in[tc]++;
+				for (unsigned i = 0; i < vm->n_sl; i++) {
+					size_t fv = vl_node(m, vm, fc, vm->sl[i]);
+					size_t tv = vl_node(m, vm, tc, vm->sl[i]);
+
+					if (pass == 0) {
+						g->first[fv + 1]++;
+						g->rfirst[tv + 1]++;
+						E++;
+					} else {
+						g->to[g->first[fv] + g->outd[fv]++] = tv;
+						g->from[g->rfirst[tv] + fill[tv]++] = fv;
+						g->in[tv]++;
+					}
 				}
 			}
 		}
@@ -864,34 +920,50 @@ static size_t slot_switch(const struct model *m, size_t slot)
 	return lo;
 }
 
-static void say_credit_loop(const struct model *m, const size_t *cycle, size_t len,
-			    struct out_list *o)
+/* A cycle of (slot, VL) nodes, in words: one VL named once, several
+ * named at each link. With several SLs in use it is possible, not
+ * certain (the check is partial). */
+static void say_credit_loop(const struct model *m, const struct vl_map *vm, const size_t *cycle,
+			    size_t len, struct out_list *o)
 {
 	struct route_offender *x = offender_add(o, ROUTE_CHECK_CREDIT, ROUTE_CREDIT_LOOP);
-	char path[ROUTE_DESC_MAX] = "";
-	size_t used = 0, sw = slot_switch(m, cycle[0]);
+	char path[ROUTE_DESC_MAX] = "", vls[16] = "";
+	size_t used = 0, slot0 = cycle[0] / vm->n, sw = slot_switch(m, slot0);
+	bool one_vl = true;
 
 	if (!x)
 		return;
+	for (size_t i = 1; i < len; i++)
+		one_vl = one_vl && cycle[i] % vm->n == cycle[0] % vm->n;
 	for (size_t i = 0; i < len && used < sizeof(path); i++) {
-		size_t s2 = slot_switch(m, cycle[i]);
-		int w = snprintf(path + used, sizeof(path) - used, "%s%s/%zu", i ? " > " : "",
-				 sw_name(m, s2), cycle[i] - m->base[s2]);
+		size_t slot = cycle[i] / vm->n, s2 = slot_switch(m, slot);
+		int w;
 
+		if (!one_vl)
+			snprintf(vls, sizeof(vls), " VL %u", vm->vls[cycle[i] % vm->n]);
+		w = snprintf(path + used, sizeof(path) - used, "%s%s/%zu%s", i ? " > " : "",
+			     sw_name(m, s2), slot - m->base[s2], vls);
 		used += w > 0 ? (size_t)w : 0;
 	}
+	if (one_vl)
+		snprintf(vls, sizeof(vls), "VL %u", vm->vls[cycle[0] % vm->n]);
 	x->guid = m->f->nodes[m->t->switch_node[sw]].guid;
-	x->port = (unsigned)(cycle[0] - m->base[sw]);
+	x->port = (unsigned)(slot0 - m->base[sw]);
 	x->count = len;
-	route_offender_say(x, "credit loop of %zu links on VL 0: %s", len, path);
+	route_offender_say(x, "%scredit loop of %zu links on %s: %s",
+			   vm->sls & (vm->sls - 1) ? "possible " : "", len,
+			   one_vl ? vls : "several VLs", path);
 }
 
 static int credit_loops(const struct model *m, const struct cdg *c, struct out_list *o)
 {
-	size_t V = m->n_slots, *seen_at, *cycle;
+	size_t V, *seen_at, *cycle;
+	struct vl_map vm;
 	struct csr g;
 
-	if (csr_build(m, c, &g))
+	vl_map_make(m, &vm);
+	V = m->n_slots * vm.n;
+	if (csr_build(m, c, &vm, &g))
 		return -1;
 	seen_at = malloc((V + 1) * sizeof(*seen_at));
 	cycle = malloc((V + 1) * sizeof(*cycle));
@@ -923,7 +995,7 @@ static int credit_loops(const struct model *m, const struct cdg *c, struct out_l
 				}
 		}
 		start = seen_at[u];
-		say_credit_loop(m, cycle + start, n - start, o);
+		say_credit_loop(m, &vm, cycle + start, n - start, o);
 		found++;
 		for (size_t i = 0; i < n; i++) { /* the cycle out; the way into it stays */
 			seen_at[cycle[i]] = NONE;
@@ -1198,6 +1270,9 @@ int route_check_shares(const struct topology *f, const struct route_tables *t,
 		cr->status = cr->offenders ? ROUTE_STATUS_FAILED
 			     : unread	  ? ROUTE_STATUS_PARTIAL
 					  : ROUTE_STATUS_PASSED;
+		/* several SLs: which pair uses which is the SM's */
+		if (k == ROUTE_CHECK_CREDIT && t->path_sls & (t->path_sls - 1))
+			cr->status = ROUTE_STATUS_PARTIAL;
 		if (!m.S || !out->destinations)
 			cr->status = ROUTE_STATUS_NOT_RUN;
 	}
@@ -1323,16 +1398,35 @@ int route_tables_init(struct route_tables *t, const struct topology *f, unsigned
 	t->switch_node = calloc(S ? S : 1, sizeof(*t->switch_node));
 	t->read = calloc(S ? S : 1, sizeof(*t->read));
 	t->block_of = calloc(block_rows(max_lid) * (S ? S : 1), sizeof(*t->block_of));
+	t->vl_first = calloc(S + 1, sizeof(*t->vl_first));
 	memset(none, ROUTE_LFT_UNREAD, sizeof(none));
-	if (!t->switch_node || !t->read || !t->block_of || block_intern(t, none) != 0) {
+	if (!t->switch_node || !t->read || !t->block_of || !t->vl_first ||
+	    block_intern(t, none) != 0) {
 		route_tables_free(t);
 		return -1;
 	}
 	S = 0;
 	for (size_t i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i].type == 2)
+		if (f->nodes[i].type == 2) {
+			t->vl_first[S + 1] = t->vl_first[S] + f->nodes[i].num_ports + 1;
 			t->switch_node[S++] = i;
+		}
+	t->sl2vl = malloc((t->vl_first[S] ? t->vl_first[S] : 1) * sizeof(*t->sl2vl));
+	if (!t->sl2vl) {
+		route_tables_free(t);
+		return -1;
+	}
+	memset(t->sl2vl, ROUTE_VL_UNREAD, (t->vl_first[S] ? t->vl_first[S] : 1) * sizeof(*t->sl2vl));
 	return 0;
+}
+
+void route_tables_put_sl2vl(struct route_tables *t, size_t sw, unsigned port,
+			    const uint8_t vl[16])
+{
+	if (sw >= t->n_switches || t->vl_first[sw] + port >= t->vl_first[sw + 1])
+		return;
+	for (unsigned sl = 0; sl < 16; sl++)
+		t->sl2vl[t->vl_first[sw] + port][sl] = vl[sl] & 15;
 }
 
 void route_tables_free(struct route_tables *t)
@@ -1342,6 +1436,8 @@ void route_tables_free(struct route_tables *t)
 	free(t->block_of);
 	free(t->blocks);
 	free(t->index);
+	free(t->vl_first);
+	free(t->sl2vl);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -1397,6 +1493,12 @@ int route_tables_adopt(struct route_tables *t, struct route_tables *from)
 	t->index = from->index;
 	t->index_cap = from->index_cap;
 	memcpy(t->read, from->read, S * sizeof(*t->read));
+	if (from->vl_first[S] == t->vl_first[S]) { /* the same ports: their VLs */
+		uint8_t(*vl)[16] = t->sl2vl;
+
+		t->sl2vl = from->sl2vl;
+		from->sl2vl = vl;
+	}
 	from->block_of = NULL;
 	from->blocks = NULL;
 	from->index = NULL;
@@ -1444,6 +1546,7 @@ int route_tables_compact(struct route_tables *t)
 size_t route_tables_bytes(const struct route_tables *t)
 {
 	return block_rows(t->max_lid) * t->n_switches * sizeof(*t->block_of) +
+	       (t->vl_first ? t->vl_first[t->n_switches] * sizeof(*t->sl2vl) : 0) +
 	       (size_t)t->cap_blocks * 64 + t->index_cap * sizeof(*t->index) +
 	       t->n_switches * (sizeof(*t->switch_node) + sizeof(*t->read));
 }

@@ -17,6 +17,7 @@ struct route_config {
 	unsigned sm_stall_s;  /* routingSmStall: a master's ActCount still this long has stalled */
 	char plan_path[4096]; /* expectedTopology: "" none */
 	unsigned source;      /* routingSource: enum route_source */
+	uint16_t path_sls;    /* routingPathSls: the SLs paths use, a bit each (0: SL 0) */
 };
 extern struct route_config route_cfg;
 
@@ -33,6 +34,13 @@ struct route_run {
 	unsigned *some, n_some;
 	bool adopted;                  /* t is the last read's, taken over */
 	bool *skip;                    /* per switch: no way to send it SMPs */
+	/* SLtoVLMappingTable reads after the blocks: a switch's port cabled
+	 * to a switch, out, as from another such port, in */
+	struct route_vl_read {
+		uint32_t sw;
+		uint8_t in, out;
+	} *vl_reads;
+	size_t n_vl_reads, next_vl;
 	size_t next_sw;
 	unsigned next_block, blocks;
 	size_t pending;

@@ -1,6 +1,7 @@
 /* The routing group's refresh: SubnGet(LinearForwardingTable) of every
- * block of every switch the topology holds, LID-routed, fed to the MAD
- * engine as its window has room (madMaxOutstanding: the switches' CPUs
+ * block of every switch the topology holds, then SubnGet(SLtoVLMappingTable)
+ * of each switch port cabled to a switch (the credit loops' VLs), LID-routed,
+ * fed to the MAD engine as its window has room (madMaxOutstanding: the switches' CPUs
  * see no more than the sweeps give them); then route_check() on a thread
  * of its own, whose end the main loop reads from an eventfd and publishes.
  * The blocks read are those up to the highest LID the topology has (a
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "ibsnmpd/netsnmp.h"
+#include "ibsnmpd/sma_attr.h"
 
 #include "route_internal.h"
 
@@ -60,6 +62,7 @@ static void run_free(struct route_run *r)
 	free(r->whole);
 	free(r->some);
 	free(r->skip);
+	free(r->vl_reads);
 	route_sa_free(r);
 	free(r);
 }
@@ -243,6 +246,70 @@ static void got_block(void *ctx, int result, const uint8_t *data, size_t len)
 		read_done(r);
 }
 
+struct vl_ref {
+	struct route_run *r;
+	size_t sw;
+	unsigned out;
+};
+
+/* A port's SL2VL: what the credit-loop check takes its VLs from; not
+ * answered, the last read's stays (or none: VL 0 assumed). */
+static void got_sl2vl(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct vl_ref *ref = ctx;
+	struct route_run *r = ref->r;
+	uint8_t vl[16];
+
+	if (result == MAD_OK && data && sma_sl2vl_decode(data, len, vl) == 0)
+		route_tables_put_sl2vl(&r->t, ref->sw, ref->out, vl);
+	free(ref);
+	if (--r->pending == 0)
+		read_done(r);
+}
+
+/* The SL2VL reads of switch sw: each port cabled to another switch, as
+ * from the first other such port (the SM sets a port's table alike from
+ * every input, as OpenSM does: one input read stands for all). */
+static void plan_vl_reads_of(struct route_run *r, size_t sw)
+{
+	const struct topology *f = r->fabric;
+	size_t node = r->t.switch_node[sw];
+	unsigned n = 0, ports[256];
+
+	for (unsigned p = 1; p <= f->nodes[node].num_ports && n < 256; p++) {
+		const struct topo_port *tp = topology_port(f, node, p);
+		const struct topo_node *far = tp && tp->peer_guid ? topology_node(f, tp->peer_guid)
+								   : NULL;
+
+		if (far && far->type == 2)
+			ports[n++] = p;
+	}
+	for (unsigned k = 0; k < n && n > 1; k++)
+		r->vl_reads[r->n_vl_reads++] = (struct route_vl_read){
+			(uint32_t)sw, (uint8_t)ports[k ? 0 : 1], (uint8_t)ports[k]};
+}
+
+/* The SL2VL reads of this run: every switch's in a whole read; none in a
+ * partial one (a link's change does not change what the SM maps SLs to:
+ * the last read's stay, and a change costs its own blocks only); with
+ * routingSource sa, a sixteenth of the switches each run (the others'
+ * from the last run), as the blocks' sample. Not planned (out of memory):
+ * none read, VL 0 assumed. */
+static void plan_vl_reads(struct route_area *a, struct route_run *r, bool rotate)
+{
+	size_t ports = 0;
+
+	if (r->whole && !rotate)
+		return;
+	for (size_t i = 0; i < r->t.n_switches; i++)
+		ports += r->fabric->nodes[r->t.switch_node[i]].num_ports;
+	if (!(r->vl_reads = malloc((ports + 1) * sizeof(*r->vl_reads))))
+		return;
+	for (size_t i = 0; i < r->t.n_switches; i++)
+		if (!rotate || i % 16 == a->runs % 16)
+			plan_vl_reads_of(r, i);
+}
+
 static bool block_wanted(const struct route_run *r, size_t sw, unsigned block)
 {
 	if (!r->whole || r->whole[sw])
@@ -275,7 +342,25 @@ static bool next_target(struct route_run *r, size_t *sw, unsigned *block)
 	return false;
 }
 
-/* The feeder: the next blocks, a few at a time. */
+static void feed_sl2vl(struct route_run *r, const struct route_vl_read *v)
+{
+	const struct topo_node *nd = &r->fabric->nodes[r->t.switch_node[v->sw]];
+	struct vl_ref *ref;
+	ib_portid_t to;
+
+	if (r->skip[v->sw] || topology_node_portid(nd, &to) || !(ref = malloc(sizeof(*ref))))
+		return;
+	*ref = (struct vl_ref){r, v->sw, v->out};
+	r->pending++;
+	r->mads++;
+	if (mad_engine_smp_get(&to, IB_ATTR_SLVL_TABLE, (unsigned)v->in << 8 | v->out, got_sl2vl,
+			       ref)) {
+		free(ref);
+		r->pending--;
+	}
+}
+
+/* The feeder: the next blocks, a few at a time, then the SL2VL tables. */
 static bool feed(void *ctx)
 {
 	struct route_run *r = ctx;
@@ -288,6 +373,10 @@ static bool feed(void *ctx)
 		size_t sw;
 
 		if (!next_target(r, &sw, &block)) {
+			if (r->next_vl < r->n_vl_reads) {
+				feed_sl2vl(r, &r->vl_reads[r->next_vl++]);
+				continue;
+			}
 			if (--r->pending == 0) /* the hold of the start */
 				read_done(r);
 			return false;
@@ -415,13 +504,22 @@ void route_read_start(struct cache_group *g)
 	r->fabric = topology_get(f);
 	r->began = mono_now();
 	a->run = r;
+	r->t.path_sls = route_cfg.path_sls;
 	if (route_cfg.source == ROUTE_SOURCE_SA) { /* the SM's copy, whole, then a sample */
+		bool same = same_switches(a, f, &r->t) &&
+			    a->last.vl_first[a->last.n_switches] == r->t.vl_first[r->t.n_switches];
+
 		a->n_changed = a->n_changed_lids = 0;
 		a->full_next = a->partial_wanted = false;
+		if (same) /* the VLs of the switches not read this run */
+			memcpy(r->t.sl2vl, a->last.sl2vl,
+			       r->t.vl_first[r->t.n_switches] * sizeof(*r->t.sl2vl));
+		plan_vl_reads(a, r, same);
 		route_sa_read(r);
 		return;
 	}
 	partial_from_last(a, r, f);
+	plan_vl_reads(a, r, false);
 	r->pending = 1; /* held until every SMP is queued */
 	r->feeder = (struct mad_feeder){.next = feed, .ctx = r};
 	mad_engine_feed(&r->feeder);
@@ -437,6 +535,7 @@ void route_read_sample(struct route_run *r)
 	}
 	r->next_sw = 0;
 	r->next_block = 0;
+	r->next_vl = 0;
 	r->pending = 1; /* held until every SMP is queued */
 	r->feeder = (struct mad_feeder){.next = feed, .ctx = r};
 	mad_engine_feed(&r->feeder);

@@ -373,16 +373,13 @@ static void unread_switch_is_partial(void **state)
 	assert_int_equal(b->r.checks[ROUTE_CHECK_REACH].offenders, 0);
 }
 
-/* A ring of 4 switches, one host each, every LID routed clockwise: the
- * textbook credit loop. */
-static void ring_routed_one_way_has_a_credit_loop(void **state)
+/* A ring of 4 switches r0..r3, one host each, every LID routed clockwise
+ * (port 2): the textbook credit loop. */
+static struct topology *ring_one_way(struct route_tables *t)
 {
 	struct topology *f;
-	struct route_tables t;
-	struct route_findings r;
 	char name[8];
 
-	(void)state;
 	text[0] = 0;
 	for (unsigned i = 0; i < 4; i++) {
 		port_line(HOST(i), 1, 1 + i, LEAF(i), 1);
@@ -394,16 +391,27 @@ static void ring_routed_one_way_has_a_credit_loop(void **state)
 	}
 	add("done 0.01\n");
 	f = parse();
-	assert_int_equal(route_tables_init(&t, f, route_max_lid(f)), 0);
+	assert_int_equal(route_tables_init(t, f, route_max_lid(f)), 0);
 	for (unsigned i = 0; i < 4; i++) {
 		size_t s;
 
 		snprintf(name, sizeof(name), "r%u", i);
-		s = sw(f, &t, name);
-		t.read[s] = true;
+		s = sw(f, t, name);
+		t->read[s] = true;
 		for (unsigned lid = 1; lid <= 8; lid++)
-			set(&t, s, lid, lid == 1 + i ? 1 : lid == 5 + i ? 0 : 2);
+			set(t, s, lid, lid == 1 + i ? 1 : lid == 5 + i ? 0 : 2);
 	}
+	return f;
+}
+
+static void ring_routed_one_way_has_a_credit_loop(void **state)
+{
+	struct route_tables t;
+	struct topology *f = ring_one_way(&t);
+	struct route_findings r;
+	char name[8];
+
+	(void)state;
 	assert_int_equal(route_check(f, &t, &r), 0);
 	assert_int_equal(r.checks[ROUTE_CHECK_REACH].status, ROUTE_STATUS_PASSED);
 	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].status, ROUTE_STATUS_FAILED);
@@ -431,6 +439,67 @@ static void ring_routed_one_way_has_a_credit_loop(void **state)
 	assert_int_equal(route_check(f, &t, &r), 0);
 	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].status, ROUTE_STATUS_PASSED);
 	assert_int_equal(r.checks[ROUTE_CHECK_HOPS].status, ROUTE_STATUS_PASSED);
+	route_findings_free(&r);
+	route_tables_free(&t);
+	topology_put(f);
+}
+
+static const char *credit_words(const struct route_findings *r, size_t k)
+{
+	for (size_t i = 0; i < r->n_offenders; i++)
+		if (r->offenders[i].check == ROUTE_CHECK_CREDIT && k-- == 0)
+			return r->offenders[i].desc;
+	return "";
+}
+
+/* Every ring port's SL2VL: SL 0 on VL vl0, SL 1 on VL vl1, the rest on 0. */
+static void ring_vls(const struct topology *f, struct route_tables *t, uint8_t vl0, uint8_t vl1)
+{
+	uint8_t vl[16] = {vl0, vl1};
+	char name[8];
+
+	for (unsigned i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "r%u", i);
+		for (unsigned p = 2; p <= 3; p++)
+			route_tables_put_sl2vl(t, sw(f, t, name), p, vl);
+	}
+}
+
+/* The CDG is over (channel, VL), the VLs from SL2VL: the loop named on
+ * the VL SL 0 leaves on; a link whose SL 0 goes on another VL named at
+ * each link (still a loop: the VL follows the link, not the packet); two
+ * SLs in use, a loop on each one's VLs, possible only: partial. */
+static void credit_loops_are_per_vl_from_sl2vl(void **state)
+{
+	struct route_tables t;
+	struct topology *f = ring_one_way(&t);
+	struct route_findings r;
+	uint8_t vl[16] = {1};
+
+	(void)state;
+	ring_vls(f, &t, 3, 5);
+	assert_int_equal(route_check(f, &t, &r), 0);
+	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].status, ROUTE_STATUS_FAILED);
+	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].offenders, 1);
+	assert_string_equal(credit_words(&r, 0),
+			    "credit loop of 4 links on VL 3: r0/2 > r1/2 > r2/2 > r3/2");
+	route_findings_free(&r);
+	route_tables_put_sl2vl(&t, sw(f, &t, "r1"), 2, vl);
+	assert_int_equal(route_check(f, &t, &r), 0);
+	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].offenders, 1);
+	assert_string_equal(credit_words(&r, 0),
+			    "credit loop of 4 links on several VLs: r0/2 VL 3 > r1/2 VL 1 > "
+			    "r2/2 VL 3 > r3/2 VL 3");
+	route_findings_free(&r);
+	ring_vls(f, &t, 3, 5);
+	t.path_sls = 3; /* SLs 0 and 1 */
+	assert_int_equal(route_check(f, &t, &r), 0);
+	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].status, ROUTE_STATUS_PARTIAL);
+	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].offenders, 2);
+	assert_string_equal(credit_words(&r, 0),
+			    "possible credit loop of 4 links on VL 3: r0/2 > r1/2 > r2/2 > r3/2");
+	assert_string_equal(credit_words(&r, 1),
+			    "possible credit loop of 4 links on VL 5: r0/2 > r1/2 > r2/2 > r3/2");
 	route_findings_free(&r);
 	route_tables_free(&t);
 	topology_put(f);
@@ -1137,6 +1206,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unbalanced_uplinks_are_found, bed_up, bed_down),
 		cmocka_unit_test_setup_teardown(unread_switch_is_partial, bed_up, bed_down),
 		cmocka_unit_test(ring_routed_one_way_has_a_credit_loop),
+		cmocka_unit_test(credit_loops_are_per_vl_from_sl2vl),
 		cmocka_unit_test(tables_keep_blocks_alike_once),
 		cmocka_unit_test(clean_subnet_passes),
 		cmocka_unit_test(duplicate_lid_names_both_ports),
