@@ -289,7 +289,9 @@ def test_a_hosts_link_down_and_back_reads_its_leaf_and_its_lid_block(bed, fabric
     switches = sum(1 for n in nodes.values() if n[0] == "switch")
     top = max(n[3] for n in nodes.values())
     blocks = top // 64 + 1
-    assert wait_for(lambda: num(bed.get(MADS)[MADS][1]) == switches * blocks, seconds=60)
+    # a whole read: every block, and every switch-to-switch port's SL2VL
+    assert wait_for(lambda: num(bed.get(MADS)[MADS][1]) ==
+                    switches * blocks + sl2vl_reads(fabric), seconds=60)
     # every read's SMPs from the log (-D ibsnmpd:route): a periodic read
     # every 3 s may publish before a poller sees the partial one served
     start = bed.log_size()
@@ -307,6 +309,18 @@ def test_a_hosts_link_down_and_back_reads_its_leaf_and_its_lid_block(bed, fabric
     assert wait_for(lambda: blocks + switches - 1 in read_smps(bed, start), seconds=60), \
         read_smps(bed, start)
     assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=30), statuses(bed)
+
+
+def sl2vl_reads(fabric):
+    """the SL2VL tables a whole read asks for: each switch's ports cabled
+    to a switch, when it has two or more"""
+    nodes, ports = fabric
+    total = 0
+    for name, node in nodes.items():
+        if node[0] == "switch":
+            n = sum(len(v) for (a, b), v in ports.items() if a == name and nodes[b][0] == "switch")
+            total += n if n > 1 else 0
+    return total
 
 
 def read_smps(bed, offset):

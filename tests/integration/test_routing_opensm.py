@@ -13,6 +13,7 @@ whose routes go down then up (ibtracert). Apart from test_routing.py so that
 ctest runs the two side by side."""
 import os
 import re
+import signal
 import subprocess
 
 from conftest import TOP, TRAP_OID, notifications, start_testbed, stop_testbed, wait_for
@@ -280,5 +281,103 @@ def test_minhop_routes_down_then_up_through_a_leaf(tmp_path):
             for dst, src in (("h2-1", "leaf1"), ("h2-2", "leaf1"), ("h1-1", "leaf2"),
                              ("h1-2", "leaf2")))
         assert sorted(words_of(bed, 3)) == expected, words_of(bed, 3)
+    finally:
+        stop_testbed(bed)
+
+
+def switch_links(bed):
+    """{(switch, port): (far node, far port)} as ibnetdiscover reads the subnet"""
+    links, switch = {}, None
+    for line in bed.run_on_node("ibnetdiscover", timeout=60).splitlines():
+        m = re.match(r'^Switch\s.*# "([^"]+)"', line)
+        if m:
+            switch = m.group(1)
+            continue
+        m = re.match(r'^\[(\d+)\]\s+"[^"]+"\[(\d+)\].*# "([^"]+)"', line)
+        if m and switch:
+            links[(switch, int(m.group(1)))] = (m.group(3), int(m.group(2)))
+        elif not line.strip():
+            switch = None
+    return links
+
+
+def sl0_vl(bed, lid, in_port, out_port):
+    """SL 0's VL leaving out_port of the switch at lid, from in_port, as
+    smpquery reads its SL2VL table"""
+    # smpquery sl2vl LID PORT: the table of every input port to PORT
+    out = bed.run_on_node("smpquery", "sl2vl", str(lid), str(out_port), timeout=60)
+    m = re.search(r"in\s+%d, out\s+%d:\s*\|\s*(\d+)\|" % (in_port, out_port), out)
+    assert m, out
+    return int(m.group(1))
+
+
+def credit_loops(bed):
+    """[(VL or None for several, [(switch, port), ...])] of the credit-loop
+    offenders' words; and whether they are said to be possible only"""
+    loops = []
+    for words in words_of(bed, 4):
+        m = re.match(r"(possible )?credit loop of (\d+) links on (?:VL (\d+)|several VLs): (.*)$",
+                     words)
+        assert m, words
+        hops = [(s, int(p)) for s, p in re.findall(r"(\w+)/(\d+)", m.group(4))]
+        assert len(hops) == int(m.group(2)), words
+        loops.append((int(m.group(3)) if m.group(3) else None, hops, bool(m.group(1))))
+    return sorted(loops)
+
+
+def test_a_ring_has_credit_loops_on_the_vls_sl2vl_maps_sl_0_to(tmp_path):
+    """Five switches in a ring (ring5.net), routed by opensm's minhop: every
+    host two switches away the short way round (ibtracert), so that the
+    channel dependencies close a cycle each way. The credit-loop check
+    names both, each link's far end as ibnetdiscover has it, on the VL that
+    SL 0 leaves each switch on as smpquery reads SL2VL: VL 0, then VL 1
+    once opensm's QoS maps SL 0 there on the switches' external ports. With
+    two SLs in use (routingPathSls 0-1) the loops are possible, not certain:
+    the check is partial."""
+    bed = start_testbed(topology="ring5.net", node="h1",
+                        extra_conf=["routingCheckInterval 3", "routingSettle 1"])
+    try:
+        assert wait_for(lambda: runs(bed) >= 1, seconds=120)
+        lids, links = lids_of(bed), switch_links(bed)
+        for i in range(1, 6):
+            for step in (2, -2):
+                j = (i - 1 + step) % 5 + 1
+                mid = (i - 1 + step // 2) % 5 + 1
+                path = ibtracert(bed, lids["h%d" % i], lids["h%d" % j])
+                assert path == ["h%d" % i, "s%d" % i, "s%d" % mid, "s%d" % j, "h%d" % j], path
+
+        def checked(vl):
+            loops = credit_loops(bed)
+            assert len(loops) == 2 and all(v == vl and not possible for v, _, possible in loops)
+            for _, hops, _ in loops:
+                assert len(hops) == 5 and {s for s, _ in hops} == {"s%d" % i for i in range(1, 6)}
+                for k, (s, p) in enumerate(hops):
+                    far, far_port = links[(s, p)]
+                    assert far == hops[(k + 1) % 5][0], (hops, links[(s, p)])
+                    # SL 0's VL out of the next switch, from the port the
+                    # link comes in on
+                    nxt, nxt_port = hops[(k + 1) % 5]
+                    assert sl0_vl(bed, lids[nxt], far_port, nxt_port) == vl
+            return True
+
+        assert wait_for(lambda: statuses(bed).get(4) == 2, seconds=60), statuses(bed)
+        assert checked(0)
+        # opensm's QoS: SL 0 on VL 1 on the switches' external ports
+        bed.stop("opensm")
+        with open(bed.path("opensm.conf"), "a") as f:
+            f.write("qos TRUE\nqos_max_vls 8\nqos_sl2vl 0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7\n"
+                    "qos_swe_sl2vl 1,0,2,3,4,5,6,7,0,1,2,3,4,5,6,7\n"
+                    "qos_vlarb_high 0:4,1:4\nqos_vlarb_low 0:64,1:64\n")
+        bed.start_service("opensm")
+        assert wait_for(lambda: credit_loops(bed) and credit_loops(bed)[0][0] == 1, seconds=120), \
+            credit_loops(bed)
+        assert checked(1)
+        # two SLs: SL 0 on VL 1, SL 1 on VL 0 (the same loops on each)
+        with open(bed.path("ibsnmpd.conf"), "a") as f:
+            f.write("routingPathSls 0-1\n")
+        os.kill(bed.pid_of("ibsnmpd"), signal.SIGHUP)
+        assert wait_for(lambda: statuses(bed).get(4) == 4, seconds=60), statuses(bed)
+        loops = credit_loops(bed)
+        assert [v for v, _, _ in loops] == [0, 0, 1, 1] and all(p for _, _, p in loops), loops
     finally:
         stop_testbed(bed)
