@@ -26,6 +26,7 @@ from the switches and compared): its read time and SMPs against the same
 bare client reading every block by SMP.
 
 Usage: bench/routing.py [--hosts 2000] [--radix 64] [--runs 5] [--no-memory] [--source sa]
+                        [--peer-runs 3] [--fault-only]
 """
 import argparse
 import os
@@ -119,6 +120,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--source", choices=("smp", "sa"), default="smp")
+    ap.add_argument("--peer-runs", type=int, default=3,
+                    help="reads of the bare client (40,000 hosts: minutes each)")
     ap.add_argument("--fault-only", action="store_true",
                     help="the first run, then the console fault to its alarm only (40,000 hosts:"
                     " a read there takes minutes)")
@@ -185,7 +188,7 @@ def main():
         time.sleep(3)
         wait_run(target, last - 1)  # a run begun before the SIGHUP ends
         time.sleep(2)
-        peers = [bare(bed, switches, top) for _ in range(3)]
+        peers = [bare(bed, switches, top) for _ in range(args.peer_runs)]
     without = None if args.no_memory else rss_without(args)
 
     read, check, sent = statistics.median(reads), statistics.median(checks), statistics.median(mads)
