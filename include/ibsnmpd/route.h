@@ -152,7 +152,7 @@ struct route_tables {
 	 * cabled to another switch, as read from one other such port of its
 	 * switch (the VL each SL leaves on), by slot: switch i's port p is
 	 * vl_first[i] + p (the switches' ports one after the other, as the
-	 * topology numbers them); ROUTE_VL_UNREAD none (VL 0 assumed). */
+	 * topology numbers them); ROUTE_VL_UNREAD none (taken as most ports). */
 	size_t *vl_first;       /* per switch, then the total */
 	uint8_t (*sl2vl)[16];
 	uint16_t path_sls;      /* the SLs the fabric's paths use (routingPathSls); 0: SL 0 */

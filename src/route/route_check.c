@@ -771,24 +771,30 @@ static void csr_free(struct csr *g)
 }
 
 /* The VLs of the SLs the paths use: the channels' VLs are numbered in the
- * order first seen (vl_of[VL]: its number; vls[number]: the VL). */
+ * order first seen (vl_of[VL]: its number; vls[number]: the VL). A port
+ * whose SL2VL was not read (unanswered, or facing a CA) is taken to map
+ * each SL as most ports read do: a fabric's tables are alike but for a
+ * QoS policy's port types. */
 struct vl_map {
 	uint16_t sls;        /* the SLs (bit per SL), at least SL 0 */
 	uint8_t sl[16];      /* the same, listed */
 	unsigned n_sl;
+	uint8_t usual[16];   /* per SL: the VL most ports read give it (0: none read) */
 	unsigned n;          /* VLs seen */
 	uint8_t vls[16], vl_of[16];
 };
 
-static uint8_t slot_vl(const struct model *m, size_t slot, unsigned sl)
+static uint8_t slot_vl(const struct model *m, const struct vl_map *vm, size_t slot, unsigned sl)
 {
-	uint8_t v = m->t->sl2vl ? m->t->sl2vl[slot][sl] : ROUTE_VL_UNREAD;
+	uint8_t v = m->t->sl2vl[slot][sl];
 
-	return v == ROUTE_VL_UNREAD ? 0 : v; /* unread: one VL, as without SL2VL */
+	return v == ROUTE_VL_UNREAD ? vm->usual[sl] : v;
 }
 
 static void vl_map_make(const struct model *m, struct vl_map *vm)
 {
+	uint32_t seen[16][16] = {{0}}; /* [SL][VL]: ports read */
+
 	memset(vm, 0, sizeof(*vm));
 	memset(vm->vl_of, 0xff, sizeof(vm->vl_of));
 	vm->sls = m->t->path_sls ? m->t->path_sls : 1;
@@ -797,7 +803,18 @@ static void vl_map_make(const struct model *m, struct vl_map *vm)
 			vm->sl[vm->n_sl++] = (uint8_t)sl;
 	for (size_t k = 0; k < m->n_slots; k++)
 		for (unsigned i = 0; i < vm->n_sl; i++) {
-			uint8_t v = slot_vl(m, k, vm->sl[i]);
+			uint8_t v = m->t->sl2vl[k][vm->sl[i]];
+
+			if (v != ROUTE_VL_UNREAD)
+				seen[vm->sl[i]][v & 15]++;
+		}
+	for (unsigned i = 0; i < vm->n_sl; i++)
+		for (unsigned v = 1; v < 16; v++)
+			if (seen[vm->sl[i]][v] > seen[vm->sl[i]][vm->usual[vm->sl[i]]])
+				vm->usual[vm->sl[i]] = (uint8_t)v;
+	for (size_t k = 0; k < m->n_slots; k++)
+		for (unsigned i = 0; i < vm->n_sl; i++) {
+			uint8_t v = slot_vl(m, vm, k, vm->sl[i]);
 
 			if (vm->vl_of[v] != 0xff)
 				continue;
@@ -812,7 +829,7 @@ static void vl_map_make(const struct model *m, struct vl_map *vm)
 
 static size_t vl_node(const struct model *m, const struct vl_map *vm, size_t slot, unsigned sl)
 {
-	return slot * vm->n + vm->vl_of[slot_vl(m, slot, sl)];
+	return slot * vm->n + vm->vl_of[slot_vl(m, vm, slot, sl)];
 }
 
 /* The dependencies of c as a graph over (slot, VL); -1 out of memory. */

@@ -1,8 +1,9 @@
 /* The routing group's refresh: SubnGet(LinearForwardingTable) of every
  * block of every switch the topology holds, then SubnGet(SLtoVLMappingTable)
- * of each switch port cabled to a switch (the credit loops' VLs), LID-routed,
- * fed to the MAD engine as its window has room (madMaxOutstanding: the switches' CPUs
- * see no more than the sweeps give them); then route_check() on a thread
+ * of each switch port cabled to a switch (the credit loops' VLs),
+ * LID-routed, fed to the MAD engine as its window has room
+ * (madMaxOutstanding: the switches' CPUs see no more than the sweeps give
+ * them); then route_check() on a thread
  * of its own, whose end the main loop reads from an eventfd and publishes.
  * The blocks read are those up to the highest LID the topology has (a
  * switch's LinearFDBTop may be higher; entries past the last LID route
@@ -253,7 +254,8 @@ struct vl_ref {
 };
 
 /* A port's SL2VL: what the credit-loop check takes its VLs from; not
- * answered, the last read's stays (or none: VL 0 assumed). */
+ * answered, it stays as it was (routingSource sa: the last run's; else
+ * unread, taken to be as most ports'). */
 static void got_sl2vl(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct vl_ref *ref = ctx;
@@ -294,7 +296,7 @@ static void plan_vl_reads_of(struct route_run *r, size_t sw)
  * the last read's stay, and a change costs its own blocks only); with
  * routingSource sa, a sixteenth of the switches each run (the others'
  * from the last run), as the blocks' sample. Not planned (out of memory):
- * none read, VL 0 assumed. */
+ * none read (VL 0 taken). */
 static void plan_vl_reads(struct route_area *a, struct route_run *r, bool rotate)
 {
 	size_t ports = 0;

@@ -466,9 +466,10 @@ static void ring_vls(const struct topology *f, struct route_tables *t, uint8_t v
 }
 
 /* The CDG is over (channel, VL), the VLs from SL2VL: the loop named on
- * the VL SL 0 leaves on; a link whose SL 0 goes on another VL named at
- * each link (still a loop: the VL follows the link, not the packet); two
- * SLs in use, a loop on each one's VLs, possible only: partial. */
+ * the VL SL 0 leaves on (a port unread: as the others); a link whose SL 0
+ * goes on another VL, the VLs named at each link (still a loop: the VL
+ * follows the link, not the packet); two SLs in use, a loop on each one's
+ * VLs, possible only: partial. */
 static void credit_loops_are_per_vl_from_sl2vl(void **state)
 {
 	struct route_tables t;
@@ -481,6 +482,12 @@ static void credit_loops_are_per_vl_from_sl2vl(void **state)
 	assert_int_equal(route_check(f, &t, &r), 0);
 	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].status, ROUTE_STATUS_FAILED);
 	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].offenders, 1);
+	assert_string_equal(credit_words(&r, 0),
+			    "credit loop of 4 links on VL 3: r0/2 > r1/2 > r2/2 > r3/2");
+	route_findings_free(&r);
+	/* a port unanswered: as most ports map SL 0 */
+	memset(t.sl2vl[t.vl_first[sw(f, &t, "r2")] + 2], ROUTE_VL_UNREAD, 16);
+	assert_int_equal(route_check(f, &t, &r), 0);
 	assert_string_equal(credit_words(&r, 0),
 			    "credit loop of 4 links on VL 3: r0/2 > r1/2 > r2/2 > r3/2");
 	route_findings_free(&r);
