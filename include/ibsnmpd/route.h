@@ -156,8 +156,15 @@ struct route_tables {
 	size_t *vl_first;       /* per switch, then the total */
 	uint8_t (*sl2vl)[16];
 	uint16_t path_sls;      /* the SLs the fabric's paths use (routingPathSls); 0: SL 0 */
+	uint16_t sampled_sls;   /* those a sample of the SA's PathRecords gave */
 };
 #define ROUTE_VL_UNREAD 0xff
+
+/* The SLs the credit-loop check takes every path to use, a bit each. */
+static inline uint16_t route_path_sls(const struct route_tables *t)
+{
+	return (uint16_t)((t->path_sls ? t->path_sls : 1) | t->sampled_sls);
+}
 
 static inline uint8_t route_entry(const struct route_tables *t, unsigned lid, size_t sw)
 {
@@ -230,8 +237,9 @@ size_t route_tables_bytes(const struct route_tables *t);
 /* One line of ibsnmpd-discover --lft ("lft LID BLOCK" and 128 hex digits:
  * the SA's LinearForwardingTableRecord) put in t: the switch whose LID it
  * is (sw_of_lid[LID]: its index + 1; 0 none, n_lids entries) gets the
- * block, counted in got[switch]. 0 put (or not a switch of t, or a block
- * past its LIDs: skipped), 1 the "done" line, -1 malformed. Pure;
+ * block, counted in got[switch]. Or of --path-sls ("psl SLID DLID SL": a
+ * path's SL, kept in t->sampled_sls). 0 put (or not a switch of t, or a
+ * block past its LIDs: skipped), 1 the "done" line, -1 malformed. Pure;
  * unit-tested, fuzzed. */
 int route_lft_line(struct route_tables *t, const uint32_t *sw_of_lid, size_t n_lids,
 		   uint32_t *got, const char *line, size_t len);

@@ -797,7 +797,7 @@ static void vl_map_make(const struct model *m, struct vl_map *vm)
 
 	memset(vm, 0, sizeof(*vm));
 	memset(vm->vl_of, 0xff, sizeof(vm->vl_of));
-	vm->sls = m->t->path_sls ? m->t->path_sls : 1;
+	vm->sls = route_path_sls(m->t);
 	for (unsigned sl = 0; sl < 16; sl++)
 		if (vm->sls >> sl & 1)
 			vm->sl[vm->n_sl++] = (uint8_t)sl;
@@ -1288,7 +1288,7 @@ int route_check_shares(const struct topology *f, const struct route_tables *t,
 			     : unread	  ? ROUTE_STATUS_PARTIAL
 					  : ROUTE_STATUS_PASSED;
 		/* several SLs: which pair uses which is the SM's */
-		if (k == ROUTE_CHECK_CREDIT && t->path_sls & (t->path_sls - 1))
+		if (k == ROUTE_CHECK_CREDIT && route_path_sls(t) & (route_path_sls(t) - 1))
 			cr->status = ROUTE_STATUS_PARTIAL;
 		if (!m.S || !out->destinations)
 			cr->status = ROUTE_STATUS_NOT_RUN;
@@ -1589,6 +1589,21 @@ int route_lft_line(struct route_tables *t, const uint32_t *sw_of_lid, size_t n_l
 	n = len < sizeof(head) - 1 ? len : sizeof(head) - 1;
 	memcpy(head, line, n);
 	head[n] = 0;
+	if (!strncmp(head, "psl ", 4)) { /* "psl SLID DLID SL": a path's SL */
+		unsigned long v[3];
+
+		end = head + 3;
+		for (unsigned k = 0; k < 3; k++) {
+			if (*end != ' ' || !isdigit((unsigned char)end[1]))
+				return -1;
+			v[k] = strtoul(end + 1, &end, 10);
+		}
+		if ((*end != '\n' && *end) || (size_t)(end - head) + (*end == '\n') != len ||
+		    v[0] > 0xffff || v[1] > 0xffff || v[2] > 15)
+			return -1;
+		t->sampled_sls |= (uint16_t)(1u << v[2]);
+		return 0;
+	}
 	if (strncmp(head, "lft ", 4))
 		return -1;
 	if (!isdigit((unsigned char)head[4]))

@@ -50,6 +50,8 @@ struct route_run {
 	/* routingSource sa (route_sa.c): the SA's copy, read by the helper,
 	 * then a sample of blocks read from the switches and compared */
 	bool from_sa, sa_done;
+	bool asking_sls;               /* the helper asks the paths' SLs (route_sa_path_sls) */
+	bool helper_fd;                /* fd is a helper's output, watched */
 	pid_t pid;
 	int fd, status;
 	bool output_done, exited;
@@ -181,6 +183,9 @@ struct route_sm_track {
 /* The SA's copy read into r (set up as for a read of every switch), then
  * the sample; its end is route_read_sampled(). */
 void route_sa_read(struct route_run *r);
+/* Between the read and the checks: the SLs of a sample of paths, from the
+ * SA's PathRecords (the helper, --path-sls), then route_read_checks(). */
+void route_sa_path_sls(struct route_run *r);
 /* The differences the sample found, as reachability offenders of g. */
 void route_sa_offenders(const struct route_run *r, struct route_findings *g);
 void route_sa_free(struct route_run *r);
@@ -189,6 +194,8 @@ void route_sa_free(struct route_run *r);
 void route_read_sample(struct route_run *r);
 /* A run that ended before its checks (its failure published): freed. */
 void route_read_abandon(struct route_run *r);
+/* The read is whole: the checks on their thread, then the publication. */
+void route_read_checks(struct route_run *r);
 
 /* route_mib.c */
 int route_mib_register(struct route_area *a);

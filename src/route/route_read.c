@@ -174,8 +174,6 @@ static void publish(void *arg)
 
 static void read_done(struct route_run *r)
 {
-	struct route_area *a = r->a;
-
 	r->read_done = mono_now();
 	if (r->whole) /* the others keep what the last read found */
 		for (size_t i = 0; i < r->t.n_switches; i++)
@@ -184,6 +182,13 @@ static void read_done(struct route_run *r)
 	else
 		for (size_t i = 0; i < r->t.n_switches; i++)
 			r->t.read[i] = r->failed[i] == 0 && r->blocks > 0;
+	route_sa_path_sls(r);
+}
+
+void route_read_checks(struct route_run *r)
+{
+	struct route_area *a = r->a;
+
 	if (route_worker_start(&a->checker, checks, publish, r)) {
 		a->run = NULL;
 		run_free(r);

@@ -25,12 +25,15 @@
 #define SAMPLE_RUNS 16    /* every block compared once in this many runs */
 #define LINE_MAX_LEN 256  /* "lft LID BLOCK" and 128 hex digits */
 
+#define PATH_SAMPLE 16    /* paths whose SL is asked each run */
+
 void route_sa_free(struct route_run *r)
 {
-	if (r->fd >= 0 && r->from_sa) {
+	if (r->helper_fd) {
 		unregister_readfd(r->fd);
 		close(r->fd);
 		r->fd = -1;
+		r->helper_fd = false;
 	}
 	if (r->pid > 0)
 		child_stop(r->pid);
@@ -55,6 +58,21 @@ static void sa_failed(struct route_run *r, const char *why)
 	route_read_abandon(r);
 }
 
+/* The paths' SLs are in (or the SA gave none: routingPathSls alone). */
+static void sls_finish(struct route_run *r)
+{
+	r->asking_sls = false;
+	free(r->line);
+	r->line = NULL;
+	r->line_len = r->line_cap = 0;
+	if (r->status != 0 || !r->sa_done)
+		DEBUGMSGTL(("ibsnmpd:route", "the paths' SLs: the helper asked none (%d)\n",
+			    r->status));
+	else
+		DEBUGMSGTL(("ibsnmpd:route", "the paths' SLs: 0x%04x\n", r->t.sampled_sls));
+	route_read_checks(r);
+}
+
 /* The helper's output and exit are both in: the sample, or why not. */
 static void sa_finish(struct route_run *r)
 {
@@ -63,6 +81,10 @@ static void sa_finish(struct route_run *r)
 
 	if (!r->exited || !r->output_done)
 		return;
+	if (r->asking_sls) {
+		sls_finish(r);
+		return;
+	}
 	if (r->status != 0 || !r->sa_done) {
 		sa_failed(r, r->status < 0 ? "the helper hung and was killed"
 					   : "the helper failed (its log line says why)");
@@ -138,6 +160,7 @@ static void sa_output(int fd, void *arg)
 	unregister_readfd(fd);
 	close(fd);
 	r->fd = -1;
+	r->helper_fd = false;
 	r->output_done = true;
 	if (r->exited)
 		sa_finish(r);
@@ -157,19 +180,91 @@ static void sa_exited(pid_t pid, int status, bool killed, void *arg)
 	sa_finish(r);
 }
 
-void route_sa_read(struct route_run *r)
+/* The helper started with flag, then CA PORT TIMEOUT RETRIES and extra
+ * (NULL-ended), its output watched; -1 not started (why in *why). */
+static int helper_start(struct route_run *r, const char *flag, char *const *extra,
+			const char *what, const char **why)
 {
 	const char *helper, *ca;
-	char port[16], timeout[16], retries[16], flag[] = "--lft";
-	int port_num, fds[2];
-	char *argv[7];
+	char port[16], timeout[16], retries[16];
+	char *argv[7 + PATH_SAMPLE];
+	int port_num, fds[2], n = 0;
+
+	if (topology_helper(&helper, &ca, &port_num)) {
+		*why = "no discovery helper to ask the SA with";
+		return -1;
+	}
+	snprintf(port, sizeof(port), "%d", port_num);
+	snprintf(timeout, sizeof(timeout), "%u", ibsnmpd_cfg.mad_timeout_ms);
+	snprintf(retries, sizeof(retries), "%u", ibsnmpd_cfg.mad_retries);
+	argv[n++] = (char *)helper;
+	argv[n++] = (char *)flag;
+	argv[n++] = (char *)ca;
+	argv[n++] = port;
+	argv[n++] = timeout;
+	argv[n++] = retries;
+	for (unsigned k = 0; extra && extra[k] && k < PATH_SAMPLE; k++)
+		argv[n++] = extra[k];
+	argv[n] = NULL;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		*why = "no pipe for the helper";
+		return -1;
+	}
+	r->output_done = r->exited = r->sa_done = false;
+	r->status = 0;
+	r->line_len = 0;
+	/* a read that takes longer than the interval between two is hung */
+	r->pid = child_spawn(what, argv, -1, fds[1], r->a->group.lifetime_s, sa_exited, r);
+	close(fds[1]);
+	if (r->pid < 0) {
+		close(fds[0]);
+		r->pid = 0;
+		*why = "the helper did not start";
+		return -1;
+	}
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	r->fd = fds[0];
+	r->helper_fd = true;
+	register_readfd(r->fd, sa_output, r);
+	return 0;
+}
+
+void route_sa_path_sls(struct route_run *r)
+{
+	const struct topology *f = r->fabric;
+	char words[PATH_SAMPLE][24], *extra[PATH_SAMPLE + 1] = {NULL};
+	unsigned *cas = malloc((f->n_ports + 1) * sizeof(*cas)), n = 0, k = 0;
+	const char *why = NULL;
+
+	for (size_t i = 0; cas && i < f->n_ports; i++)
+		if (f->ports[i].lid && f->nodes[f->ports[i].node].type != 2)
+			cas[n++] = f->ports[i].lid;
+	/* sources and destinations spread over the CA ports, turning with the
+	 * runs, so that SLs given per pair (DFSSSP, LASH) show in time */
+	for (unsigned i = 0; n > 1 && i < PATH_SAMPLE; i++) {
+		unsigned s = (unsigned)((r->a->runs * PATH_SAMPLE + i) * 2654435761u % n);
+		unsigned d = (s + 1 + (i * 7919u + (unsigned)r->a->runs) % (n - 1)) % n;
+
+		snprintf(words[k], sizeof(words[k]), "%u:%u", cas[s], cas[d]);
+		extra[k] = words[k];
+		k++;
+	}
+	free(cas);
+	r->asking_sls = true;
+	if (!k || helper_start(r, "--path-sls", extra, "the paths' SLs (helper)", &why)) {
+		if (why)
+			DEBUGMSGTL(("ibsnmpd:route", "the paths' SLs: %s\n", why));
+		r->asking_sls = false;
+		route_read_checks(r);
+	}
+}
+
+void route_sa_read(struct route_run *r)
+{
+	const char *why = NULL;
 
 	r->from_sa = true;
 	r->fd = -1;
-	if (topology_helper(&helper, &ca, &port_num)) {
-		sa_failed(r, "no discovery helper to ask the SA with");
-		return;
-	}
 	r->n_lids = (size_t)r->t.max_lid + 1;
 	r->sw_of_lid = calloc(r->n_lids, sizeof(*r->sw_of_lid));
 	r->got = calloc(r->t.n_switches + 1, sizeof(*r->got));
@@ -183,33 +278,8 @@ void route_sa_read(struct route_run *r)
 		if (lid && lid < r->n_lids)
 			r->sw_of_lid[lid] = (uint32_t)i + 1;
 	}
-	snprintf(port, sizeof(port), "%d", port_num);
-	snprintf(timeout, sizeof(timeout), "%u", ibsnmpd_cfg.mad_timeout_ms);
-	snprintf(retries, sizeof(retries), "%u", ibsnmpd_cfg.mad_retries);
-	argv[0] = (char *)helper;
-	argv[1] = flag;
-	argv[2] = (char *)ca;
-	argv[3] = port;
-	argv[4] = timeout;
-	argv[5] = retries;
-	argv[6] = NULL;
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		sa_failed(r, "no pipe for the helper");
-		return;
-	}
-	/* a read that takes longer than the interval between two is hung */
-	r->pid = child_spawn("the SA's forwarding tables (helper)", argv, -1, fds[1],
-			     r->a->group.lifetime_s, sa_exited, r);
-	close(fds[1]);
-	if (r->pid < 0) {
-		close(fds[0]);
-		r->pid = 0;
-		sa_failed(r, "the helper did not start");
-		return;
-	}
-	fcntl(fds[0], F_SETFL, O_NONBLOCK);
-	r->fd = fds[0];
-	register_readfd(r->fd, sa_output, r);
+	if (helper_start(r, "--lft", NULL, "the SA's forwarding tables (helper)", &why))
+		sa_failed(r, why);
 }
 
 void route_sa_offenders(const struct route_run *r, struct route_findings *g)

@@ -1090,11 +1090,18 @@ static void lft_lines_fill_the_tables(void **state)
 	memcpy(line, "lft 9 7 ", 8);
 	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, line, strlen(line)), 0);
 	assert_int_equal(got[l0], 1);
+	/* --path-sls: a path's SL, kept among the SLs the paths use */
+	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, "psl 1 2 3\n", 10), 0);
+	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, "psl 65535 9 15", 14), 0);
+	assert_int_equal(t.sampled_sls, 1u << 3 | 1u << 15);
+	assert_int_equal(route_path_sls(&t), 1u << 0 | 1u << 3 | 1u << 15);
 	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, "done 0.5\n", 9), 1);
 	/* malformed: refused, nothing put */
 	{
 		static const char *const bad[] = {
 			"lft 9 0 0102\n", "lft x 0 00\n", "lft  9 0 01\n", "hello\n",
+			"psl 1 2 16\n", "psl 1 2\n", "psl 1 2 3 4\n", "psl 1 2 3x\n",
+			"psl 70000 2 3\n", "psl 1  2 3\n", "psl 1 2 3\nx",
 			"lft 9 0 zz02030401020304010203040102030401020304010203040102030401020304"
 			"0102030401020304010203040102030401020304010203040102030401020304\n",
 			"lft 99999 0 0102030401020304010203040102030401020304010203040102030401020304"
@@ -1106,6 +1113,7 @@ static void lft_lines_fill_the_tables(void **state)
 					 -1);
 	}
 	assert_int_equal(got[l0], 1);
+	assert_int_equal(t.sampled_sls, 1u << 3 | 1u << 15);
 	route_tables_free(&t);
 }
 
