@@ -381,3 +381,37 @@ def test_a_ring_has_credit_loops_on_the_vls_sl2vl_maps_sl_0_to(tmp_path):
         assert [v for v, _, _ in loops] == [0, 0, 1, 1] and all(p for _, _, p in loops), loops
     finally:
         stop_testbed(bed)
+
+
+def test_dfsssp_gives_pairs_sls_so_credit_loops_are_only_possible(tmp_path):
+    """The same ring routed by opensm's dfsssp, which breaks its credit
+    loops by giving paths different SLs (saquery PR shows several): ibsnmpd
+    learns them from a sample of the SA's PathRecords, so that the loops
+    the ring's links would close on one SL are said to be possible, not
+    certain, and the check is partial, not failed."""
+    bed = start_testbed(topology="ring5.net", node="h1",
+                        extra_conf=["routingCheckInterval 3", "routingSettle 1"])
+    try:
+        bed.stop("opensm")
+        with open(bed.path("opensm.conf"), "a") as f:
+            f.write("routing_engine dfsssp\nqos TRUE\nqos_max_vls 8\n")
+        bed.start_service("opensm")
+        assert wait_for(lambda: "dfsssp tables configured" in bed.log("opensm.log"), seconds=60)
+        lids = lids_of(bed)
+        sls = set()
+        for i in range(1, 6):
+            for j in range(1, 6):
+                if i != j:
+                    out = bed.run_on_node("saquery", "PR", "--slid", str(lids["h%d" % i]),
+                                          "--dlid", str(lids["h%d" % j]), timeout=60)
+                    sls.update(int(v, 16) for v in re.findall(r"^\s*sl\.+(0x[0-9a-f]+)", out,
+                                                             re.M))
+        assert len(sls) > 1, sls
+        # (a run of the routes before dfsssp's, or with a switch unread
+        # while opensm started, is partial too: until its loops are listed)
+        assert wait_for(lambda: statuses(bed).get(4) == 4 and credit_loops(bed), seconds=120), \
+            (statuses(bed), words_of(bed, 4))
+        loops = credit_loops(bed)
+        assert all(possible for _, _, possible in loops), loops
+    finally:
+        stop_testbed(bed)
