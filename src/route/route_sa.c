@@ -7,7 +7,10 @@
  * read from every switch by SMP and compared: a sixteenth of the blocks
  * each run, the next sixteenth the run after, so that every block of every
  * switch is compared once in sixteen runs. What differs is a reachability
- * offender, and the switch's own entries are what the checks use. */
+ * offender, and the switch's own entries are what the checks use.
+ * And, whatever the source, between a read and its checks: the SLs the
+ * SA's PathRecords give a sample of paths (ibsnmpd-discover --path-sls),
+ * for the credit-loop check. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <errno.h>
