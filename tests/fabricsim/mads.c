@@ -608,7 +608,8 @@ static int sa(struct fabric *f, const struct fs_origin *from, unsigned method, u
 	return STATUS_UNSUP_ATTR;
 }
 
-/* ---- SA: the SM's view (NodeRecord, PortInfoRecord, LinkRecord) ----
+/* ---- SA: the SM's view (NodeRecord, PortInfoRecord, LinkRecord; the
+ * LinearForwardingTableRecords and PathRecords the routing checks ask) ----
  *
  * What an agent reads from the SA on a fabric whose SMAs it may not ask
  * (M_Key): the nodes, ports and links the SM sees, i.e. those of the SM's
@@ -627,6 +628,7 @@ static int sa(struct fabric *f, const struct fs_origin *from, unsigned method, u
 #define SA_PORTINFO_RECORD_SIZE 72 /* 68, padded */
 #define SA_LINK_RECORD_SIZE 8
 #define SA_LFT_RECORD_SIZE 72      /* LID, block, 4 reserved, 64 entries */
+#define SA_PATH_RECORD_SIZE 64
 #define SA_STATUS_NO_RECORDS (3u << 8)
 #define RMPP_SEGMENT_DATA 168u     /* what libumad2sim delivers of IB_SA_DATA_SIZE */
 #define RMPP_SA_HEADER 20u         /* counted in PayloadLength */
@@ -705,12 +707,45 @@ static int sa_lft_records(struct fabric *f, uint64_t mask, const uint8_t *want,
 	return 0;
 }
 
+/* A PathRecord (IBA 15.2.5.16) between two LIDs the SM sees, both given
+ * (component mask DLID bit 4, SLID bit 5): SL 0, as OpenSM's ftree,
+ * updn and minhop give every path; none otherwise. */
+static int sa_path_records(struct fabric *f, uint64_t mask, const uint8_t *want,
+			   struct sa_table *t)
+{
+	uint8_t q[SA_PATH_RECORD_SIZE], *rec;
+	unsigned ends[2];
+
+	memcpy(q, want, sizeof(q));
+	ends[0] = mad_get_field(q, 0, IB_SA_PR_SLID_F);
+	ends[1] = mad_get_field(q, 0, IB_SA_PR_DLID_F);
+	if ((mask & 0x30) != 0x30)
+		return 0;
+	for (unsigned e = 0; e < 2; e++) {
+		bool seen = false;
+
+		for (uint32_t p = 0; p < f->nports && !seen; p++)
+			seen = ends[e] && f->ports[p].lid == ends[e] &&
+			       sm_sees(f, fs_node_of_port(f, p));
+		if (!seen)
+			return 0;
+	}
+	if (!(rec = sa_add(t)))
+		return -1;
+	mad_set_field(rec, 0, IB_SA_PR_SLID_F, ends[0]);
+	mad_set_field(rec, 0, IB_SA_PR_DLID_F, ends[1]);
+	mad_set_field(rec, 0, IB_SA_PR_SL_F, 0);
+	return 0;
+}
+
 /* The records of attr, filtered by the component mask's key fields. */
 static int sa_records(struct fabric *f, unsigned attr, uint64_t mask, const uint8_t *want,
 		      struct sa_table *t)
 {
 	if (attr == IB_SA_ATTR_LFTRECORD)
 		return sa_lft_records(f, mask, want, t);
+	if (attr == IB_SA_ATTR_PATHRECORD)
+		return sa_path_records(f, mask, want, t);
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		struct fs_node *n = &f->nodes[i];
 
@@ -802,6 +837,9 @@ int fs_sa_table(struct fabric *f, const struct fs_origin *from, const struct fs_
 		break;
 	case IB_SA_ATTR_LFTRECORD:
 		t.size = SA_LFT_RECORD_SIZE;
+		break;
+	case IB_SA_ATTR_PATHRECORD:
+		t.size = SA_PATH_RECORD_SIZE;
 		break;
 	default:
 		return 0;

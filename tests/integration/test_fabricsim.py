@@ -73,6 +73,20 @@ def test_smpquery_reads_the_model(bed):
                      bed.run_on_node("smpquery", "portinfo", str(host[3]), "1"))
 
 
+def test_saquery_reads_a_path_record(bed):
+    """The SA's PathRecord between two hosts (what ibsnmpd asks of a sample
+    of paths for the credit-loop check): their LIDs, SL 0 as OpenSM's ftree,
+    updn and minhop give every path; none for a LID nobody has."""
+    nodes, _ = generated(bed)
+    a, b = nodes["host-3"][3], nodes["host-17"][3]
+    out = bed.run_on_node("saquery", "PR", "--slid", str(a), "--dlid", str(b))
+    fields = dict(re.findall(r"^\s*(\w+)\.+(\S+)$", out, re.M))
+    assert (int(fields["slid"]), int(fields["dlid"]), int(fields["sl"], 16)) == (a, b, 0), out
+    out = bed.run_on_node("saquery", "PR", "--slid", str(a), "--dlid", "49000",
+                          ok_codes=tuple(range(256)))
+    assert "PathRecord dump" not in out, out
+
+
 def counters(bed, lid, port, *flags):
     out = bed.run_on_node("perfquery", *flags, str(lid), str(port))
     return {k: int(v) for k, v in re.findall(r"^(\w+):\.*(\d+)$", out, re.M)}
