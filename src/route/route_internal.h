@@ -158,6 +158,9 @@ void route_read_stop(struct route_area *a);
  * that adds no node, else of all. */
 void route_read_soon(struct route_area *a, const struct topology *before,
 		     const struct topology *after);
+/* Another SM became master: every table read once it settled (a new master
+ * may route anew, or keep what it found). */
+void route_read_master_changed(struct route_area *a, uint64_t was, uint64_t now);
 
 /* route_area.c: a snapshot of routing (NULL: none yet; held by it) and
  * the subnet checks of subnet (NULL: those of before, if any, and its

@@ -220,8 +220,10 @@ static void subnet_done(void *arg)
 		s->n_sms = j->in.n_sms;
 		j->sms = NULL;
 		master = master_of(s->sms, s->n_sms);
-		if (master && a->master && master != a->master)
+		if (master && a->master && master != a->master) {
 			a->previous_master = a->master;
+			route_read_master_changed(a, a->master, master);
+		}
 		if (master)
 			a->master = master;
 		s->master = master;

@@ -12,7 +12,8 @@
  *
  * When: the group's lifetime (routingCheckInterval), and routingSettle
  * seconds after the topology changed (the SM reroutes after its heavy
- * sweep: a trap 128 burst, a node come or gone); a read running is never
+ * sweep: a trap 128 burst, a node come or gone) or another SM became
+ * master (route_links.c's SM rounds see it); a read running is never
  * begun again, the change reads once it is published. A read that left
  * switches unread (a storm's timeouts, a switch rebooting) resumes: those
  * switches are read again, alone, routingSettle seconds after it was
@@ -623,6 +624,13 @@ static void note_changed(struct route_area *a, const struct topology *before,
 	}
 }
 
+static void settle_again(struct route_area *a)
+{
+	if (a->settle_alarm)
+		snmp_alarm_unregister(a->settle_alarm);
+	a->settle_alarm = snmp_alarm_register(route_cfg.settle_s, 0, settled, a);
+}
+
 void route_read_soon(struct route_area *a, const struct topology *before,
 		     const struct topology *after)
 {
@@ -630,9 +638,16 @@ void route_read_soon(struct route_area *a, const struct topology *before,
 		note_changed(a, before, after);
 	else
 		a->full_next = true;
-	if (a->settle_alarm)
-		snmp_alarm_unregister(a->settle_alarm);
-	a->settle_alarm = snmp_alarm_register(route_cfg.settle_s, 0, settled, a);
+	settle_again(a);
+}
+
+void route_read_master_changed(struct route_area *a, uint64_t was, uint64_t now)
+{
+	snmp_log(LOG_INFO, "routing checks: the master SM is %016llx, was %016llx: every table "
+		 "read again in %u s\n", (unsigned long long)now, (unsigned long long)was,
+		 route_cfg.settle_s);
+	a->full_next = true;
+	settle_again(a);
 }
 
 int route_read_init(struct route_area *a)

@@ -98,11 +98,15 @@ def test_a_second_opensm_takes_over_and_gives_back(tmp_path):
         conf = tmp_path / "opensm2.conf"
         conf.write_text("log_file %s\ndump_files_dir %s\n%s" % (
             tmp_path / "opensm2.log", cache, FAST_POLLING))
-        since = len(notifications(bed))
+        since, read = len(notifications(bed)), runs(bed)
         bed.spawn("opensm-2", "env", "OSM_CACHE_DIR=%s" % cache, "OSM_TMP_DIR=%s" % tmp_path,
                   "opensm", "-F", str(conf), node="hca3")
         assert wait_for(lambda: changes(bed, since), seconds=120), sm_table(bed)
         assert "hca3 port 1" in changes(bed, since)[0].values(), changes(bed, since)
+        # the new master may route anew: every table read again (routingSettle
+        # 10 s), where the period is an hour
+        assert "routing checks: the master SM is" in bed.log("ibsnmpd.log")
+        assert wait_for(lambda: runs(bed) > read, seconds=60), runs(bed)
         assert wait_for(lambda: sm_table(bed).get("hca3 port 1", (0, 0))[1] == 5 and
                         sm_table(bed).get("sw1", (0, 0))[1] == 4, seconds=60), sm_table(bed)
         table = sm_table(bed)
