@@ -237,9 +237,8 @@ size_t route_tables_bytes(const struct route_tables *t);
 /* One line of ibsnmpd-discover --lft ("lft LID BLOCK" and 128 hex digits:
  * the SA's LinearForwardingTableRecord) put in t: the switch whose LID it
  * is (sw_of_lid[LID]: its index + 1; 0 none, n_lids entries) gets the
- * block, counted in got[switch]. Or of --path-sls ("psl SLID DLID SL": a
- * path's SL, kept in t->sampled_sls). 0 put (or not a switch of t, or a
- * block past its LIDs: skipped), 1 the "done" line, -1 malformed. Pure;
+ * block, counted in got[switch]. 0 put (or not a switch of t, or a block
+ * past its LIDs: skipped), 1 the "done" line, -1 malformed. Pure;
  * unit-tested, fuzzed. */
 int route_lft_line(struct route_tables *t, const uint32_t *sw_of_lid, size_t n_lids,
 		   uint32_t *got, const char *line, size_t len);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ibsnmpd/area.h"
+#include "ibsnmpd/mad_engine.h"
 
 #include "route_internal.h"
 
@@ -147,9 +148,9 @@ static void *start(const struct area_env *env)
 	struct cache_group *topology = topology_followed_by("the routing checks");
 	struct route_area *a = topology ? calloc(1, sizeof(*a)) : NULL;
 
-	(void)env;
 	if (!a)
 		return NULL;
+	a->sm_lid = env && env->local ? (unsigned)env->local->sm_lid : 0;
 	a->checker.fd = a->subnet.fd = -1;
 	if (route_read_init(a)) {
 		free(a);

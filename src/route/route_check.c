@@ -1589,21 +1589,6 @@ int route_lft_line(struct route_tables *t, const uint32_t *sw_of_lid, size_t n_l
 	n = len < sizeof(head) - 1 ? len : sizeof(head) - 1;
 	memcpy(head, line, n);
 	head[n] = 0;
-	if (!strncmp(head, "psl ", 4)) { /* "psl SLID DLID SL": a path's SL */
-		unsigned long v[3];
-
-		end = head + 3;
-		for (unsigned k = 0; k < 3; k++) {
-			if (*end != ' ' || !isdigit((unsigned char)end[1]))
-				return -1;
-			v[k] = strtoul(end + 1, &end, 10);
-		}
-		if ((*end != '\n' && *end) || (size_t)(end - head) + (*end == '\n') != len ||
-		    v[0] > 0xffff || v[1] > 0xffff || v[2] > 15)
-			return -1;
-		t->sampled_sls |= (uint16_t)(1u << v[2]);
-		return 0;
-	}
 	if (strncmp(head, "lft ", 4))
 		return -1;
 	if (!isdigit((unsigned char)head[4]))

@@ -50,7 +50,7 @@ struct route_run {
 	/* routingSource sa (route_sa.c): the SA's copy, read by the helper,
 	 * then a sample of blocks read from the switches and compared */
 	bool from_sa, sa_done;
-	bool asking_sls;               /* the helper asks the paths' SLs (route_sa_path_sls) */
+	unsigned paths_asked;          /* PathRecords not answered yet (route_sa_path_sls) */
 	bool helper_fd;                /* fd is a helper's output, watched */
 	pid_t pid;
 	int fd, status;
@@ -146,6 +146,7 @@ struct route_area {
 	struct stat plan_st;
 	bool plan_failed;             /* said once, until it reads again */
 	uint64_t master, previous_master;
+	unsigned sm_lid;               /* the local port's SM when the area started */
 	struct route_mib mib;
 };
 
@@ -187,7 +188,8 @@ struct route_sm_track {
  * the sample; its end is route_read_sampled(). */
 void route_sa_read(struct route_run *r);
 /* Between the read and the checks: the SLs of a sample of paths, from the
- * SA's PathRecords (the helper, --path-sls), then route_read_checks(). */
+ * SA's PathRecords (SubnAdmGet through the MAD engine), then
+ * route_read_checks(). */
 void route_sa_path_sls(struct route_run *r);
 /* The differences the sample found, as reachability offenders of g. */
 void route_sa_offenders(const struct route_run *r, struct route_findings *g);

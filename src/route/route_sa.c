@@ -9,8 +9,9 @@
  * switch is compared once in sixteen runs. What differs is a reachability
  * offender, and the switch's own entries are what the checks use.
  * And, whatever the source, between a read and its checks: the SLs the
- * SA's PathRecords give a sample of paths (ibsnmpd-discover --path-sls),
- * for the credit-loop check. */
+ * SA's PathRecords give a sample of paths (SubnAdmGet through the MAD
+ * engine: one MAD each, no RMPP, no second client on the port), for the
+ * credit-loop check. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <errno.h>
@@ -61,21 +62,6 @@ static void sa_failed(struct route_run *r, const char *why)
 	route_read_abandon(r);
 }
 
-/* The paths' SLs are in (or the SA gave none: routingPathSls alone). */
-static void sls_finish(struct route_run *r)
-{
-	r->asking_sls = false;
-	free(r->line);
-	r->line = NULL;
-	r->line_len = r->line_cap = 0;
-	if (r->status != 0 || !r->sa_done)
-		DEBUGMSGTL(("ibsnmpd:route", "the paths' SLs: the helper asked none (%d)\n",
-			    r->status));
-	else
-		DEBUGMSGTL(("ibsnmpd:route", "the paths' SLs: 0x%04x\n", r->t.sampled_sls));
-	route_read_checks(r);
-}
-
 /* The helper's output and exit are both in: the sample, or why not. */
 static void sa_finish(struct route_run *r)
 {
@@ -84,10 +70,6 @@ static void sa_finish(struct route_run *r)
 
 	if (!r->exited || !r->output_done)
 		return;
-	if (r->asking_sls) {
-		sls_finish(r);
-		return;
-	}
 	if (r->status != 0 || !r->sa_done) {
 		sa_failed(r, r->status < 0 ? "the helper hung and was killed"
 					   : "the helper failed (its log line says why)");
@@ -183,14 +165,14 @@ static void sa_exited(pid_t pid, int status, bool killed, void *arg)
 	sa_finish(r);
 }
 
-/* The helper started with flag, then CA PORT TIMEOUT RETRIES and extra
- * (NULL-ended), its output watched; -1 not started (why in *why). */
-static int helper_start(struct route_run *r, const char *flag, char *const *extra,
-			const char *what, const char **why)
+/* The helper started with flag, then CA PORT TIMEOUT RETRIES, its output
+ * watched; -1 not started (why in *why). */
+static int helper_start(struct route_run *r, const char *flag, const char *what,
+			const char **why)
 {
 	const char *helper, *ca;
 	char port[16], timeout[16], retries[16];
-	char *argv[7 + PATH_SAMPLE];
+	char *argv[7];
 	int port_num, fds[2], n = 0;
 
 	if (topology_helper(&helper, &ca, &port_num)) {
@@ -206,8 +188,6 @@ static int helper_start(struct route_run *r, const char *flag, char *const *extr
 	argv[n++] = port;
 	argv[n++] = timeout;
 	argv[n++] = retries;
-	for (unsigned k = 0; extra && extra[k] && k < PATH_SAMPLE; k++)
-		argv[n++] = extra[k];
 	argv[n] = NULL;
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		*why = "no pipe for the helper";
@@ -232,34 +212,78 @@ static int helper_start(struct route_run *r, const char *flag, char *const *extr
 	return 0;
 }
 
+/* A path's SL, or the SA's refusal: the checks once every answer is in. */
+static void got_path(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	struct route_run *r = ctx;
+	uint8_t rec[IB_SA_PR_RECSZ];
+
+	if (result == MAD_OK && data && len >= sizeof(rec)) {
+		memcpy(rec, data, sizeof(rec)); /* libibmad's getters take no const */
+		r->t.sampled_sls |= (uint16_t)(1u << (mad_get_field(rec, 0, IB_SA_PR_SL_F) & 15));
+	}
+	if (--r->paths_asked == 0) {
+		DEBUGMSGTL(("ibsnmpd:route", "the paths' SLs: 0x%04x\n", r->t.sampled_sls));
+		route_read_checks(r);
+	}
+}
+
+/* The SA to ask: the master the SM rounds last saw, else the local
+ * port's SM. */
+static unsigned sa_lid(const struct route_area *a)
+{
+	for (size_t i = 0; i < a->n_sms; i++)
+		if (a->sms[i].state == 3 && a->sms[i].lid)
+			return a->sms[i].lid;
+	return a->sm_lid;
+}
+
 void route_sa_path_sls(struct route_run *r)
 {
 	const struct topology *f = r->fabric;
-	char words[PATH_SAMPLE][24], *extra[PATH_SAMPLE + 1] = {NULL};
-	unsigned *cas = malloc((f->n_ports + 1) * sizeof(*cas)), n = 0, k = 0;
-	const char *why = NULL;
+	unsigned *cas = malloc((f->n_ports + 1) * sizeof(*cas)), n = 0, lid = sa_lid(r->a);
+	struct {
+		unsigned s, d;
+	} pairs[PATH_SAMPLE];
+	unsigned k = 0;
+	ib_portid_t sa;
 
 	for (size_t i = 0; cas && i < f->n_ports; i++)
 		if (f->ports[i].lid && f->nodes[f->ports[i].node].type != 2)
 			cas[n++] = f->ports[i].lid;
 	/* sources and destinations spread over the CA ports, turning with the
 	 * runs, so that SLs given per pair (DFSSSP, LASH) show in time */
-	for (unsigned i = 0; n > 1 && i < PATH_SAMPLE; i++) {
+	for (unsigned i = 0; n > 1 && lid && i < PATH_SAMPLE; i++) {
 		unsigned s = (unsigned)((r->a->runs * PATH_SAMPLE + i) * 2654435761u % n);
 		unsigned d = (s + 1 + (i * 7919u + (unsigned)r->a->runs) % (n - 1)) % n;
 
-		snprintf(words[k], sizeof(words[k]), "%u:%u", cas[s], cas[d]);
-		extra[k] = words[k];
-		k++;
+		pairs[k].s = cas[s];
+		pairs[k++].d = cas[d];
 	}
 	free(cas);
-	r->asking_sls = true;
-	if (!k || helper_start(r, "--path-sls", extra, "the paths' SLs (helper)", &why)) {
-		if (why)
-			DEBUGMSGTL(("ibsnmpd:route", "the paths' SLs: %s\n", why));
-		r->asking_sls = false;
+	if (!k) {
 		route_read_checks(r);
+		return;
 	}
+	mad_portid_gs(&sa, lid);
+	r->paths_asked = k + 1; /* held until every one is queued */
+	for (unsigned i = 0; i < k; i++) {
+		uint8_t rec[IB_SA_DATA_SIZE] = {0};
+		struct mad_call call = {
+			.mgmt_class = IB_SA_CLASS,
+			.method = IB_MAD_METHOD_GET,
+			.attr_id = IB_SA_ATTR_PATHRECORD,
+			.data = rec,
+			.data_len = sizeof(rec),
+			.sa_comp_mask = 1u << 4 | 1u << 5, /* IBA PathRecord: DLID bit 4, SLID bit 5 */
+		};
+
+		mad_set_field(rec, 0, IB_SA_PR_SLID_F, pairs[i].s);
+		mad_set_field(rec, 0, IB_SA_PR_DLID_F, pairs[i].d);
+		if (mad_engine_call(&sa, &call, got_path, r))
+			r->paths_asked--;
+	}
+	got_path(r, MAD_SEND_FAILED, NULL, 0); /* the hold */
 }
 
 void route_sa_read(struct route_run *r)
@@ -281,7 +305,7 @@ void route_sa_read(struct route_run *r)
 		if (lid && lid < r->n_lids)
 			r->sw_of_lid[lid] = (uint32_t)i + 1;
 	}
-	if (helper_start(r, "--lft", NULL, "the SA's forwarding tables (helper)", &why))
+	if (helper_start(r, "--lft", "the SA's forwarding tables (helper)", &why))
 		sa_failed(r, why);
 }
 

@@ -7,16 +7,13 @@
  * costs one discovery, not the daemon.
  *
  * Usage: ibsnmpd-discover [--sa|--lft] CA PORT TIMEOUT_MS RETRIES < M_KEY
- *        ibsnmpd-discover --path-sls CA PORT TIMEOUT_MS RETRIES SLID:DLID...
  * (stdin: the M_Key for every SMP, "0x" and hex digits; a terminal or
  * nothing: none). --sa: no SMP at all, the SM's view from its SA instead
  * (NodeRecords, PortInfoRecords, LinkRecords: sa_view.c), with a "source sa"
  * line first and each port's PortInfo ("pinfo GUID PORT HEX"). --lft: the
  * SM's copy of the switches' forwarding tables for the routing checks (the
  * SA's LinearForwardingTableRecords), "lft LID BLOCK HEX" lines, then done
- * (read by route_lft_line()). --path-sls ... SLID:DLID...: the SL of each
- * of those paths, as the SA's PathRecord gives it, "psl SLID DLID SL"
- * lines, then done (read by route_lft_line() too).
+ * (read by route_lft_line()).
  * Output (stdout), read by topology_parse():
  *   node GUID TYPE NUMPORTS LID DESCRIPTION...
  *   route GUID HOPS PORT...     (the directed route to the node above)
@@ -122,12 +119,8 @@ struct sa_port {
 };
 
 /* One GetTable of attr, all of it: its segments come one by one through
- * libumad2sim, as one MAD through the kernel's RMPP. comp_mask and record
- * (record_len octets; NULL: none) say which records are asked; method Get
- * asks the first alone, in one MAD. */
-static int sa_get_table_of(struct sa_port *sp, unsigned method, unsigned attr,
-			   uint64_t comp_mask, const uint8_t *record, size_t record_len,
-			   struct sa_table *t)
+ * libumad2sim, as one MAD through the kernel's RMPP. */
+static int sa_get_table(struct sa_port *sp, unsigned attr, struct sa_table *t)
 {
 	size_t cap = umad_size() + IB_MAD_SIZE;
 	void *umad = calloc(1, cap);
@@ -143,14 +136,9 @@ static int sa_get_table_of(struct sa_port *sp, unsigned method, unsigned attr,
 	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
 	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
 	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 2);
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_TABLE);
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
-	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, comp_mask);
-	if (record)
-		memcpy(mad + IB_SA_DATA_OFFS, record,
-		       record_len < IB_MAD_SIZE - IB_SA_DATA_OFFS ? record_len
-								   : IB_MAD_SIZE - IB_SA_DATA_OFFS);
 	umad_set_addr(umad, (int)sp->sm_lid, 1, 0, IB_DEFAULT_QP1_QKEY);
 	if (umad_send(sp->fd, sp->agent, umad, IB_MAD_SIZE, (int)sp->timeout_ms,
 		      (int)sp->retries) < 0) {
@@ -197,11 +185,6 @@ static int sa_get_table_of(struct sa_port *sp, unsigned method, unsigned attr,
 out:
 	free(umad);
 	return r;
-}
-
-static int sa_get_table(struct sa_port *sp, unsigned attr, struct sa_table *t)
-{
-	return sa_get_table_of(sp, IB_MAD_METHOD_GET_TABLE, attr, 0, NULL, 0, t);
 }
 
 /* The port's SA (its SM's LID) opened as sp; its own LID in *local_lid.
@@ -290,48 +273,6 @@ static int lft_from_sa(const char *ca, int port_num, unsigned timeout_ms, unsign
 	return r;
 }
 
-/* The SL of each path asked ("SLID:DLID" each), as the SM answers its
- * PathRecord: "psl SLID DLID SL" lines, for the credit-loop check (which
- * SLs the fabric's paths use). An SA that does not answer PathRecords
- * (refused, or silent) ends it: said once. */
-static int path_sls(const char *ca, int port_num, unsigned timeout_ms, unsigned retries,
-		    char **pairs, int n_pairs)
-{
-	/* IBA PathRecord ComponentMask: DLID bit 4, SLID bit 5 */
-	const uint64_t mask = 1u << 4 | 1u << 5;
-	struct sa_port sp = {.timeout_ms = timeout_ms, .retries = retries};
-	unsigned local_lid;
-
-	if (sa_port_open(ca, port_num, &sp, &local_lid))
-		return 1;
-	for (int i = 0; i < n_pairs; i++) {
-		uint8_t rec[IB_SA_PR_RECSZ] = {0};
-		struct sa_table t;
-		unsigned slid, dlid;
-		char extra;
-		int failed;
-
-		if (sscanf(pairs[i], "%u:%u%c", &slid, &dlid, &extra) != 2 || !slid || !dlid ||
-		    slid > 0xffff || dlid > 0xffff) {
-			fprintf(stderr, "ibsnmpd-discover: not a pair of LIDs: %s\n", pairs[i]);
-			continue;
-		}
-		mad_set_field(rec, 0, IB_SA_PR_SLID_F, slid);
-		mad_set_field(rec, 0, IB_SA_PR_DLID_F, dlid);
-		failed = sa_get_table_of(&sp, IB_MAD_METHOD_GET, IB_SA_ATTR_PATHRECORD, mask, rec,
-					 sizeof(rec), &t);
-		if (!failed && sa_table_records(&t, IB_SA_PR_RECSZ))
-			printf("psl %u %u %u\n", slid, dlid,
-			       (unsigned)mad_get_field(t.data, 0, IB_SA_PR_SL_F));
-		sa_table_free(&t);
-		if (failed)
-			break;
-	}
-	umad_unregister(sp.fd, sp.agent);
-	umad_close_port(sp.fd);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	ibnd_config_t cfg;
@@ -339,23 +280,13 @@ int main(int argc, char **argv)
 	struct timespec a, b;
 	bool from_sa = argc > 1 && !strcmp(argv[1], "--sa");
 	bool lft = argc > 1 && !strcmp(argv[1], "--lft");
-	bool sls = argc > 1 && !strcmp(argv[1], "--path-sls");
 
-	if (from_sa || lft || sls) {
+	if (from_sa || lft) {
 		argv++;
 		argc--;
 	}
-	if (sls && argc >= 5) {
-		if (path_sls(argv[1][0] ? argv[1] : NULL, atoi(argv[2]), (unsigned)atoi(argv[3]),
-			     (unsigned)atoi(argv[4]), argv + 5, argc - 5))
-			return 1;
-		printf("done 0\n");
-		return fflush(stdout) == 0 ? 0 : 1;
-	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: %s [--sa|--lft] CA PORT TIMEOUT_MS RETRIES\n"
-				"       %s --path-sls CA PORT TIMEOUT_MS RETRIES SLID:DLID...\n",
-			argv[0], argv[0]);
+		fprintf(stderr, "usage: %s [--sa|--lft] CA PORT TIMEOUT_MS RETRIES\n", argv[0]);
 		return 2;
 	}
 	if (from_sa || lft) {

@@ -499,7 +499,9 @@ static void credit_loops_are_per_vl_from_sl2vl(void **state)
 			    "r2/2 VL 3 > r3/2 VL 3");
 	route_findings_free(&r);
 	ring_vls(f, &t, 3, 5);
-	t.path_sls = 3; /* SLs 0 and 1 */
+	t.path_sls = 1;
+	t.sampled_sls = 2; /* SL 0 configured, SL 1 from the SA's paths */
+	assert_int_equal(route_path_sls(&t), 3);
 	assert_int_equal(route_check(f, &t, &r), 0);
 	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].status, ROUTE_STATUS_PARTIAL);
 	assert_int_equal(r.checks[ROUTE_CHECK_CREDIT].offenders, 2);
@@ -1090,18 +1092,11 @@ static void lft_lines_fill_the_tables(void **state)
 	memcpy(line, "lft 9 7 ", 8);
 	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, line, strlen(line)), 0);
 	assert_int_equal(got[l0], 1);
-	/* --path-sls: a path's SL, kept among the SLs the paths use */
-	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, "psl 1 2 3\n", 10), 0);
-	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, "psl 65535 9 15", 14), 0);
-	assert_int_equal(t.sampled_sls, 1u << 3 | 1u << 15);
-	assert_int_equal(route_path_sls(&t), 1u << 0 | 1u << 3 | 1u << 15);
 	assert_int_equal(route_lft_line(&t, sw_of_lid, 15, got, "done 0.5\n", 9), 1);
 	/* malformed: refused, nothing put */
 	{
 		static const char *const bad[] = {
 			"lft 9 0 0102\n", "lft x 0 00\n", "lft  9 0 01\n", "hello\n",
-			"psl 1 2 16\n", "psl 1 2\n", "psl 1 2 3 4\n", "psl 1 2 3x\n",
-			"psl 70000 2 3\n", "psl 1  2 3\n", "psl 1 2 3\nx",
 			"lft 9 0 zz02030401020304010203040102030401020304010203040102030401020304"
 			"0102030401020304010203040102030401020304010203040102030401020304\n",
 			"lft 99999 0 0102030401020304010203040102030401020304010203040102030401020304"
@@ -1113,7 +1108,6 @@ static void lft_lines_fill_the_tables(void **state)
 					 -1);
 	}
 	assert_int_equal(got[l0], 1);
-	assert_int_equal(t.sampled_sls, 1u << 3 | 1u << 15);
 	route_tables_free(&t);
 }
 
