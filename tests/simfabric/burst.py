@@ -82,7 +82,9 @@ def family_of(trap_oid):
     m = re.match(r"^\.1\.3\.6\.1\.4\.1\.8072\.9999\.9999\.117\.0\.(\d+)$", trap_oid)
     if m:
         n = int(m.group(1))
-        return "link" if n <= 7 else "vitals" if n <= 16 else "alarm"
+        # 1-7 links, 8-16 vitals, 17-18 alarms, 19-21 routing checks and SMs
+        return ("link" if n <= 7 else "vitals" if n <= 16 else "alarm" if n <= 18
+                else "routing")
     if trap_oid.startswith(".1.0.8802.1.1.2.1.5.6945."):
         return "dcbx"
     if trap_oid.startswith(MIB + "3."):
