@@ -101,7 +101,14 @@ def test_a_second_opensm_takes_over_and_gives_back(tmp_path):
         since, read = len(notifications(bed)), runs(bed)
         bed.spawn("opensm-2", "env", "OSM_CACHE_DIR=%s" % cache, "OSM_TMP_DIR=%s" % tmp_path,
                   "opensm", "-F", str(conf), node="hca3")
-        assert wait_for(lambda: changes(bed, since), seconds=120), sm_table(bed)
+        if not wait_for(lambda: changes(bed, since), seconds=120):
+            # under a full test run, opensm on ibsim has stayed DISCOVERING for
+            # minutes, an SMP of its own never answered (its log: clear_madw
+            # ERR 5401 at exit); an operator would start it again, once
+            bed.stop("opensm-2")
+            bed.spawn("opensm-2", "env", "OSM_CACHE_DIR=%s" % cache,
+                      "OSM_TMP_DIR=%s" % tmp_path, "opensm", "-F", str(conf), node="hca3")
+            assert wait_for(lambda: changes(bed, since), seconds=120), sm_table(bed)
         assert "hca3 port 1" in changes(bed, since)[0].values(), changes(bed, since)
         # the new master may route anew: every table read again (routingSettle
         # 10 s), where the period is an hour
