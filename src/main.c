@@ -24,6 +24,7 @@
 #include "ibsnmpd/mkeys.h"
 #include "ibsnmpd/netsnmp_compat.h"
 #include "ibsnmpd/notify.h"
+#include "ibsnmpd/state_file.h"
 
 #ifndef IBSNMPD_VERSION
 #define IBSNMPD_VERSION "0.1.0"
@@ -349,6 +350,7 @@ static void stop_all(void)
 	agent_mib_unregister();
 	areas_unregister_mib();
 	areas_stop();
+	state_file_stop();
 	notify_stop();
 	child_stop_all();
 	mad_engine_close();

@@ -164,6 +164,7 @@ static void stop(void *self)
 {
 	struct alarm_area *a = self;
 
+	state_file_close(&a->state);
 	for (size_t i = 0; i < a->n_src; i++) {
 		cache_group_unobserve(a->src[i].group, &a->src[i].follows);
 		alarm_list_free(&a->src[i].conds);

@@ -438,6 +438,7 @@ void fabric_sweep_init(struct fabric_area *a, unsigned lifetime_s, const char *s
 
 void fabric_sweep_stop(struct fabric_area *a)
 {
+	state_file_close(&a->state);
 	if (a->trap_alarm)
 		snmp_alarm_unregister(a->trap_alarm);
 	a->trap_alarm = 0;
