@@ -47,11 +47,24 @@ void loop_stop(void);
  * cannot be told. A write to a peer must not wait: see netsnmp_compat.c. */
 long loop_stream_room(int fd);
 
+/* A pass's wall time is its work (the main thread on a core), its wait
+ * for a core (the machine busy: nothing of ibsnmpd's), its time in the MAD
+ * device (loop_device_waited) and the rest, where the thread slept in the
+ * kernel: a write, a file, a lock. The last must stay near nothing
+ * whatever the machine's load; the first is what the daemon's own work
+ * costs in one go. */
 struct loop_stats {
 	uint64_t passes;
-	uint32_t longest_pass_ms; /* since loop_ready() */
+	uint32_t longest_pass_ms; /* since loop_ready(), wall time */
+	uint32_t longest_work_ms; /* the most on a core in one pass */
+	uint32_t longest_sleep_ms; /* the most asleep in one pass (-1: not known) */
 	uint32_t stalls;          /* passes longer than loopWatchdog */
 };
 void loop_get_stats(struct loop_stats *st);
+/* The main thread spent ns in the MAD device (umad): a send, a receive's
+ * short wait for an answer due. On an HCA that is the calls' own work; in
+ * the simulated test bed a send waits for the simulator to read. Not
+ * counted as the pass's sleep. */
+void loop_device_waited(uint64_t ns);
 
 #endif

@@ -491,6 +491,10 @@
 #define SCALAR_IBSNMPD_WRITES_REFUSED 3 /* IBSNMPD-MIB::ibsnmpdWritesRefused */
 #define OID_IBSNMPD_STREAMS_SHUT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 11, 4 /* IBSNMPD-MIB::ibsnmpdStreamsShut */
 #define SCALAR_IBSNMPD_STREAMS_SHUT 4 /* IBSNMPD-MIB::ibsnmpdStreamsShut */
+#define OID_IBSNMPD_LOOP_LONGEST_WORK 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 11, 5 /* IBSNMPD-MIB::ibsnmpdLoopLongestWork */
+#define SCALAR_IBSNMPD_LOOP_LONGEST_WORK 5 /* IBSNMPD-MIB::ibsnmpdLoopLongestWork */
+#define OID_IBSNMPD_LOOP_LONGEST_SLEEP 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 11, 6 /* IBSNMPD-MIB::ibsnmpdLoopLongestSleep */
+#define SCALAR_IBSNMPD_LOOP_LONGEST_SLEEP 6 /* IBSNMPD-MIB::ibsnmpdLoopLongestSleep */
 #define OID_IBSNMPD_FABRIC_NAME 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10, 1 /* IBSNMPD-MIB::ibsnmpdFabricName */
 #define SCALAR_IBSNMPD_FABRIC_NAME 1 /* IBSNMPD-MIB::ibsnmpdFabricName */
 #define OID_IBSNMPD_SMP_ACCESS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 10, 2 /* IBSNMPD-MIB::ibsnmpdSmpAccess */

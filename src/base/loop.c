@@ -2,6 +2,7 @@
 #include "ibsnmpd/netsnmp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <execinfo.h>
 #include <linux/sockios.h>
 #include <limits.h>
@@ -330,14 +331,79 @@ long loop_stream_room(int fd)
 
 /* ---- one pass ------------------------------------------------------------------------ */
 
-static void pass_ended(uint64_t began, uint64_t ended)
+/* The main thread's time on a core and waiting for one (ns), from the
+ * scheduler's own account (/proc/thread-self/schedstat, Linux's
+ * CONFIG_SCHED_INFO): the file is kept open and read again. false: not
+ * there (the time on a core is then the thread's CPU clock, the wait not
+ * known). */
+struct sched_times {
+	uint64_t on_cpu_ns, waiting_ns;
+	bool known;
+};
+
+static int schedstat_fd = -2; /* -2: not opened yet */
+
+static void sched_times(struct sched_times *t)
+{
+	char buf[96];
+	ssize_t n;
+	unsigned long long run, wait;
+
+	if (schedstat_fd == -2)
+		schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	t->known = false;
+	if (schedstat_fd >= 0 && (n = pread(schedstat_fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[n] = 0;
+		if (sscanf(buf, "%llu %llu", &run, &wait) == 2) {
+			*t = (struct sched_times){run, wait, true};
+			return;
+		}
+	}
+	{
+		struct timespec c;
+
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+		t->on_cpu_ns = (uint64_t)c.tv_sec * 1000000000u + (uint64_t)c.tv_nsec;
+		t->waiting_ns = 0;
+	}
+}
+
+static uint64_t device_ns; /* this pass's, main thread */
+
+void loop_device_waited(uint64_t ns)
+{
+	device_ns += ns;
+}
+
+static uint32_t clamp_ms(uint64_t ms)
+{
+	return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
+static void pass_ended(uint64_t began, uint64_t ended, const struct sched_times *at_start)
 {
 	uint64_t took = ended - began;
 	unsigned limit = atomic_load(&stall_limit_ms);
+	struct sched_times at_end;
 
 	stats.passes++;
 	if (measuring && took > stats.longest_pass_ms)
-		stats.longest_pass_ms = took > UINT32_MAX ? UINT32_MAX : (uint32_t)took;
+		stats.longest_pass_ms = clamp_ms(took);
+	sched_times(&at_end);
+	if (measuring) {
+		uint64_t work = (at_end.on_cpu_ns - at_start->on_cpu_ns) / 1000000u;
+		uint64_t queued = (at_end.waiting_ns - at_start->waiting_ns) / 1000000u;
+		uint64_t device = device_ns / 1000000u;
+
+		if (work > stats.longest_work_ms)
+			stats.longest_work_ms = clamp_ms(work);
+		if (!at_end.known || !at_start->known)
+			stats.longest_sleep_ms = UINT32_MAX;
+		else if (stats.longest_sleep_ms != UINT32_MAX && took > work + queued + device &&
+			 took - work - queued - device > stats.longest_sleep_ms)
+			stats.longest_sleep_ms = clamp_ms(took - work - queued - device);
+	}
+	device_ns = 0;
 	if (measuring && limit && took >= limit) {
 		stats.stalls++;
 		snmp_log(LOG_WARNING, "the main loop came round after %.1f s (loopWatchdog %u)\n",
@@ -355,6 +421,7 @@ void loop_pass(void)
 	struct timeval timeout = {LONG_MAX, 0};
 	int numfds = 0, block = 0;
 	uint64_t began;
+	struct sched_times at_start;
 
 	netsnmp_large_fd_set_init(&readfds, FD_SETSIZE);
 	netsnmp_large_fd_set_init(&writefds, FD_SETSIZE);
@@ -374,11 +441,13 @@ void loop_pass(void)
 	netsnmp_large_fd_set_cleanup(&exceptfds);
 
 	began = now_ms();
+	device_ns = 0;
+	sched_times(&at_start);
 	atomic_store(&pass_number, stats.passes + 1);
 	atomic_store(&busy_since_ms, began);
 	/* what is ready now: net-snmp dispatches it and runs its alarms */
 	agent_check_and_process(0);
 	run_deferred();
 	atomic_store(&busy_since_ms, 0);
-	pass_ended(began, now_ms());
+	pass_ended(began, now_ms(), &at_start);
 }

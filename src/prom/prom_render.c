@@ -58,6 +58,8 @@ enum metric {
 	M_MADS_QUEUED,
 	M_TRAPS_RECEIVED,
 	M_LOOP_LONGEST_PASS,
+	M_LOOP_LONGEST_WORK,
+	M_LOOP_LONGEST_SLEEP,
 	M_LOOP_STALLS,
 	M_WRITES_REFUSED,
 	M_NOTIFICATIONS_QUEUED,
@@ -238,6 +240,12 @@ static const struct family families[] = {
 	F(M_LOOP_LONGEST_PASS, "ibsnmpd_loop_longest_pass_seconds", GAUGE, ROWS_AGENT,
 	 "The main loop's longest pass since the agent started serving "
 	 "(ibsnmpdLoopLongestPass)."),
+	F(M_LOOP_LONGEST_WORK, "ibsnmpd_loop_longest_work_seconds", GAUGE, ROWS_AGENT,
+	 "The most time the main thread spent on a processor in one pass "
+	 "(ibsnmpdLoopLongestWork)."),
+	F(M_LOOP_LONGEST_SLEEP, "ibsnmpd_loop_longest_sleep_seconds", GAUGE, ROWS_AGENT,
+	 "The most time the main thread slept in the kernel in one pass: waiting on "
+	 "something else, not on the machine's load (ibsnmpdLoopLongestSleep)."),
 	F(M_LOOP_STALLS, "ibsnmpd_loop_stalls", COUNTER, ROWS_AGENT,
 	 "Passes of the main loop longer than loopWatchdog (ibsnmpdLoopStalls)."),
 	F(M_WRITES_REFUSED, "ibsnmpd_writes_refused", COUNTER, ROWS_AGENT,
@@ -955,6 +963,12 @@ static bool agent_sample(const struct prom_sources *src, enum metric id, struct 
 		o = put_u64(o, src->traps.received);
 		break;
 	case M_LOOP_LONGEST_PASS: o = put_millis(o, src->loop.longest_pass_ms); break;
+	case M_LOOP_LONGEST_WORK: o = put_millis(o, src->loop.longest_work_ms); break;
+	case M_LOOP_LONGEST_SLEEP:
+		if (src->loop.longest_sleep_ms == UINT32_MAX)
+			return false; /* not known here */
+		o = put_millis(o, src->loop.longest_sleep_ms);
+		break;
 	case M_LOOP_STALLS: o = put_u64(o, src->loop.stalls); break;
 	case M_WRITES_REFUSED: o = put_u64(o, src->writes.refused); break;
 	case M_NOTIFICATIONS_QUEUED: o = put_u64(o, src->queue.queued); break;

@@ -153,13 +153,19 @@ static int loop_value(unsigned column, netsnmp_variable_list *vb, const void *sn
 	case SCALAR_IBSNMPD_LOOP_STALLS: mib_set_unsigned(vb, ASN_COUNTER, ls.stalls); return 0;
 	case SCALAR_IBSNMPD_WRITES_REFUSED: mib_set_unsigned(vb, ASN_COUNTER, ws.refused); return 0;
 	case SCALAR_IBSNMPD_STREAMS_SHUT: mib_set_unsigned(vb, ASN_COUNTER, ws.shut); return 0;
+	case SCALAR_IBSNMPD_LOOP_LONGEST_WORK:
+		mib_set_unsigned(vb, ASN_GAUGE, ls.longest_work_ms);
+		return 0;
+	case SCALAR_IBSNMPD_LOOP_LONGEST_SLEEP:
+		mib_set_unsigned(vb, ASN_GAUGE, ls.longest_sleep_ms);
+		return 0;
 	default: return -1;
 	}
 }
 
 static struct mib_scalars loop_scalars = {
 	.name = "ibsnmpdLoop", .group_oid = loop_oid, .group_oid_len = OID_LENGTH(loop_oid),
-	.first = SCALAR_IBSNMPD_LOOP_LONGEST_PASS, .last = SCALAR_IBSNMPD_STREAMS_SHUT,
+	.first = SCALAR_IBSNMPD_LOOP_LONGEST_PASS, .last = SCALAR_IBSNMPD_LOOP_LONGEST_SLEEP,
 	.snapshot = stats_snapshot, .value = loop_value, .ctx = &stats,
 };
 
