@@ -50,6 +50,8 @@ struct rd_job {
 	uint8_t *lane_count;
 	/* the EEPROM of a module read by MCIA (PDDR missing): pages as read */
 	uint8_t (*eeprom)[256];
+	/* modules a read of went unanswered (PMAOS, PDDR, MCIA) */
+	uint64_t unanswered[(VITALS_MODULES_MAX + 63) / 64];
 };
 
 struct rd_read {
@@ -66,6 +68,16 @@ static bool booted_since_inventory(const struct vitals_node *n, time_t now);
 static void rd_read(struct rd_job *job, enum vitals_reg_bit reg, unsigned reg_id,
 		    const uint8_t *req, size_t req_len, unsigned index, unsigned part);
 
+static bool copy_old_modules(struct rd_job *job, const uint64_t *modules, bool in_set);
+
+static bool any_bit(const uint64_t *set, size_t words)
+{
+	for (size_t i = 0; i < words; i++)
+		if (set[i])
+			return true;
+	return false;
+}
+
 static void rd_job_done(struct rd_job *job)
 {
 	struct vitals_reading *r = job->r;
@@ -73,6 +85,10 @@ static void rd_job_done(struct rd_job *job)
 
 	if (--job->outstanding)
 		return;
+	/* a module whose read went unanswered is as it was, stale: a lost MAD
+	 * is no module pulled out (its entities would go and come back) */
+	if (any_bit(job->unanswered, sizeof(job->unanswered) / sizeof(job->unanswered[0])))
+		copy_old_modules(job, job->unanswered, true);
 	/* the lanes read, in (port, lane) order */
 	for (unsigned p = 1; p <= job->n->num_ports; p++)
 		for (unsigned l = 0; l < job->lane_count[p - 1]; l++)
@@ -227,6 +243,16 @@ static void got_reading(void *ctx, int status, const uint8_t *reg, size_t len)
 	struct rd_job *job = rd->job;
 	struct vitals_reading *r = job->r;
 
+	if (status < 0 && (rd->reg == VITALS_R_PMAOS || rd->reg == VITALS_R_PDDR || rd->reg == VITALS_R_MCIA)) {
+		unsigned m = rd->reg == VITALS_R_PDDR
+				     ? (rd->index >= 1 && rd->index <= job->n->num_ports
+						? job->ports[rd->index - 1].module
+						: VITALS_MODULES_MAX)
+				     : rd->index;
+
+		if (m < VITALS_MODULES_MAX)
+			job->unanswered[m / 64] |= 1ull << (m % 64);
+	}
 	if (status == VITALS_REG_STATUS_NOT_SUPPORTED && rd->reg == VITALS_R_PDDR &&
 	    !vitals_missing(job->n, VITALS_R_MCIA)) {
 		/* PDDR refused since the inventory: the module's EEPROM instead */
@@ -446,6 +472,43 @@ static enum want wanted(const struct rd_sweep *sw, const struct vitals_inv_node 
 	return any ? WANT_MODULES : WANT_NONE;
 }
 
+/* The last snapshot's rows of the node's modules in the set (in_set) or
+ * out of it, and their ports' lanes; those in the set marked stale. false:
+ * the node has no rows there. */
+static bool copy_old_modules(struct rd_job *job, const uint64_t *modules, bool in_set)
+{
+	const struct vitals_snapshot *p = job->sw->prev;
+	const struct vitals_node *old = vitals_find_node(p, job->n->guid);
+	struct vitals_reading *r = job->r;
+
+	if (!old || !old->read_at)
+		return false;
+	for (size_t i = 0; i < r->n_modules; i++) {
+		unsigned m = r->modules[i].module;
+
+		if ((m < VITALS_MODULES_MAX && modules[m / 64] >> (m % 64) & 1) != in_set)
+			continue;
+		for (uint32_t j = 0; j < old->n_modules; j++)
+			if (p->modules[old->first_module + j].module == m) {
+				r->modules[i] = p->modules[old->first_module + j];
+				r->modules[i].stale |= in_set;
+			}
+	}
+	for (uint32_t j = 0; j < old->n_lanes; j++) {
+		const struct vitals_lane *l = &p->lanes[old->first_lane + j];
+
+		if (l->port < 1 || l->port > job->n->num_ports || l->lane < 1 ||
+		    l->lane > LANES_PER_PORT ||
+		    (l->module < VITALS_MODULES_MAX && modules[l->module / 64] >> (l->module % 64) & 1) !=
+			    in_set)
+			continue;
+		r->lanes[(l->port - 1) * LANES_PER_PORT + l->lane - 1] = *l;
+		if (job->lane_count[l->port - 1] < l->lane)
+			job->lane_count[l->port - 1] = l->lane;
+	}
+	return true;
+}
+
 /* A node of which only some modules are read: its other rows as the last
  * snapshot has them (stale or not), the modules' own stale until read */
 static int rd_job_keep(struct rd_job *job, const uint64_t *modules)
@@ -464,26 +527,7 @@ static int rd_job_keep(struct rd_job *job, const uint64_t *modules)
 		for (uint32_t j = 0; j < old->n_fans; j++)
 			if (p->fans[old->first_fan + j].tacho == r->fans[i].tacho)
 				r->fans[i] = p->fans[old->first_fan + j];
-	for (size_t i = 0; i < r->n_modules; i++) {
-		unsigned m = r->modules[i].module;
-
-		if (modules[m / 64] >> (m % 64) & 1)
-			continue;
-		for (uint32_t j = 0; j < old->n_modules; j++)
-			if (p->modules[old->first_module + j].module == m)
-				r->modules[i] = p->modules[old->first_module + j];
-	}
-	for (uint32_t j = 0; j < old->n_lanes; j++) {
-		const struct vitals_lane *l = &p->lanes[old->first_lane + j];
-
-		if (l->port < 1 || l->port > job->n->num_ports || l->lane < 1 ||
-		    l->lane > LANES_PER_PORT || (l->module < VITALS_MODULES_MAX &&
-						 modules[l->module / 64] >> (l->module % 64) & 1))
-			continue;
-		r->lanes[(l->port - 1) * LANES_PER_PORT + l->lane - 1] = *l;
-		if (job->lane_count[l->port - 1] < l->lane)
-			job->lane_count[l->port - 1] = l->lane;
-	}
+	copy_old_modules(job, modules, false);
 	return 0;
 }
 
