@@ -300,6 +300,32 @@ def test_changes_give_one_notification_each_and_one_when_they_return(bed, fabric
     bed.simfabric("sim", 'Temperature "leaf-1-1" 0 auto')
 
 
+def test_lost_mads_take_no_module_out_of_entity_mib(bed, fabric):
+    """A fifth of the MADs to a switch lost for four sweeps: a module whose
+    reads went unanswered stays as it was, stale (a lost MAD is no module
+    pulled out): its context's entities do not change, and no
+    entConfigChange names it"""
+    guid, lid = fabric["spine-1-1"]
+    context = "ib-%016x" % guid
+    modules = lambda: sorted(k for k in bed.v3_walk(context, ENT_PHYSICAL + "2")  # noqa: E731
+                             if 2000 < int(k.rsplit(".", 1)[1]) < 3000)
+    assert wait_for(lambda: modules(), seconds=60)
+    time.sleep(4)  # a sweep more: its modules all read
+    before, changed = modules(), bed.v3(*["snmpget", context, ENT_LAST_CHANGE]).stdout
+    since = len(notifications(bed))
+    bed.simfabric("sim", 'Error "spine-1-1"[0] 20')
+    try:
+        time.sleep(12)  # cacheLifetime vitalsSensors 3
+    finally:
+        bed.simfabric("sim", 'Error "spine-1-1"[0] 0')
+    time.sleep(6)
+    assert modules() == before
+    assert bed.v3(*["snmpget", context, ENT_LAST_CHANGE]).stdout == changed
+    assert not [t for t in traps_of(bed, ENT_CONFIG_CHANGE, since)
+                if any(v == context or v == '"%s"' % context for v in t.values())], \
+        traps_of(bed, ENT_CONFIG_CHANGE, since)
+
+
 def test_snmpd_monitor_warns_under_the_device_threshold(bed, fabric):
     """conf/snmpd.conf.monitor's hardware lines, in the bed's snmpd: an ASIC
     at 95 degrees (over the file's 90, under the device's 105) makes snmpd
