@@ -81,11 +81,11 @@ class Poller(threading.Thread):
     each walk that failed did (failed_walks: start, seconds, tree, what
     snmpbulkwalk said)."""
 
-    def __init__(self, bed, trees=TREES, get_retries=0):
+    def __init__(self, bed, trees=TREES, get_retries=0, walk_retries=1):
         super().__init__(daemon=True)
         self.bed, self.gets, self.walks, self.stop = bed, [], [], False
         self.trees, self.failed_walks = trees, []
-        self.get_retries = get_retries
+        self.get_retries, self.walk_retries = get_retries, walk_retries
 
     def run(self):
         n = 0
@@ -97,7 +97,7 @@ class Poller(threading.Thread):
                 # a walk is some requests in a row, each sent by a process
                 # the machine's load may hold back: one retry, as managers
                 # do; a stall of the agent shows in the GETs (no retry)
-                out = snmp(self.bed, "snmpbulkwalk", "-Cr25", tree, retries=1)
+                out = snmp(self.bed, "snmpbulkwalk", "-Cr25", tree, retries=self.walk_retries)
                 ok = out.returncode == 0 and "Timeout" not in out.stderr
                 took = time.monotonic() - t
                 self.walks.append((t, took, ok))
@@ -158,7 +158,9 @@ class TrapSource(threading.Thread):
 # ---- what "recovered" means beyond "answers and forwards traps" ----------------------
 
 def no_stale_port(bed):
-    out = snmp(bed, "snmpbulkwalk", "-Cr50", PM_STALE, timeout=2)
+    # a walk of every port: some requests in a row, each one the machine's
+    # load may hold back (retried, as the manager's walks are)
+    out = snmp(bed, "snmpbulkwalk", "-Cr50", PM_STALE, timeout=2, retries=2)
     values = [l.rsplit(" ", 1)[-1] for l in out.stdout.splitlines() if " = " in l]
     return out.returncode == 0 and values and all(v == "2" for v in values)
 
@@ -287,13 +289,18 @@ def run_fault(bed, poller, traps, name, hold, apply, remove, check):
         check = rediscovered(bed.log_size())
     elif check == "smps-again":
         check = smps_again(log_off)
-    recovered = None
+    recovered, missing = None, []
     while time.monotonic() - t_remove < 120:
         now = time.monotonic()
         traps.collect()
         answered = [g for g in poller.gets if g[0] > t_remove and g[2]]
         trap_back = [k for k, t in traps.sent.items() if t > t_remove and k in traps.arrived]
-        if answered and trap_back and (check is None or check(bed)):
+        checked = answered and trap_back and (check is None or check(bed))
+        # what was still missing at the last look (said when it never came)
+        missing = [what for what, ok in (("a GET answered", answered),
+                                         ("a trap through", trap_back),
+                                         ("the fault's own check", checked)) if not ok]
+        if checked:
             first_trap = min(traps.arrived[k] for k in trap_back)
             recovered = max(answered[0][0] + answered[0][1], first_trap, now if check else 0)
             break
@@ -319,6 +326,7 @@ def run_fault(bed, poller, traps, name, hold, apply, remove, check):
         "longest_get_before_ms": round(max(before or [0]) * 1000),
         "median_get_before_ms": round(statistics.median(before) * 1000, 1) if before else None,
         "recovery_s": round(recovered - t_remove, 1) if recovered else None,
+        "not_recovered": missing if not recovered else [],
         "traps_sent_during": len(during),
         "traps_lost_during": sum(1 for k in during if k not in traps.arrived),
         "traps_sent_after": len(after),
@@ -433,7 +441,9 @@ def run_faults(bed, chosen, trap_node, progress=None, measure=None, trees=TREES)
             if measure:
                 measure(bed, res)
             if progress:
-                progress("%s: recovered in %s s" % (name, res["recovery_s"]))
+                progress("%s: recovered in %s s%s" % (
+                    name, res["recovery_s"], "" if res["recovery_s"] is not None else
+                    " (still missing: %s)" % ", ".join(res["not_recovered"])))
             results.append(res)
     finally:
         poller.stop = traps.stop = True
@@ -483,8 +493,14 @@ LINK_STATE = ".1.3.6.1.4.1.8072.9999.9999.117.1.5.1.1.6"  # ibsnmpdFabricPortLin
 
 
 def links_active(bed):
-    out = snmp(bed, "snmpbulkwalk", "-Cr50", LINK_STATE, timeout=3)
-    return sum(1 for l in out.stdout.splitlines() if l.endswith(" = INTEGER: 4"))
+    """the fabric's ports active, from a whole walk (None: no walk came
+    whole in three tries: a count of part of the table would be taken for
+    the fabric's)"""
+    for _ in range(3):
+        out = snmp(bed, "snmpbulkwalk", "-Cr50", LINK_STATE, timeout=3, retries=2)
+        if out.returncode == 0 and "Timeout" not in out.stderr:
+            return sum(1 for l in out.stdout.splitlines() if l.endswith(" = INTEGER: 4"))
+    return None
 
 
 def fabric_change_faults(hold):
@@ -495,7 +511,11 @@ def fabric_change_faults(hold):
     before = {}
 
     def storm(bed):
-        before["active"] = links_active(bed)
+        before["active"] = None
+        for _ in range(10):  # (None still: the recovery is never seen, and said)
+            before["active"] = links_active(bed)
+            if before["active"] is not None:
+                break
         for h in hcas:
             bed.sim('Unlink "%s"' % h)
 
