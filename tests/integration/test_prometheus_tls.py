@@ -482,7 +482,9 @@ def test_a_flood_leaves_every_scrape_and_get_answered(pki):
         rc, status, text = curl(pki, "https://%s/metrics?collect[]=agent" % target, *good(pki))
         assert status == 200
         print("".join(l + "\n" for l in text.splitlines() if l.startswith("ibsnmpd_http")))
-        assert ups and list(ups.values())[0] >= window / 5 - 1, ups
+        # scrapes went on (every 5 s: some 5 in the window; Prometheus on a
+        # loaded machine is late now and then), and each one was whole
+        assert ups and list(ups.values())[0] >= window / 5 - 2, ups
         assert not downs or max(downs.values()) == 0, downs
         assert len(loud) >= 10  # every GET answered (bed.get asserts it), however slow
         assert metric(text, "ibsnmpd_http_refused_total", "slow_scrape") >= 1, text
