@@ -43,4 +43,8 @@ def test_a_rail_dead_and_a_storm_of_links():
         assert r["recovery_s"] is not None, r
         assert r["gets_answered"] == r["gets_sent"], r
         assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, r
-        assert len(r["log_kinds"]) <= 8 and r["log_lines"] <= 40, r
+        # (the periodic "subnet discovered" lines grow with the recovery's
+        # time, which a loaded machine stretches: left out of the count)
+        assert len(r["log_kinds"]) <= 8, r
+        assert sum(n for kind, n in r["log_kinds"].items()
+                   if not kind.startswith("subnet discovered:")) <= 40, r
