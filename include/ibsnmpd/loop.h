@@ -48,11 +48,11 @@ void loop_stop(void);
 long loop_stream_room(int fd);
 
 /* A pass's wall time is its work (the main thread on a core), its wait
- * for a core (the machine busy: nothing of ibsnmpd's), its time in the MAD
- * device (loop_device_waited) and the rest, where the thread slept in the
- * kernel: a write, a file, a lock. The last must stay near nothing
- * whatever the machine's load; the first is what the daemon's own work
- * costs in one go. */
+ * for a core (the machine busy: nothing of ibsnmpd's) and the rest, where
+ * the thread slept in the kernel: a write, a file, a lock, the MAD
+ * device. The last must stay near nothing whatever the machine's load
+ * (MADs are written by a thread of their own); the first is what the
+ * daemon's own work costs in one go. */
 struct loop_stats {
 	uint64_t passes;
 	uint32_t longest_pass_ms; /* since loop_ready(), wall time */
@@ -61,10 +61,5 @@ struct loop_stats {
 	uint32_t stalls;          /* passes longer than loopWatchdog */
 };
 void loop_get_stats(struct loop_stats *st);
-/* The main thread spent ns in the MAD device (umad): a send, a receive's
- * short wait for an answer due. On an HCA that is the calls' own work; in
- * the simulated test bed a send waits for the simulator to read. Not
- * counted as the pass's sleep. */
-void loop_device_waited(uint64_t ns);
 
 #endif

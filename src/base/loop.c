@@ -368,13 +368,6 @@ static void sched_times(struct sched_times *t)
 	}
 }
 
-static uint64_t device_ns; /* this pass's, main thread */
-
-void loop_device_waited(uint64_t ns)
-{
-	device_ns += ns;
-}
-
 static uint32_t clamp_ms(uint64_t ms)
 {
 	return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
@@ -393,17 +386,15 @@ static void pass_ended(uint64_t began, uint64_t ended, const struct sched_times 
 	if (measuring) {
 		uint64_t work = (at_end.on_cpu_ns - at_start->on_cpu_ns) / 1000000u;
 		uint64_t queued = (at_end.waiting_ns - at_start->waiting_ns) / 1000000u;
-		uint64_t device = device_ns / 1000000u;
 
 		if (work > stats.longest_work_ms)
 			stats.longest_work_ms = clamp_ms(work);
 		if (!at_end.known || !at_start->known)
 			stats.longest_sleep_ms = UINT32_MAX;
-		else if (stats.longest_sleep_ms != UINT32_MAX && took > work + queued + device &&
-			 took - work - queued - device > stats.longest_sleep_ms)
-			stats.longest_sleep_ms = clamp_ms(took - work - queued - device);
+		else if (stats.longest_sleep_ms != UINT32_MAX && took > work + queued &&
+			 took - work - queued > stats.longest_sleep_ms)
+			stats.longest_sleep_ms = clamp_ms(took - work - queued);
 	}
-	device_ns = 0;
 	if (measuring && limit && took >= limit) {
 		stats.stalls++;
 		snmp_log(LOG_WARNING, "the main loop came round after %.1f s (loopWatchdog %u)\n",
@@ -441,7 +432,6 @@ void loop_pass(void)
 	netsnmp_large_fd_set_cleanup(&exceptfds);
 
 	began = now_ms();
-	device_ns = 0;
 	sched_times(&at_start);
 	atomic_store(&pass_number, stats.passes + 1);
 	atomic_store(&busy_since_ms, began);

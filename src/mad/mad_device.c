@@ -13,13 +13,22 @@
  * takes them from the device itself for up to DRAIN_MAX_MS and the receive
  * thread waits: an answer then costs no hand-over between threads (a
  * sweep's answers used to wake two threads each, issue 24). SNMP requests
- * wait for it at most that long; a millisecond without an answer ends it. */
+ * wait for it at most that long; a millisecond without an answer ends it.
+ *
+ * Why a send thread: a umad write can wait. Through libumad2sim it is a
+ * datagram to the simulator, whose socket holds ten before the writer
+ * waits for it to read (net.unix.max_dgram_qlen): a starved simulator
+ * held the main loop for a second. The main thread queues each MAD and
+ * goes on; the thread writes them in order. A write that fails comes back
+ * as the MAD with an error status (as the kernel reports a timeout), so
+ * that the engine retries it as it would a MAD unanswered. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -30,7 +39,6 @@
 #include <infiniband/umad.h>
 #include <infiniband/mad.h>
 
-#include "ibsnmpd/loop.h"
 #include "ibsnmpd/mad_device.h"
 
 #define MAD_BLOCK 256
@@ -42,6 +50,14 @@ struct rx_item {
 	struct mad_source from;
 	size_t len;
 	uint8_t mad[MAD_BLOCK];
+};
+
+struct tx_item {
+	struct tx_item *next;
+	int agent;
+	unsigned timeout_ms;
+	size_t len;
+	uint8_t umad[sizeof(struct ib_user_mad) + MAD_BLOCK];
 };
 
 /* The daemon reads the fabric through one port. */
@@ -57,8 +73,15 @@ static struct mad_device {
 	bool main_takes;      /* the main thread receives; the thread waits (rx_park) */
 	pthread_cond_t rx_park;
 	int pipe_r, pipe_w;
+	/* the send thread's queue (tx_lock) */
+	pthread_t tx_thread;
+	bool tx_running, tx_stop;
+	pthread_mutex_t tx_lock;
+	pthread_cond_t tx_work;
+	struct tx_item *tx_head, *tx_tail;
 } dev = {.fd = -1, .pipe_r = -1, .pipe_w = -1, .rx_lock = PTHREAD_MUTEX_INITIALIZER,
-	 .rx_park = PTHREAD_COND_INITIALIZER};
+	 .rx_park = PTHREAD_COND_INITIALIZER, .tx_lock = PTHREAD_MUTEX_INITIALIZER,
+	 .tx_work = PTHREAD_COND_INITIALIZER};
 
 static void copy_name(char *dst, size_t n, const char *src)
 {
@@ -191,14 +214,32 @@ static void wait_while_main_takes(void)
 	pthread_mutex_unlock(&dev.rx_lock);
 }
 
+/* An item for the main thread (the receive thread's, or a failed send's);
+ * false if the main loop could not be woken. */
+static bool rx_queue(struct rx_item *it)
+{
+	bool wake;
+
+	pthread_mutex_lock(&dev.rx_lock);
+	if (dev.rx_tail)
+		dev.rx_tail->next = it;
+	else
+		dev.rx_head = it;
+	dev.rx_tail = it;
+	/* One wake-up per batch: while the main thread drains, it also
+	 * takes what arrives meanwhile (on_pipe_readable). */
+	wake = !dev.rx_wake_pending;
+	dev.rx_wake_pending = true;
+	pthread_mutex_unlock(&dev.rx_lock);
+	return !(wake && write(dev.pipe_w, "", 1) < 0 && errno != EAGAIN);
+}
+
 static void *rx_main(void *arg)
 {
 	struct rx_item *it = NULL;
 
 	(void)arg;
 	while (!atomic_load(&dev.rx_stop)) {
-		bool wake;
-
 		wait_while_main_takes();
 		if (!it && !(it = malloc(sizeof(*it)))) {
 			usleep(1000);
@@ -207,23 +248,70 @@ static void *rx_main(void *arg)
 		/* A bounded wait so that stopping can end the thread. */
 		if (!receive(it, 200))
 			continue;
-		pthread_mutex_lock(&dev.rx_lock);
-		if (dev.rx_tail)
-			dev.rx_tail->next = it;
-		else
-			dev.rx_head = it;
-		dev.rx_tail = it;
-		/* One wake-up per batch: while the main thread drains, it also
-		 * takes what arrives meanwhile (on_pipe_readable). */
-		wake = !dev.rx_wake_pending;
-		dev.rx_wake_pending = true;
-		pthread_mutex_unlock(&dev.rx_lock);
-		it = NULL;
-		if (wake && write(dev.pipe_w, "", 1) < 0 && errno != EAGAIN)
+		it->next = NULL;
+		if (!rx_queue(it)) {
+			it = NULL;
 			break;
+		}
+		it = NULL;
 	}
 	free(it);
 	return NULL;
+}
+
+/* ---- sending ---------------------------------------------------------------- */
+
+/* A send the device refused: the MAD back to the engine with the error as
+ * its status, as the kernel hands back one that timed out. */
+static void send_failed(const struct tx_item *t, int err)
+{
+	struct rx_item *it = malloc(sizeof(*it));
+
+	if (!it)
+		return; /* the engine's own deadline fails it */
+	memset(it, 0, sizeof(*it));
+	it->status = err ? err : EIO;
+	it->len = MAD_BLOCK;
+	memcpy(it->mad, umad_get_mad((void *)t->umad), MAD_BLOCK);
+	rx_queue(it);
+}
+
+static void *tx_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&dev.tx_lock);
+	for (;;) {
+		struct tx_item *t;
+
+		while (!dev.tx_head && !dev.tx_stop)
+			pthread_cond_wait(&dev.tx_work, &dev.tx_lock);
+		if (!dev.tx_head)
+			break; /* stopping, and every MAD queued is written */
+		t = dev.tx_head;
+		dev.tx_head = t->next;
+		if (!dev.tx_head)
+			dev.tx_tail = NULL;
+		pthread_mutex_unlock(&dev.tx_lock);
+		if (umad_send(dev.fd, t->agent, t->umad, (int)t->len, (int)t->timeout_ms, 0) < 0)
+			send_failed(t, errno);
+		free(t);
+		pthread_mutex_lock(&dev.tx_lock);
+	}
+	pthread_mutex_unlock(&dev.tx_lock);
+	return NULL;
+}
+
+/* Ends the send thread once what is queued is written. */
+static void stop_sending(void)
+{
+	if (!dev.tx_running)
+		return;
+	pthread_mutex_lock(&dev.tx_lock);
+	dev.tx_stop = true;
+	pthread_cond_signal(&dev.tx_work);
+	pthread_mutex_unlock(&dev.tx_lock);
+	pthread_join(dev.tx_thread, NULL);
+	dev.tx_running = false;
 }
 
 static double elapsed_ms(const struct timespec *since)
@@ -234,23 +322,9 @@ static double elapsed_ms(const struct timespec *since)
 	return (double)(t.tv_sec - since->tv_sec) * 1e3 + (t.tv_nsec - since->tv_nsec) / 1e6;
 }
 
-/* The main thread's time in the device (a receive's wait, a send): the
- * loop's account of its sleep leaves it out (loop_device_waited). */
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static bool receive_on_main(struct rx_item *it, int timeout_ms)
 {
-	uint64_t t0 = now_ns();
-	bool got = receive(it, timeout_ms);
-
-	loop_device_waited(now_ns() - t0);
-	return got;
+	return receive(it, timeout_ms);
 }
 
 /* What the receive thread queued, to the engine; how many. */
@@ -325,19 +399,33 @@ static bool supports(void *self, int mgmt_class)
 	return dev.fd >= 0 && dev.agent[mgmt_class & 0xff] >= 0;
 }
 
+/* Queued for the send thread: the main thread never waits on the device. */
 static int send_umad(void *self, int mgmt_class, void *umad, size_t len, unsigned timeout_ms)
 {
-	uint64_t t0 = now_ns();
-	int rc;
+	struct tx_item *t;
+	bool was_empty;
 
 	(void)self;
+	if (len > MAD_BLOCK || !(t = malloc(sizeof(*t))))
+		return -1;
+	t->next = NULL;
+	t->agent = dev.agent[mgmt_class & 0xff];
 	/* The kernel times the request out and reports it as a status; retries
-	 * are the engine's, so that every transport behaves alike. A send to
-	 * an HCA does not wait; through libumad2sim it is a datagram to the
-	 * simulator, whose socket takes ten before the send waits for it. */
-	rc = umad_send(dev.fd, dev.agent[mgmt_class & 0xff], umad, (int)len, (int)timeout_ms, 0);
-	loop_device_waited(now_ns() - t0);
-	return rc;
+	 * are the engine's, so that every transport behaves alike. */
+	t->timeout_ms = timeout_ms;
+	t->len = len;
+	memcpy(t->umad, umad, sizeof(struct ib_user_mad) + len);
+	pthread_mutex_lock(&dev.tx_lock);
+	was_empty = !dev.tx_head;
+	if (dev.tx_tail)
+		dev.tx_tail->next = t;
+	else
+		dev.tx_head = t;
+	dev.tx_tail = t;
+	if (was_empty)
+		pthread_cond_signal(&dev.tx_work);
+	pthread_mutex_unlock(&dev.tx_lock);
+	return 0;
 }
 
 static void wait_received(void *self, unsigned ms)
@@ -349,9 +437,12 @@ static void wait_received(void *self, unsigned ms)
 		on_pipe_readable(dev.pipe_r, NULL);
 }
 
+/* What is queued is written first (an unsubscription at exit), then the
+ * threads end. */
 static void stop_receiving(void *self)
 {
 	(void)self;
+	stop_sending();
 	if (!dev.rx_running)
 		return;
 	atomic_store(&dev.rx_stop, true);
@@ -403,6 +494,20 @@ static void release(void)
 }
 
 /* ---- opening ------------------------------------------------------------------ */
+
+/* A thread that takes none of the process's signals (SIGTERM, SIGHUP are
+ * the main thread's); 0 or an error number. */
+static int start_thread(pthread_t *t, void *(*fn)(void *))
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(t, NULL, fn, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
 
 int mad_device_open(const char *ca_name, int port_num, struct mad_local_port *out,
 		    struct mad_transport *wire, char *err, size_t errlen, int *exit_code)
@@ -468,8 +573,16 @@ int mad_device_open(const char *ca_name, int port_num, struct mad_local_port *ou
 	dev.pipe_r = fds[0];
 	dev.pipe_w = fds[1];
 	atomic_store(&dev.rx_stop, false);
-	if (pthread_create(&dev.rx_thread, NULL, rx_main, NULL)) {
+	dev.tx_stop = false;
+	if (start_thread(&dev.tx_thread, tx_main)) {
+		snprintf(err, errlen, "cannot start the MAD send thread");
+		release();
+		return -1;
+	}
+	dev.tx_running = true;
+	if (start_thread(&dev.rx_thread, rx_main)) {
 		snprintf(err, errlen, "cannot start the MAD receive thread");
+		stop_sending();
 		release();
 		return -1;
 	}
