@@ -48,7 +48,8 @@ import threading
 import time
 
 from .bed import TOP, running, snmp_env as env, stop_all_on_sigterm
-from .manager import generated
+from .manager import (TRAP_OID, generated, guid_index, link_states, notifications,
+                      perf_counters)
 
 BUILD = os.path.join(TOP, "build")
 INJECTOR = os.environ.get("SIM_TRAP_INJECTOR") or os.path.join(BUILD, "tests", "sim-trap-injector")
@@ -68,12 +69,21 @@ GUID_BASE = 0x6000000000000000
 GUID_RE = re.compile(r"117\.3\.1\.1\.6\.0 = Hex-STRING: ([0-9A-F ]+)")
 ME, FAR_LEAF, TRAP_NODE = "h1-1", "leaf4", "h4-3"
 BEFORE_S, AFTER_S, LATE_S = 3, 5, 3  # as usual before; watched after the recovery; late traps
+REPORT_LIMIT_S = 60  # for ibsnmpd to serve a fault that says it must
 
 
 def snmp(bed, tool, *args, timeout=1, retries=0):
     return subprocess.run([tool, "-v2c", "-c", "public", "-On", "-t", str(timeout),
                            "-r", str(retries),
                            bed.target] + list(args), capture_output=True, text=True, env=env())
+
+
+def answered(out):
+    """whether net-snmp's tool got its answers: no timeout, and no error
+    status (snmpd answers genErr when its subagent does not answer in
+    time: that is no answer of ibsnmpd's)"""
+    text = out.stdout + out.stderr
+    return "Timeout" not in text and "Error in packet" not in text
 
 
 class Poller(threading.Thread):
@@ -98,7 +108,7 @@ class Poller(threading.Thread):
                 # the machine's load may hold back: one retry, as managers
                 # do; a stall of the agent shows in the GETs (no retry)
                 out = snmp(self.bed, "snmpbulkwalk", "-Cr25", tree, retries=self.walk_retries)
-                ok = out.returncode == 0 and "Timeout" not in out.stderr
+                ok = out.returncode == 0 and answered(out)
                 took = time.monotonic() - t
                 self.walks.append((t, took, ok))
                 if not ok:
@@ -108,7 +118,7 @@ class Poller(threading.Thread):
             else:
                 out = snmp(self.bed, "snmpget", NODE_TYPE, SYS_UPTIME, MADS_SENT,
                            retries=self.get_retries)
-                ok = out.returncode == 0 and "No Such" not in out.stdout
+                ok = out.returncode == 0 and answered(out) and "No Such" not in out.stdout
                 self.gets.append((t, time.monotonic() - t, ok))
             time.sleep(0.1)
 
@@ -163,26 +173,6 @@ def no_stale_port(bed):
     out = snmp(bed, "snmpbulkwalk", "-Cr50", PM_STALE, timeout=2, retries=2)
     values = [l.rsplit(" ", 1)[-1] for l in out.stdout.splitlines() if " = " in l]
     return out.returncode == 0 and values and all(v == "2" for v in values)
-
-
-def counters_whole_again():
-    """(mark, check) for a big fabricsim bed: mark(bed) when the fault is
-    made; check(bed): the last counter sweep ibsnmpd logged about since
-    then had every node answer ("every node answers again" follows the
-    sweep that had some silent; none said: no node went silent). A walk of
-    every port's stale flag (no_stale_port) is some 60 requests on the rail
-    bed: on a machine so loaded that fabricsim outruns madTimeout now and
-    then, one sweep or another leaves a port stale somewhere, and the walk
-    itself is slow."""
-    since = {"offset": 0}
-
-    def mark(bed):
-        since["offset"] = bed.log_size()
-
-    def check(bed):
-        said = [l for l in bed.log_since(since["offset"]) if "counter sweep: " in l]
-        return not said or "every node answers again" in said[-1]
-    return mark, check
 
 
 def rediscovered(since):
@@ -295,13 +285,25 @@ def kinds(lines):
     return seen
 
 
-def run_fault(bed, poller, traps, name, hold, apply, remove, check):
+def run_fault(bed, poller, traps, name, hold, apply, remove, check, reported=None):
+    """One fault: made (apply), held `hold` s, and where reported(bed) is
+    given, held until ibsnmpd serves it (at most REPORT_LIMIT_S: not seen,
+    the result's reported_s is None), then removed (remove) and watched
+    until it has recovered (check, besides a GET answered and a trap
+    through)."""
     before_t = time.monotonic()
     time.sleep(BEFORE_S)
     log_off = bed.log_size()
     t_apply = time.monotonic()
     apply(bed)
-    time.sleep(hold)
+    t_reported = None
+    if reported:
+        while time.monotonic() - t_apply < REPORT_LIMIT_S:
+            if reported(bed):
+                t_reported = time.monotonic()
+                break
+            time.sleep(0.2)
+    time.sleep(max(0.0, t_apply + hold - time.monotonic()))
     t_remove = time.monotonic()
     t_ready = remove(bed)  # the SM failover: when the new SM is master
     t_ready = t_ready if isinstance(t_ready, float) else None
@@ -353,6 +355,8 @@ def run_fault(bed, poller, traps, name, hold, apply, remove, check):
         "traps_lost_after": sum(1 for k in after if k not in traps.arrived),
         "log_lines": len(lines), "log_kinds": kinds(lines),
     }
+    if reported:  # from the fault to ibsnmpd serving it
+        r["reported_s"] = round(t_reported - t_apply, 1) if t_reported else None
     if t_ready:  # from the new SM's mastership to traps flowing again
         r.update({"ready_s": round(t_ready - t_remove, 1),
                   "recovery_after_ready_s": round(recovered - t_ready, 1) if recovered else None,
@@ -390,6 +394,11 @@ def print_table(results):
                   "counted %s), on %d nodes, at most %d at one" % (
                       r["fault"], r["mkey_violations"], r["mkey_violations_counted"],
                       r["mkey_violations_nodes"], r["mkey_violations_max_node"]))
+    for r in results:
+        if "reported_s" in r:
+            print("%s: served by ibsnmpd %s s after it was made" % (
+                r["fault"], r["reported_s"] if r["reported_s"] is not None else "never (in %d s)"
+                % REPORT_LIMIT_S))
     for r in results:
         if "ready_s" in r:
             print("%s: the new SM master %.1f s after it was started; traps flowing "
@@ -456,8 +465,9 @@ def run_faults(bed, chosen, trap_node, progress=None, measure=None, trees=TREES)
     poller.start()
     traps.start()
     try:
-        for name, fault_hold, apply, remove, check in chosen:
-            res = run_fault(bed, poller, traps, name, fault_hold, apply, remove, check)
+        for name, fault_hold, apply, remove, check, *reported in chosen:
+            res = run_fault(bed, poller, traps, name, fault_hold, apply, remove, check,
+                            *reported)
             if measure:
                 measure(bed, res)
             if progress:
@@ -510,52 +520,140 @@ def mkey_violations(bed):
 RAIL = {"hosts": 16, "layout": "rail"}
 RAIL_ME, RAIL_TRAP_NODE = "srv-1-hca1", "srv-12-hca1"
 LINK_STATE = ".1.3.6.1.4.1.8072.9999.9999.117.1.5.1.1.6"  # ibsnmpdFabricPortLinkState
+PM_SYMBOL_ERRORS = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1.9"  # ibsnmpdPmSymbolErrors
+ACTIVE = "4"
 
 
-def links_active(bed):
-    """the fabric's ports active, from a whole walk (None: no walk came
-    whole in three tries: a count of part of the table would be taken for
-    the fabric's)"""
-    for _ in range(3):
-        out = snmp(bed, "snmpbulkwalk", "-Cr50", LINK_STATE, timeout=3, retries=2)
-        if out.returncode == 0 and "Timeout" not in out.stderr:
-            return sum(1 for l in out.stdout.splitlines() if l.endswith(" = INTEGER: 4"))
-    return None
+def served(bed, oids):
+    """{oid: value} of a GET of oids through snmpd (in tens: a PDU each),
+    retried as a manager does; a value missing where no answer came"""
+    res = {}
+    for k in range(0, len(oids), 10):
+        part = oids[k:k + 10]
+        out = snmp(bed, "snmpget", "-Oqv", *part, timeout=2, retries=2)
+        values = out.stdout.splitlines()
+        if out.returncode == 0 and answered(out) and len(values) == len(part):
+            res.update(zip(part, (v.strip() for v in values)))
+    return res
+
+
+class RailPorts:
+    """Ports of the rail bed by name: their GUIDs, LIDs and leaf ports from
+    what fabricsim generated (its own account, read once)."""
+
+    def __init__(self):
+        self.nodes, self.peer = None, {}
+
+    def load(self, bed):
+        if self.nodes is None:
+            self.nodes, links_ = generated(bed)
+            for link in links_:
+                (a, pa), (b, pb) = tuple(link)
+                self.peer[(a, pa)], self.peer[(b, pb)] = (b, pb), (a, pa)
+        return self
+
+    def oid(self, column, name, port):
+        return "%s.%s.%d" % (column, guid_index(self.nodes[name][1]), port)
+
+    def lid(self, name):
+        return self.nodes[name][3]
+
+
+def counters_set(ports, values):
+    """apply(bed) part: each port's SymbolErrorCounter set on the simulator
+    (while the fault holds, so that only a read after it can serve it)"""
+    def apply(bed):
+        for (name, port), value in zip(ports, values):
+            bed.sim('PerformanceSet "%s"[%d] PortCounters.SymbolErrorCounter=%d'
+                    % (name, port, value))
+    return apply
+
+
+def counters_agree(rail, ports):
+    """each port's SymbolErrorCounter as perfquery reads it through the
+    simulator equals what ibsnmpd serves (ibsnmpdPmSymbolErrors)"""
+    def check(bed):
+        rail.load(bed)
+        got = served(bed, [rail.oid(PM_SYMBOL_ERRORS, n, p) for n, p in ports])
+        for n, p in ports:
+            ref = perf_counters(bed, rail.lid(n), p).get("SymbolErrorCounter")
+            if ref is None or got.get(rail.oid(PM_SYMBOL_ERRORS, n, p)) != str(ref):
+                return False
+        return True
+    return check
 
 
 def fabric_change_faults(hold):
     """A rail dead (its switches and every server's HCA on it: a rail's
     power or its leaf firmware), and a storm: 64 HCAs (4 of each server, as
-    a job resetting adapters does) down within a second and up again."""
-    hcas = ["srv-%d-hca%d" % (n, k) for n in range(1, 17) for k in (3, 4, 5, 6)]
-    before = {}
+    a job resetting adapters does) down within a second and up again.
+
+    Each is checked against the simulator's own answers, not ibsnmpd's
+    word: while it holds, ibsnmpd must serve it (the rail's sample ports
+    stale; the storm's links down); it has recovered when iblinkinfo shows
+    the links active and ibsnmpd serves them so (every one of the storm's
+    64), and the SymbolErrorCounter of sample ports, set on the simulator
+    while the fault held, reads in ibsnmpd as perfquery reads it."""
+    rail = RailPorts()
+    dead_hcas = ("srv-3-hca2", "srv-11-hca2")
+    storm_hcas = ["srv-%d-hca%d" % (n, k) for n in range(1, 17) for k in (3, 4, 5, 6)]
+    storm_samples = [("srv-2-hca3", 1), ("srv-9-hca6", 1)]
+
+    def dead_samples(bed):
+        """two HCAs of rail 2 and their leaf ports"""
+        rail.load(bed)
+        return [(h, 1) for h in dead_hcas] + [rail.peer[(h, 1)] for h in dead_hcas]
+
+    def dead(bed):
+        bed.sim('Dead "*-r2.*"')
+        bed.sim('Dead "srv-*-hca2"')
+        counters_set(dead_samples(bed), range(101, 105))(bed)
+
+    def dead_served_stale(bed):
+        got = served(bed, [rail.oid(PM_STALE, n, p) for n, p in dead_samples(bed)])
+        return len(got) == 4 and all(v == "1" for v in got.values())
+
+    def rail_back(bed):
+        samples = dead_samples(bed)
+        states = link_states(bed)
+        if any(states.get(port, ("",))[0] != "Active" for port in samples):
+            return False
+        got = served(bed, [rail.oid(PM_STALE, n, p) for n, p in samples])
+        return all(v == "2" for v in got.values()) and len(got) == len(samples) and \
+            counters_agree(rail, samples)(bed)
 
     def storm(bed):
-        mark_storm(bed)
-        before["active"] = None
-        for _ in range(10):  # (None still: the recovery is never seen, and said)
-            before["active"] = links_active(bed)
-            if before["active"] is not None:
-                break
-        for h in hcas:
+        for h in storm_hcas:
             bed.sim('Unlink "%s"' % h)
+        counters_set(storm_samples, (201, 202))(bed)
+
+    def storm_served_down(bed):
+        rail.load(bed)
+        leaf_ports = [rail.peer[port] for port in storm_samples]
+        got = served(bed, [rail.oid(LINK_STATE, n, p) for n, p in leaf_ports])
+        return len(got) == len(leaf_ports) and all(v not in (ACTIVE, "active") and
+                                                   not v.startswith("active")
+                                                   for v in got.values())
 
     def calm(bed):
-        for h in hcas:
+        for h in storm_hcas:
             bed.sim('ReLink "%s"' % h)
 
-    mark_dead, counters_after_dead = counters_whole_again()
-    mark_storm, counters_after_storm = counters_whole_again()
-
     def links_back(bed):
-        return counters_after_storm(bed) and links_active(bed) == before["active"]
+        rail.load(bed)
+        states = link_states(bed)
+        if any(states.get((h, 1), ("",))[0] != "Active" for h in storm_hcas):
+            return False
+        got = served(bed, [rail.oid(LINK_STATE, h, 1) for h in storm_hcas])
+        return len(got) == len(storm_hcas) and all(v.split("(")[-1].rstrip(")") == ACTIVE
+                                                   or v == ACTIVE for v in got.values()) and \
+            counters_agree(rail, storm_samples)(bed)
 
     return [
-        ("dead-rail", hold,
-         lambda b: [mark_dead(b), b.sim('Dead "*-r2.*"'), b.sim('Dead "srv-*-hca2"')],
-         lambda b: [b.sim('Alive "*-r2.*"'), b.sim('Alive "srv-*-hca2"')],
-         counters_after_dead),
-        ("link-storm-64-hcas", hold, storm, calm, links_back),
+        ("dead-rail", hold, dead, lambda b: [b.sim('Alive "*-r2.*"'),
+                                             b.sim('Alive "srv-*-hca2"')],
+         rail_back, dead_served_stale),
+        ("link-storm-64-hcas", hold, storm, calm, links_back, storm_served_down),
     ]
 
 

@@ -120,6 +120,29 @@ def links(bed, *options, fabric=1):
     return res
 
 
+LINKINFO_LINE = re.compile(
+    r'^0x[0-9a-f]+\s+"\s*([^"]*)"\s+\d+\s+(\d+)\[[^]]*\]\s+==\(.*?(\w+)/\s*(\w+)\)==>'
+    r'(?:\s+0x[0-9a-f]+\s+\d+\s+(\d+)\[[^]]*\]\s+"([^"]*)")?', re.M)
+
+
+def link_states(bed, fabric=1):
+    """{(node description, port): (LinkState, peer description or None)} of
+    every port iblinkinfo reaches (-l: a line a port, both ends): "Active",
+    "Down", "Init", "Armed". A node it cannot reach (dead, or behind a link
+    down) is not there; its switch's port is, Down."""
+    res = {}
+    for m in LINKINFO_LINE.finditer(bed.run_on_node("iblinkinfo", "-l", fabric=fabric,
+                                                    timeout=120)):
+        res[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(6) or None)
+    return res
+
+
+def perf_counters(bed, lid, port):
+    """{field: int} of perfquery's PortCounters of a port"""
+    out = bed.run_on_node("perfquery", str(lid), str(port), timeout=60)
+    return {k: int(v, 0) for k, v in fields(out).items() if re.match(r"^(0x)?[0-9a-f]+$", v)}
+
+
 def port_pkeys(bed, lid, port=1):
     """{P_Key base: full?} of a port, from smpquery pkeys."""
     out = bed.run_on_node("smpquery", "pkeys", str(lid), str(port))
@@ -172,17 +195,37 @@ def _tlv(data, pos):
     return tag, pos, pos + n
 
 
-def _request_id(data):
-    """The request-id of an SNMPv2c message (None if it is not one)."""
+def _response(data):
+    """(request-id, error-status, whether every varbind holds a value) of an
+    SNMPv2c response; (None, None, False) if it is not one. A varbind of
+    noSuchObject, noSuchInstance or endOfMibView holds none."""
     try:
         _, pos, _ = _tlv(data, 0)                # Message SEQUENCE
         for _ in range(2):                       # version, community
             pos = _tlv(data, pos)[2]
         _, pos, _ = _tlv(data, pos)              # the PDU
-        tag, start, end = _tlv(data, pos)
-        return int.from_bytes(data[start:end], "big", signed=True) if tag == 0x02 else None
+        values = []
+        for _ in range(3):                       # request-id, error-status, error-index
+            tag, start, end = _tlv(data, pos)
+            if tag != 0x02:
+                return None, None, False
+            values.append(int.from_bytes(data[start:end], "big", signed=True))
+            pos = end
+        _, pos, end = _tlv(data, pos)            # the varbind list
+        held = True
+        while pos < end:
+            _, vb, vb_end = _tlv(data, pos)
+            value_at = _tlv(data, vb)[2]         # past the name
+            held = held and data[value_at] not in (0x80, 0x81, 0x82)
+            pos = vb_end
+        return values[0], values[1], held
     except IndexError:
-        return None
+        return None, None, False
+
+
+def _request_id(data):
+    """The request-id of an SNMPv2c message (None if it is not one)."""
+    return _response(data)[0]
 
 
 def _message(command, request_id, oids, community):
@@ -224,34 +267,35 @@ def timed_requests(target, oids, done, interval=0.05, timeout=2.0, command=GETNE
 
 def paired_requests(target, oids, peer_oids, done, interval=0.05, timeout=5.0,
                     community="public"):
-    """Two managers at once: every `interval` s until done() is true, a GET
-    of oids and a GET of peer_oids sent together, each on its own UDP
-    socket, each timed from send to answer. The peer (objects the agent
-    serves itself, e.g. snmpd's sysUpTime) times what the machine's load
-    alone costs at that moment. Returns [(sent, seconds, peer seconds)],
-    sent as time.monotonic(), seconds None where no answer came within
-    timeout."""
+    """Two requests at once on one UDP socket: every `interval` s until
+    done() is true, a GET of oids and a GET of peer_oids sent together,
+    each timed from send to answer. The peer (objects the agent serves
+    itself, e.g. snmpd's sysUpTime) times what the machine's load and the
+    socket alone cost at that moment. An answer counts only with
+    error-status noError and a value in every varbind (snmpd answers
+    genErr when its subagent does not answer in time). Returns [(sent,
+    seconds, peer seconds)], sent as time.monotonic(), seconds None where
+    no such answer came within timeout."""
     host, port = target.split(":")[-2:]
-    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
-    res, request_id = [], 1
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    res, request_id = [], 0
     while not done():
-        request_id += 1
+        request_id += 2
+        ids = (request_id, request_id + 1)
         sent_at, sent = time.monotonic(), time.perf_counter()
-        for sock, which in zip(socks, (oids, peer_oids)):
-            sock.sendto(_message(GET, request_id, which, community), (host, int(port)))
-        took = [None, None]
-        while None in took:
+        for rid, which in zip(ids, (oids, peer_oids)):
+            sock.sendto(_message(GET, rid, which, community), (host, int(port)))
+        took, pending = [None, None], set(ids)
+        while pending:
             left = timeout - (time.perf_counter() - sent)
-            waiting = [s for s, t in zip(socks, took) if t is None]
-            ready = select.select(waiting, [], [], max(0.0, left))[0] if left > 0 else []
-            if not ready:
+            if left <= 0 or not select.select([sock], [], [], left)[0]:
                 break
-            for sock in ready:
-                data = sock.recv(65535)
-                if _request_id(data) == request_id:  # this request's (an older one: read on)
-                    took[socks.index(sock)] = time.perf_counter() - sent
+            rid, status, held = _response(sock.recv(65535))
+            if rid in pending:  # this tick's (an older one: read on)
+                pending.discard(rid)
+                if status == 0 and held:
+                    took[ids.index(rid)] = time.perf_counter() - sent
         res.append((sent_at, took[0], took[1]))
         time.sleep(interval)
-    for sock in socks:
-        sock.close()
+    sock.close()
     return res
