@@ -103,6 +103,28 @@ def launch(script, *args):
     return int(out.stdout.split()[-1])
 
 
+def start_time(pid):
+    """a process's start (clock ticks since boot; None if it is gone): with
+    its PID, who it is (a PID is used again once its process is gone)"""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def register(pid, name, directory):
+    """Every service a bed starts is also written to $IBSNMPD_BED_REGISTRY
+    (when set: tests/tools/bed_test.py sets it), "PID START NAME DIR", so
+    that a test killed at its deadline, or one that lost its bed's
+    directory, still has every process it started stopped by its PID."""
+    path = os.environ.get("IBSNMPD_BED_REGISTRY")
+    if not path:
+        return
+    with open(path, "a") as f:
+        f.write("%d %s %s %s\n" % (pid, start_time(pid), name, directory))
+
+
 def first_node(topology):
     """The first node of a topology file: where opensm attaches."""
     import re
@@ -298,6 +320,7 @@ class Bed:
                      self.path(name + ".out"))
         with open(self.path("pids"), "a") as f:
             f.write("%s %d\n" % (name, pid))
+        register(pid, name, self.dir)
         if name == "opensm":  # opensm writes no pid file; the partition policy signals it
             with open(self.path("opensm.pid"), "w") as f:
                 f.write("%d\n" % pid)
@@ -648,6 +671,7 @@ def _console_fifo(bed, fabric=1):
     holder = launch('sleep infinity 1<>"$1" </dev/null', fifo) # read-write: no wait
     with open(bed.path("pids"), "a") as f:
         f.write("console-holder%s %d\n" % (_suffix(fabric), holder))
+    register(holder, "console-holder" + _suffix(fabric), bed.dir)
     return fifo
 
 
