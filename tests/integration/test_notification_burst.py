@@ -9,20 +9,33 @@ for good.
 
 What must hold, while a manager GETs and walks through snmpd:
 - every GET answered, every walk complete (snmpget's and snmpbulkwalk's
-  own defaults: a second to answer, five retries); every GET timed to the
-  microsecond answered (five seconds: a deadlock never answers), each
-  beside snmpd's own sysUpTime sent with it, printed: on a loaded machine
-  (CI's test-all, six beds beside a compile) a pass waits for a core as
-  long as the machine makes it, and that wait is not ibsnmpd's;
+  own defaults: a second to answer, five retries), an answer with an
+  error status (snmpd's genErr when its subagent is late) being none;
+- ibsnmpd's answers against snmpd's own: every 0.05 s a GET of ibsnmpd's
+  objects and one of snmpd's sysUpTime, sent together on one socket, each
+  timed to the microsecond (manager.paired_requests). How much later
+  ibsnmpd's came is what ibsnmpd cost, the machine's load taken out: at
+  the 99th percentile under MAX_EXCESS_P99_MS, at most under
+  MAX_EXCESS_MS (a manager with net-snmp's default one-second timeout
+  never sends again); unanswered in five seconds counts five seconds;
 - every notification ibsnmpd sent (its /metrics, by family) is in
   snmptrapd's log, none dropped, none left waiting or unanswered;
-- ibsnmpd's main loop never worked a second in one pass
-  (ibsnmpdLoopLongestWork) nor slept a second in one
-  (ibsnmpdLoopLongestSleep: a write that waits on snmpd, a file's fsync).
-  Its wall time (ibsnmpdLoopLongestPass) adds the wait for a core, which
-  CI's load stretched to 1.9 s once; it is printed, with where a pass of a
-  second or more was (loopWatchdog 1)."""
+- ibsnmpd's main loop never blocked: no pass slept more than
+  MAX_SLEEP_MS (ibsnmpdLoopLongestSleep: a pass's time neither on a core
+  nor waiting for one, the MAD device's included: a write to snmpd, a
+  file, a MAD sent), and none was a stall (ibsnmpdLoopStalls, loopWatchdog
+  1). Its wall time (ibsnmpdLoopLongestPass) and its longest work
+  (ibsnmpdLoopLongestWork) are printed: the first adds the wait for a
+  core, which is the machine's; the second is issue 58's (snapshots built
+  whole on the main thread: 142 ms at most here, alone).
+
+It runs alone in ctest (RUN_SERIAL): what it measures is ibsnmpd's."""
 from simfabric import burst  # on the path conftest.py sets
+
+# measured alone here (2 cores, 2026-12-07): the 99th percentile 70 ms, at
+# most 146 ms (the longest pass's work: 142 ms); a loop that blocks or
+# works a second in one go exceeds them
+MAX_EXCESS_P99_MS, MAX_EXCESS_MS, MAX_SLEEP_MS = 250, 1000, 250
 
 
 def test_a_burst_of_a_thousand_notifications_blocks_nothing_and_loses_nothing():
@@ -44,6 +57,9 @@ def test_a_burst_of_a_thousand_notifications_blocks_nothing_and_loses_nothing():
     assert r["walks_complete"] == r["walks_started"] > 0, r
     assert r["timed_answered"] == r["timed_gets"] > 0, r
     assert r["peer_answered"] == r["timed_gets"], r
-    # the main loop: neither its own work nor a sleep held it a second
-    assert r["longest_work_ms"] is not None and r["longest_work_ms"] < 1000, r
-    assert r["longest_sleep_ms"] is not None and r["longest_sleep_ms"] < 1000, r
+    # ibsnmpd's answers against snmpd's own on the same socket
+    assert r["timed_excess_p99_ms"] < MAX_EXCESS_P99_MS, r
+    assert r["timed_excess_ms"] < MAX_EXCESS_MS, r
+    # the main loop: never blocked, never stalled
+    assert r["longest_sleep_ms"] is not None and r["longest_sleep_ms"] < MAX_SLEEP_MS, r
+    assert r["stalls"] == 0, r
