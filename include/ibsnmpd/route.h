@@ -368,6 +368,7 @@ struct route_snapshot {
 	struct route_offender *offenders;    /* all checks', by check then number */
 	size_t n_offenders;
 	double subnet_seconds;               /* the last subnet checks' time */
+	unsigned long published;             /* sysUpTime (ticks) when published */
 };
 
 void route_snapshot_free(void *p);

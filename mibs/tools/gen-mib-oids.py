@@ -93,6 +93,9 @@ def main():
     args = sys.argv[1:]
     check = "--check" in args
     args = [a for a in args if a != "--check"]
+    if any(a.startswith("-") for a in args) or len(args) > 1:
+        # (an option taken for the output's name wrote a file called --help)
+        sys.exit(__doc__.strip().splitlines()[-1])
     out_path = args[0] if args else os.path.join(TOP, "include", "ibsnmpd", "mib_oids.h")
     defs = {}
     order = []

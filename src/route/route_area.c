@@ -98,6 +98,8 @@ struct route_snapshot *route_snapshot_make(struct route_routing *routing,
 
 	if (!s)
 		return NULL;
+	/* made on the main thread to be published at once: now is when */
+	s->published = netsnmp_get_agent_uptime();
 	for (unsigned k = 1; k <= ROUTE_CHECKS; k++)
 		s->checks[k] = (struct route_check_result){.id = (uint8_t)k,
 							   .status = ROUTE_STATUS_NOT_RUN};

@@ -178,10 +178,15 @@ static int subnet_scalar_value(unsigned column, netsnmp_variable_list *vb, const
 {
 	const struct route_snapshot *s = snap;
 
-	if (column != SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM)
-		return -1;
-	mib_set_be_octets(vb, s->previous_master, 8);
-	return 0;
+	switch (column) {
+	case SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM:
+		mib_set_be_octets(vb, s->previous_master, 8);
+		return 0;
+	case SCALAR_IBSNMPD_ROUTE_TABLES_PUBLISHED:
+		mib_set_unsigned(vb, ASN_TIMETICKS, s->published);
+		return 0;
+	default: return -1;
+	}
 }
 
 /* An SM's column (also what ibsnmpdMasterSmChanged carries). */
@@ -355,7 +360,7 @@ int route_mib_register(struct route_area *a)
 		.name = "ibsnmpdRoutePreviousMasterSm", .group_oid = routing_oid,
 		.group_oid_len = OID_LENGTH(routing_oid),
 		.first = SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM,
-		.last = SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM, .snapshot = subnet_snapshot,
+		.last = SCALAR_IBSNMPD_ROUTE_TABLES_PUBLISHED, .snapshot = subnet_snapshot,
 		.value = subnet_scalar_value, .ctx = a, .one_by_one = true,
 	};
 	if (mib_scalars_register(&m->scalars))
