@@ -64,6 +64,23 @@ class TestBed(simfabric.Bed):
             return {}
         return rows
 
+    def walk_whole(self, oids, stamp, tries=20):
+        """{oid: (type, value)} of walks of oids (a table's OID, or several
+        columns'), all of one publication: walked again while `stamp` (a
+        TimeStamp or count the agent moves whenever it publishes the table:
+        ibsnmpdAlarmsLastChange, ibsnmpdRouteTablesPublished) is not the same
+        before and after. A walk is several requests: rows half seen, or
+        seen in one column and not in another, would otherwise be taken
+        for the table, or left out and a torn walk taken for "none"."""
+        for _ in range(tries):
+            before = self.get(stamp)[stamp][1]
+            rows = {}
+            for oid in ([oids] if isinstance(oids, str) else oids):
+                rows.update(self.walk(oid))
+            if self.get(stamp)[stamp][1] == before:
+                return rows
+        raise AssertionError("%s moved during each of %d walks of %s" % (stamp, tries, oids))
+
     def v3_walk(self, context, oid):
         """snmpbulkwalk in a context; {} for an empty subtree."""
         out = self.v3("snmpbulkwalk", context, oid)

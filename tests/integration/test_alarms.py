@@ -23,6 +23,7 @@ FAN = MIB + "1.7.3.1."
 MODULE = MIB + "1.7.4.1."
 LANE = MIB + "1.7.5.1."
 ALARM = MIB + "1.9.3.1."
+ALARMS_CHANGED = MIB + "1.9.2.0"  # ibsnmpdAlarmsLastChange
 ACTIVE = MIB + "1.9.1.0"
 N = MIB + "0."
 CLEARED = N + "18"
@@ -80,16 +81,27 @@ def expected(bed):
     return want
 
 
+def alarm_columns(bed, *numbers):
+    """[{index arcs: value}] of ibsnmpdAlarmTable's columns, walked as one
+    publication of the table (TestBed.walk_whole: again while
+    ibsnmpdAlarmsLastChange moves)"""
+    rows = bed.walk_whole(["%s%d" % (ALARM, n) for n in numbers], ALARMS_CHANGED)
+    res = []
+    for n in numbers:
+        prefix = "%s%d." % (ALARM, n)
+        res.append({tuple(int(x) for x in oid[len(prefix):].split(".")): v.strip('"')
+                    for oid, (_, v) in rows.items() if oid.startswith(prefix)})
+    return res
+
+
 def alarms(bed):
     """{index: (notification, what)} of ibsnmpdAlarmTable, what as expected()
     names it (a link by the fabric table's row of the end that speaks)"""
-    notification, guid = column(bed, ALARM, 2), column(bed, ALARM, 6)
-    port, sub = column(bed, ALARM, 7), column(bed, ALARM, 8)
+    notification, guid, port, sub = alarm_columns(bed, 2, 6, 7, 8)
     rguid, rport = column(bed, PORT, 15), column(bed, PORT, 17)
     res = {}
     for (index,), n in notification.items():
-        if not all((index,) in c for c in (guid, port, sub)):
-            continue  # came or went between the columns' walks: read again
+        assert all((index,) in c for c in (guid, port, sub)), (index, n)  # one publication
         g = int(guid[(index,)].replace(" ", ""), 16)
         p, s = int(port[(index,)]), int(sub[(index,)])
         if n in (N + "1", N + "3", N + "7"):

@@ -36,6 +36,7 @@ ALARMS_ACTIVE = MIB + "1.9.1.0"
 # apart, and the balance check's alarm (test_routing's) would count too
 ROUTING_OFF = "routingCheck no"
 ALARM = MIB + "1.9.3.1."            # ibsnmpdAlarmEntry
+ALARMS_CHANGED = MIB + "1.9.2.0"    # ibsnmpdAlarmsLastChange: a walk of one publication
 ALARM_COLUMNS = {"notification": 2, "severity": 3, "desc": 9, "began": 10, "uptime": 11}
 
 
@@ -87,7 +88,7 @@ def outage(bed, hosts, relinked, hold=40):
 def alarm_rows(bed):
     """{index: {column: value}} of ibsnmpdAlarmTable"""
     rows = {}
-    for oid, (_, value) in bed.walk(ALARM[:-1]).items():
+    for oid, (_, value) in bed.walk_whole(ALARM[:-1], ALARMS_CHANGED).items():
         column, index = oid[len(ALARM):].split(".", 1)
         for name, number in ALARM_COLUMNS.items():
             if int(column) == number:

@@ -11,13 +11,17 @@ against sminfo: a standby, a second master, a master whose ActCount stops,
 a takeover (ibsnmpdMasterSmChanged) whose ports still follow the old master
 (the simulator's Sm); and the cabling against a reference dump ibnetdiscover
 made of the clean fabric, a cable moved (Link) as ibnetdiscover sees it."""
+import os
 import re
+import subprocess
+import tempfile
 import urllib.request
 
 import pytest
 
 from conftest import generated, notifications, start_testbed, stop_testbed, wait_for, TRAP_OID
 from prometheus_server import free_port
+from simfabric.routes import LOOP, Routes
 
 MIB = ".1.3.6.1.4.1.8072.9999.9999.117."
 ROUTING = MIB + "1.12."
@@ -35,6 +39,8 @@ REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS, SM, CABLING = range(1, 
 CHECKS = (REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS, SM, CABLING)
 SMS = ROUTING + "15.1."                  # .column.guid(8)
 PREVIOUS_MASTER = ROUTING + "16.0"
+PUBLISHED = ROUTING + "17.0"             # ibsnmpdRouteTablesPublished
+ALARMS_CHANGED = MIB + "1.9.2.0"         # ibsnmpdAlarmsLastChange
 MASTER_CHANGED = MIB + "0.21"
 HOSTS = 96
 
@@ -93,21 +99,24 @@ def next_run(bed):
 
 
 def statuses(bed):
-    rows = bed.walk(CHECK_STATUS[:-1])
+    rows = bed.walk_whole(CHECK_STATUS[:-1], PUBLISHED)
     return {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in rows.items()}
 
 
 def offenders(bed, check):
-    """[{column: value}] of a check's offenders; a row the walk saw only in
-    part (the table republished between two of its GETNEXTs: a run ended)
-    left out"""
-    res, columns = {}, set()
-    for oid, (_, value) in bed.walk(OFFENDER[:-1]).items():
+    """[{column: value}] of a check's offenders, from a walk of one
+    publication of the table (TestBed.walk_whole)"""
+    res = {}
+    for oid, (_, value) in bed.walk_whole(OFFENDER[:-1], PUBLISHED).items():
         column, c, n = map(int, oid[len(OFFENDER):].split("."))
-        columns.add(column)
         if c == check:
             res.setdefault(n, {})[column] = value.strip('"')
-    return [res[n] for n in sorted(res) if columns <= set(res[n])]
+    return [res[n] for n in sorted(res)]
+
+
+def alarm_words(bed):
+    """every active alarm's description, from a walk of one publication"""
+    return [v[1] for v in bed.walk_whole(ALARM_DESC, ALARMS_CHANGED).values()]
 
 
 def sim(bed, command):
@@ -128,12 +137,45 @@ def ibroute(bed, lid):
             for m in re.finditer(r"^(0x[0-9a-f]+) (\d+) :", out, re.M)}
 
 
-def trace(bed, src, dst, ok=True):
+def trace(bed, src, dst):
     """the nodes ibtracert's route from LID src to LID dst passes"""
-    out = bed.run_on_node("ibtracert", str(src), str(dst),
-                          ok_codes=(0,) if ok else tuple(range(256)), timeout=60)
+    out = bed.run_on_node("ibtracert", str(src), str(dst), timeout=60)
     return re.findall(r'^\[\d+\] -> \w+ port \{0x[0-9a-f]+\}\[\d+\] lid [\d-]+ "([^"]+)"', out,
                       re.M)
+
+
+def no_route(bed, src, dst):
+    """ibtracert from LID src to LID dst fails as it does for a dead end
+    (exit 255, "Bad forwarding table entry ... lid entry DST is PORT"), and
+    for nothing else: (DST, PORT) as it says them"""
+    out = subprocess.run(bed.command("ibtracert", str(src), str(dst)), capture_output=True,
+                         text=True, timeout=60)
+    said = out.stdout + out.stderr
+    assert out.returncode == 255 and "can't find a route" in said, (out.returncode, said)
+    m = re.search(r"Bad forwarding table entry found at: node .* lid entry (\d+) is (\d+)", said)
+    assert m, said
+    return int(m.group(1)), int(m.group(2))
+
+
+def hex_guid(value):
+    return int(value.replace("Hex-STRING:", "").replace(" ", ""), 16)
+
+
+def reach_served(bed):
+    """{(kind, switch GUID, LID): count} of ibsnmpd's reachability offenders"""
+    return {(num(o[2]), hex_guid(o[3]), num(o[5])): num(o[6]) for o in offenders(bed, REACH)}
+
+
+def reach_as_dump_fts_has_it(bed):
+    """(want, got, routes): {(kind, switch GUID, LID): count} of every
+    switch to every CA's LID as the switches' tables read by dump_fts route
+    them (simfabric.routes), loops by LID alone (GUID None); the same of
+    ibsnmpd's offenders; the routes"""
+    routes = Routes(bed)
+    want = {(k, routes.guid(at) if at else None, lid): n
+            for (k, at, lid), n in routes.reach_failures().items()}
+    got = {(k, None if k == LOOP else g, lid): n for (k, g, lid), n in reach_served(bed).items()}
+    return want, got, routes
 
 
 def metrics(bed):
@@ -145,6 +187,26 @@ def guid_index(guid):
     return ".".join(str(b) for b in guid.to_bytes(8, "big"))
 
 
+def unbalanced_by_check_lft_balance(bed):
+    """the switches infiniband-diags' check_lft_balance calls unbalanced
+    (its input: dump_fts's tables with their destinations, and an
+    ibnetdiscover cache of the fabric); (names, its output). With -e, its
+    heuristic for a leaf (half the ports down to hosts, a LID each, half
+    up): without it every leaf is "unbalanced", its host ports against its
+    uplinks, since its test of a port cabled to a host compares the
+    hosts' names as numbers."""
+    with tempfile.TemporaryDirectory(prefix="ibsnmpd-lft.") as d:
+        lfts, cache = os.path.join(d, "lfts"), os.path.join(d, "fabric.cache")
+        with open(lfts, "w") as f:
+            f.write(bed.run_on_node("dump_fts", timeout=120))
+        bed.run_on_node("ibnetdiscover", "--cache", cache, timeout=120)
+        out = subprocess.run(["check_lft_balance", "-e", "-l", lfts, "-i", cache],
+                             capture_output=True, text=True, timeout=120)
+    names = set(re.findall(r"^Unbalanced Switch Port Usage: (.*), 0x[0-9a-f]+$", out.stdout,
+                           re.M))
+    return names, out.stdout + out.stderr
+
+
 def test_clean_fabric_passes_every_check(bed, fabric):
     nodes, ports = fabric
     assert wait_for(lambda: runs(bed) >= 1, seconds=120)
@@ -154,7 +216,7 @@ def test_clean_fabric_passes_every_check(bed, fabric):
     assert num(got[CA_PAIRS][1]) == HOSTS * (HOSTS - 1)
     assert num(got[CA_PAIRS_REACHED][1]) == HOSTS * (HOSTS - 1)
     # hop counts as ibtracert finds them: a leaf's own hosts, a pod's, the other pod's
-    hist = {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in bed.walk(HOP_PAIRS[:-1]).items()}
+    hist = {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in bed.walk_whole(HOP_PAIRS[:-1], PUBLISHED).items()}
     lid = {name: n[3] for name, n in nodes.items()}
     for dst in ("host-2", "host-20", "host-90"):
         hops = len(trace(bed, lid["host-1"], lid[dst]))
@@ -170,10 +232,18 @@ def test_clean_fabric_passes_every_check(bed, fabric):
         if dlid in ca_lids:
             per_port[port] = per_port.get(port, 0) + 1
     served = {int(k.rsplit(".", 1)[1]): num(v[1])
-              for k, v in bed.walk(LOAD_LIDS + guid_index(leaf[1])).items()}
+              for k, v in bed.walk_whole(LOAD_LIDS + guid_index(leaf[1]), PUBLISHED).items()}
     assert set(per_port) <= set(served)
     assert served == {p: per_port.get(p, 0) for p in served}
     assert sum(served.values()) == len(ca_lids)
+    # infiniband-diags' own account agrees: every switch reaches every CA's
+    # LID (dump_fts over all pairs), every CA pair by a shortest route that
+    # does not go down then up, no switch unbalanced (check_lft_balance)
+    routes = Routes(bed)
+    assert routes.reach_failures() == {} and routes.hop_offenders() == {}
+    unbalanced, said = unbalanced_by_check_lft_balance(bed)
+    assert unbalanced == set(), said
+    assert ibidsverify(bed) == []  # no LID or GUID twice
 
 
 def test_an_unassigned_entry_is_a_dead_end_named_until_restored(bed, fabric):
@@ -183,13 +253,17 @@ def test_an_unassigned_entry_is_a_dead_end_named_until_restored(bed, fabric):
     sim(bed, 'Lft "leaf-1-1" %d none' % lid)
     next_run(bed)
     assert lid not in ibroute(bed, nodes["leaf-1-1"][3])  # the switch agrees
-    assert trace(bed, nodes["host-1"][3], lid, ok=False) == []
+    assert no_route(bed, nodes["host-1"][3], lid) == (lid, 255)
+    # every switch to every CA's LID, as dump_fts reads the tables
+    want, got, _ = reach_as_dump_fts_has_it(bed)
+    assert want == {(1, nodes["leaf-1-1"][1], lid): 1}, want  # deadEndUnassigned
+    assert got == want, (got, want)
     assert statuses(bed)[REACH] == 2
     o = offenders(bed, REACH)
     assert len(o) == 1
     assert "switch leaf-1-1 has no port for LID %d (host-90 port 1)" % lid in o[0][7]
     assert num(o[0][5]) == lid
-    alarms = [v[1] for v in bed.walk(ALARM_DESC).values()]
+    alarms = alarm_words(bed)
     assert any("routing check reachability failed" in a for a in alarms), alarms
     assert any("leaf-1-1 has no port for LID %d" % lid in a for a in alarms), alarms
     failed = [n for n in notifications(bed)[before:] if n.get(TRAP_OID) == FAILED]
@@ -203,7 +277,7 @@ def test_an_unassigned_entry_is_a_dead_end_named_until_restored(bed, fabric):
     assert "infiniband_routing_ca_pairs_unreached 8" in text
     before = len(notifications(bed))
     restore(bed, "leaf-1-1")
-    assert not any("routing check" in v[1] for v in bed.walk(ALARM_DESC).values())
+    assert not any("routing check" in a for a in alarm_words(bed))
     assert wait_for(lambda: any(n.get(TRAP_OID) == PASSED
                                 for n in notifications(bed)[before:]), seconds=30)
 
@@ -215,6 +289,10 @@ def test_a_port_to_another_host_is_named(bed, fabric):
     sim(bed, 'Lft "leaf-1-1" %d %d' % (lid, wrong))
     next_run(bed)
     assert ibroute(bed, nodes["leaf-1-1"][3])[lid] == wrong
+    # host-2 is on leaf-1-1: no switch reaches it (every route ends there)
+    want, got, routes = reach_as_dump_fts_has_it(bed)
+    assert want == {(5, nodes["leaf-1-1"][1], lid): len(routes.switches)}, want
+    assert got == want, (got, want)
     o = offenders(bed, REACH)
     assert num(o[0][2]) == 5, o  # deadEndWrongNode
     assert "sends LID %d (host-2 port 1) out of port %d to host-3" % (lid, wrong) in o[0][7]
@@ -230,8 +308,16 @@ def test_a_loop_is_found(bed, fabric):
     sim(bed, 'Lft "spine-1-1" %d %d' % (lid, down))
     next_run(bed)
     assert ibroute(bed, nodes["spine-1-1"][3])[lid] == down
+    # every switch whose route to host-90 ends in the loop, as dump_fts
+    # reads the tables; the switch ibsnmpd names is in the loop
+    want, got, routes = reach_as_dump_fts_has_it(bed)
+    assert set(want) == {(LOOP, None, lid)}, want
+    assert got == want, (got, want)
     o = offenders(bed, REACH)
     assert [num(x[2]) for x in o] == [6], o  # loop
+    members = routes.loop_members("leaf-1-1", lid)
+    assert members == {"leaf-1-1", "spine-1-1"}, members
+    assert hex_guid(o[0][3]) in {routes.guid(m) for m in members}, o
     assert "loop through switch" in o[0][7] and "host-90" in o[0][7]
     restore(bed, "leaf-1-1", "spine-1-1")
 
@@ -258,6 +344,49 @@ def test_a_credit_loop_is_found(bed, fabric):
     restore(bed, A, B, s1, s2)
 
 
+def test_a_longer_route_is_named_as_ibtracert_counts_its_hops(bed, fabric):
+    """The spine that leaf-1-1 sends host-20's LID to sends it down to
+    another leaf of the pod, which sends it up by another spine: the CA
+    pairs whose route passes that spine reach host-20 by a longer route
+    than the shortest, down then up. How many, from dump_fts's tables over
+    all pairs; how long, from ibtracert's path of one of them."""
+    nodes, ports = fabric
+    dest, lid = "host-20", nodes["host-20"][3]
+    routes = Routes(bed)
+    target = routes.leaf_of(dest)
+    spine = routes.peer[("leaf-1-1", routes.lft["leaf-1-1"][lid])][0]
+    detour = next(leaf for leaf in routes.switches
+                  if leaf.startswith("leaf-1-") and leaf not in (target, "leaf-1-1"))
+    other = next(s for s in routes.switches if s.startswith("spine-1-") and s != spine)
+    sim(bed, 'Lft "%s" %d %d' % (detour, lid, ports[(detour, other)][0]))
+    sim(bed, 'Lft "%s" %d %d' % (spine, lid, ports[(spine, detour)][0]))
+    next_run(bed)
+    routes = Routes(bed)
+    assert routes.reach_failures() == {}
+    hops = routes.hop_offenders()
+    assert set(hops) == {lid}, hops
+    longer, down_up = hops[lid]
+    assert longer > 0 and down_up == longer, hops
+    # one such pair as ibtracert finds its route: the switches dump_fts's
+    # tables give, two more than the shortest
+    src, switch_hops, shortest = next((c, n, m) for c, n, m, _ in routes.ca_pairs(dest)
+                                      if n > m)
+    path = trace(bed, nodes[src][3], lid)
+    assert path[-1] == dest and spine in path and detour in path, path
+    assert len(path) - 2 == switch_hops == shortest + 2, (path, switch_hops, shortest)
+    assert statuses(bed)[HOPS] == 2 and statuses(bed)[UPDOWN] == 2
+    assert statuses(bed)[REACH] == 1 and statuses(bed)[CREDIT] == 1
+    o = offenders(bed, HOPS)
+    assert [(num(x[2]), num(x[5]), num(x[6])) for x in o] == [(7, lid, longer)], o  # notMinHop
+    m = re.search(r"e\.g\. from switch (\S+): (\d+) switch hops, shortest (\d+)", o[0][7])
+    assert m, o
+    example = [(n, sh) for c, n, sh, _ in routes.ca_pairs(dest) if routes.leaf_of(c) == m.group(1)]
+    assert example and (int(m.group(2)), int(m.group(3))) == example[0], (o, example)
+    o = offenders(bed, UPDOWN)
+    assert [(num(x[2]), num(x[5]), num(x[6])) for x in o] == [(8, lid, down_up)], o  # downUp
+    restore(bed, spine, detour)
+
+
 def test_unbalanced_uplinks_are_found(bed, fabric):
     nodes, ports = fabric
     leaf = nodes["leaf-1-1"]
@@ -273,8 +402,12 @@ def test_unbalanced_uplinks_are_found(bed, fabric):
     for d, port in ibroute(bed, leaf[3]).items():
         if d <= HOSTS:
             counts[port] = counts.get(port, 0) + 1
+    # check_lft_balance calls leaf-1-1 unbalanced, and that switch alone
+    unbalanced, said = unbalanced_by_check_lft_balance(bed)
+    assert unbalanced == {"leaf-1-1"}, said
     o = offenders(bed, BALANCE)
     assert statuses(bed)[BALANCE] == 2 and len(o) == 1, o
+    assert hex_guid(o[0][3]) == leaf[1], o
     assert num(o[0][4]) == ups[0]
     assert num(o[0][6]) == counts[ups[0]] - counts.get(ups[1], 0)
     assert "port %d carries %d CA LIDs" % (ups[0], counts[ups[0]]) in o[0][7]
@@ -335,6 +468,28 @@ def portinfo(bed, lid, port):
     return dict(re.findall(r"^(\w+):\.+(.*)$", out, re.M))
 
 
+def ibidsverify(bed):
+    """what infiniband-diags' ibidsverify finds wrong with the LIDs and
+    GUIDs, a line each ("LID 3 already defined for NodeGUID 0x...").
+    It reads ibnetdiscover's output from a cache file of its own in
+    /var/cache/infiniband-diags, named for the CA and port it is given:
+    written here from ibnetdiscover through the simulator, under a name of
+    this process's (beds side by side would share the default one)."""
+    name = "ibsnmpd-test-%d" % os.getpid()
+    path = "/var/cache/infiniband-diags/ibnetdiscover-%s-1.topology" % name
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(bed.run_on_node("ibnetdiscover", "-g", timeout=120))
+    try:
+        out = subprocess.run(["ibidsverify", "-C", name, "-P", "1"], capture_output=True,
+                             text=True, timeout=120)
+    finally:
+        os.unlink(path)
+    found = [line.strip() for line in out.stdout.splitlines() if line.strip()]
+    assert (out.returncode != 0) == bool(found), (out.returncode, out.stdout, out.stderr)
+    return found
+
+
 def subnet_failed(bed, check, since):
     """the ibsnmpdRouteCheckFailed notifications of a subnet check since then"""
     name = {DUPLICATES: "duplicates", LINKS: "links"}[check]
@@ -351,13 +506,16 @@ def test_subnet_checks_find_what_smpquery_shows(bed, fabric):
     sim(bed, 'PortInfo "host-5"[1] LID %d' % lid["host-3"])
     try:
         assert portinfo(bed, lid["host-5"], 1)["Lid"] == str(lid["host-3"])
+        # infiniband-diags' ibidsverify finds that LID twice, and nothing else
+        assert ibidsverify(bed) in (["LID %d already defined for NodeGUID 0x%016x" % (
+            lid["host-3"], nodes[n][1])] for n in ("host-3", "host-5"))
         assert wait_for(lambda: statuses(bed)[DUPLICATES] == 2, seconds=60)
         o = offenders(bed, DUPLICATES)
         assert [num(x[2]) for x in o] == [12], o  # duplicateLid
         assert o[0][7] == "LID %d is both host-3 port 1's and host-5 port 1's" % lid["host-3"], o
         assert num(o[0][5]) == lid["host-3"]
         assert wait_for(lambda: subnet_failed(bed, DUPLICATES, since), seconds=30)
-        alarms = [v[1] for v in bed.walk(ALARM_DESC).values()]
+        alarms = alarm_words(bed)
         assert any("subnet check duplicates failed: 1 offender" in a for a in alarms), alarms
         assert 'infiniband_routing_check_failed{check="duplicates"} 1' in metrics(bed)
     finally:
@@ -369,7 +527,7 @@ def test_subnet_checks_find_what_smpquery_shows(bed, fabric):
     assert wait_for(lambda: statuses(bed)[DUPLICATES] == 1, seconds=60)
     sim(bed, 'ReLink "host-5"')
     assert wait_for(lambda: statuses(bed) == {k: 1 for k in CHECKS}, seconds=60), statuses(bed)
-    assert not any("subnet check" in v[1] for v in bed.walk(ALARM_DESC).values())
+    assert not any("subnet check" in a for a in alarm_words(bed))
     # a leaf's uplink at MTU 2048, a host's link at 4 VLs, a host's end
     # left in Init: smpquery shows each, both ends able to do more
     up = ports[("leaf-1-1", "spine-1-1")][0]
@@ -407,7 +565,7 @@ def test_subnet_checks_find_what_smpquery_shows(bed, fabric):
 def sm_table(bed):
     """{name: {column: value}} of ibsnmpdRouteSmTable"""
     rows = {}
-    for oid, (_, value) in bed.walk(SMS[:-1]).items():
+    for oid, (_, value) in bed.walk_whole(SMS[:-1], PUBLISHED).items():
         column, index = oid[len(SMS):].split(".", 1)
         rows.setdefault(index, {})[int(column)] = value.strip('"')
     return {r[2]: r for r in rows.values()}
@@ -421,8 +579,7 @@ def sminfo(bed, lid):
 
 
 def sm_kinds(bed):
-    # a walk may span two publications (a sweep's): a row seen half is left out
-    return sorted(num(x[2]) for x in offenders(bed, SM) if 2 in x)
+    return sorted(num(x[2]) for x in offenders(bed, SM))
 
 
 def test_sm_check_follows_the_sms_as_sminfo_shows_them(bed, fabric):

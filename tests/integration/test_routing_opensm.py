@@ -26,6 +26,7 @@ OFFENDER = ROUTING + "12.1."
 SMS = ROUTING + "15.1."
 MASTER_CHANGED = MIB + "0.21"
 RUNS = ROUTING + "8.0"
+PUBLISHED = ROUTING + "17.0"  # ibsnmpdRouteTablesPublished: a walk of one publication
 LOAD_LIDS = ROUTING + "13.1.3."
 SIM_LFT_SET = os.environ.get("SIM_LFT_SET") or os.path.join(TOP, "build", "tests", "sim-lft-set")
 SM, NO_STANDBY = 8, 23
@@ -40,7 +41,7 @@ def num(value):
 def sm_table(bed):
     """{name: (lid, state)} of ibsnmpdRouteSmTable (state: SMA-MIB's numbering)"""
     rows = {}
-    for oid, (_, value) in bed.walk(SMS[:-1]).items():
+    for oid, (_, value) in bed.walk_whole(SMS[:-1], PUBLISHED).items():
         column, index = oid[len(SMS):].split(".", 1)
         rows.setdefault(index, {})[int(column)] = value.strip('"')
     return {r[2]: (int(r[3]), num(r[4])) for r in rows.values() if 2 in r and 4 in r}
@@ -53,7 +54,7 @@ def sm_status(bed):
 
 def sm_kinds(bed):
     kinds = []
-    for oid, (_, value) in bed.walk(OFFENDER[:-1]).items():
+    for oid, (_, value) in bed.walk_whole(OFFENDER[:-1], PUBLISHED).items():
         column, check, _ = map(int, oid[len(OFFENDER):].split("."))
         if column == 2 and check == SM:
             kinds.append(num(value))
@@ -183,13 +184,13 @@ def takeover_on_a_bed(tmp_path):
 
 
 def statuses(bed):
-    return {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in bed.walk(CHECK_STATUS[:-1]).items()}
+    return {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in bed.walk_whole(CHECK_STATUS[:-1], PUBLISHED).items()}
 
 
 def words_of(bed, check):
     """what the offenders of a check say (ibsnmpdRouteOffenderText)"""
     words = []
-    for oid, (_, value) in bed.walk(OFFENDER[:-1]).items():
+    for oid, (_, value) in bed.walk_whole(OFFENDER[:-1], PUBLISHED).items():
         column, of, _ = map(int, oid[len(OFFENDER):].split("."))
         if column == 7 and of == check:
             words.append(value.strip('"'))

@@ -17,6 +17,7 @@ ROUTING = MIB + "1.12."
 SOURCE, SWITCHES, SWITCHES_READ, MADS, RUNS = (ROUTING + "%d.0" % n for n in (1, 5, 6, 7, 8))
 CHECK_STATUS = ROUTING + "11.1.3."
 OFFENDER = ROUTING + "12.1."
+PUBLISHED = ROUTING + "17.0"  # ibsnmpdRouteTablesPublished: a walk of one publication
 LOAD_LIDS = ROUTING + "13.1.3."
 TABLE_NOT_SMS = 30
 
@@ -31,16 +32,22 @@ def value(bed, oid):
 
 
 def statuses(bed):
-    return {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in bed.walk(CHECK_STATUS[:-1]).items()}
+    return {int(k.rsplit(".", 1)[1]): num(v[1]) for k, v in bed.walk_whole(CHECK_STATUS[:-1], PUBLISHED).items()}
 
 
 def offenders(bed, check):
     res = {}
-    for oid, (_, v) in bed.walk(OFFENDER[:-1]).items():
+    for oid, (_, v) in bed.walk_whole(OFFENDER[:-1], PUBLISHED).items():
         column, c, n = map(int, oid[len(OFFENDER):].split("."))
         if c == check:
             res.setdefault(n, {})[column] = v.strip('"')
     return [res[n] for n in sorted(res)]
+
+
+def sa_lft(bed, switch_lid):
+    """{LID: port} of a switch's table as the SA keeps it (saquery LFTR)"""
+    out = bed.run_on_node("saquery", "LFTR", str(switch_lid), timeout=60)
+    return {int(lid): int(port) for lid, port in re.findall(r"^\s+(\d+)\t(\d+)$", out, re.M)}
 
 
 def next_runs(bed, n=2):
@@ -79,7 +86,7 @@ def test_the_sas_copy_is_what_ibroute_reads_from_the_switches():
             if int(d, 16) in cas:
                 per_port[int(p)] = per_port.get(int(p), 0) + 1
         served = {int(k.rsplit(".", 1)[1]): num(v[1])
-                  for k, v in bed.walk(LOAD_LIDS + guid_index(guid)).items()}
+                  for k, v in bed.walk_whole(LOAD_LIDS + guid_index(guid), PUBLISHED).items()}
         assert sum(served.values()) == len(cas)
         assert served == {p: per_port.get(p, 0) for p in served}, (served, per_port)
     finally:
@@ -97,10 +104,13 @@ def test_a_switch_whose_table_is_not_the_sms_is_caught_by_the_sample():
         # leaf-1-1 forgets host-5 (its SA copy still has it)
         bed.simfabric("sim", 'Lft "leaf-1-1" 5 none')
         next_runs(bed)
+        # the SM's port for LID 5 on leaf-1-1, as saquery reads the SA's copy
+        sms_port = sa_lft(bed, generated(bed)[0]["leaf-1-1"][3])[5]
+        assert sms_port not in (0, 255)
         o = [x for x in offenders(bed, 1) if num(x[2]) == TABLE_NOT_SMS]
         assert len(o) == 1, offenders(bed, 1)
         assert o[0][7] == ("switch leaf-1-1's table is not the SM's: 1 of LIDs 0-63 differ "
-                           "(LID 5: port 255, the SM's %d)" % num(o[0][7].split()[-1])), o
+                           "(LID 5: port 255, the SM's %d)" % sms_port), o
         # and the checks ran on what the switch has: the dead end too
         assert any("leaf-1-1 has no port for LID 5" in x[7] for x in offenders(bed, 1))
         bed.simfabric("sim", 'Lft "leaf-1-1" auto')
