@@ -400,6 +400,7 @@ int main(int argc, char **argv)
 		fatal(exit_code, err);
 	if (mad_engine_attach(&wire))
 		fatal(3, "cannot start the MAD engine: out of memory");
+	mad_engine_set_local_lid((unsigned)local.lid);
 	snmp_log(LOG_INFO, APP_NAME " %s: using %s port %d (LID %d, SM LID %d)\n",
 		 IBSNMPD_VERSION, local.ca_name, local.port_num, local.lid, local.sm_lid);
 

@@ -143,6 +143,9 @@ void mad_engine_set_lid_mkey(unsigned lid, uint64_t mkey);
  * PortInfo of this port every `seconds` (pmDiscoveryInterval), which ends it
  * when answered. Logged once each way. */
 void mad_engine_set_smp_guard_interval(unsigned seconds);
+/* This port's LID (the device's at start): the guard also asks its PerfMgt
+ * ClassPortInfo, so that MADs lost are not taken for M_Key (mad_guard.c). */
+void mad_engine_set_local_lid(unsigned lid);
 bool mad_engine_smps_refused(void);
 /* 0 before the guard's first answer, 1 SMPs answered, 2 refused */
 int mad_engine_smp_access(void);

@@ -253,6 +253,8 @@ bool mad_request_is_smp(const struct mad_request *r)
  * it is an SMP and the M_Key guard refuses them. */
 static bool request_silent(const struct mad_request *r)
 {
+	if (r->guard) /* the guard's questions go, whatever is taken for dead */
+		return false;
 	if (mad_guard_refuses(r))
 		return true;
 	return r->dest->silences && find_silence(r->dest, r->mgmt_class);
@@ -274,6 +276,17 @@ struct mad_request *mad_engine_new_directed(void)
 	if (r) {
 		mad_portid_local(&r->target);
 		r->dest = &eng.directed;
+	}
+	return r;
+}
+
+struct mad_request *mad_engine_new_lid(unsigned lid)
+{
+	struct mad_request *r = calloc(1, sizeof(*r));
+
+	if (r) {
+		mad_portid_gs(&r->target, lid);
+		r->dest = dest_of(&r->target);
 	}
 	return r;
 }

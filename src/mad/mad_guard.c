@@ -3,6 +3,7 @@
 #include "ibsnmpd/netsnmp.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,18 +24,38 @@
  * violation) but that one question, every interval_s, until it is
  * answered. The first SMP a port would send asks it first (unsettled),
  * and SMPs wait for the answer while the question is out (held): a
- * protected fabric costs this port one violation, not a discovery's. */
+ * protected fabric costs this port one violation, not a discovery's.
+ *
+ * Beside the PortInfo, the same question asks this port's PerfMgt
+ * ClassPortInfo (by its LID: PerfMgt has no M_Key). An SMA that does not
+ * answer while the PMA does is M_Key; when neither answers, MADs are lost
+ * (the port's link, its HCA, a simulator that drops them): nothing is
+ * refused for interval_s then, and the question is asked again when an
+ * SMP next times out, at most every GUARD_SUSPECT_S, so that SMPs are
+ * read again at most that long after the loss ends (pmDiscoveryInterval,
+ * 300 s by default, was the pause after a total loss before). */
 static struct {
 	bool refused, probing, unsettled;
+	bool lost;              /* neither question answered: said once */
 	unsigned long suspects; /* SMP tries unanswered since one was answered */
 	struct mad_request *held, *held_tail;
 	struct timespec next;   /* the next question allowed */
 	unsigned interval_s;
+	unsigned local_lid;     /* this port's, for the PerfMgt question (0: none) */
+	/* the question's two answers while it is out: 0 not yet, else MAD_OK or not */
+	int smp_result, pma_result;
+	bool pma_asked;
+	uintptr_t round;        /* the question's number: a late answer is the last one's */
 	void (*changed)(bool refused, void *arg);
 	void *changed_arg;
 } guard;
 
 static void guard_done(void *ctx, int result, const uint8_t *data, size_t len);
+static void guard_pma_done(void *ctx, int result, const uint8_t *data, size_t len);
+
+#define ANSWER_PENDING 0
+#define ANSWER_OK 1
+#define ANSWER_NONE 2
 
 /* Seconds between two questions while SMPs are refused (the default of
  * pmDiscoveryInterval until the topology area sets it). */
@@ -43,10 +64,13 @@ static unsigned guard_interval(void)
 	return guard.interval_s ? guard.interval_s : 300;
 }
 
-/* The guard's question: this port's PortInfo, directed-routed, no retry. */
+/* The guard's question: this port's PortInfo, directed-routed, and its
+ * PerfMgt ClassPortInfo by its LID, no retry; neither waits for a silence
+ * to end. */
 static void guard_ask(void)
 {
-	struct mad_request *r = mad_engine_new_directed();
+	struct mad_request *r = mad_engine_new_directed(), *pma = NULL;
+	void *pma_ctx;
 
 	if (!r)
 		return;
@@ -56,7 +80,20 @@ static void guard_ask(void)
 	r->done = guard_done;
 	r->guard = true;
 	guard.probing = true;
+	guard.smp_result = guard.pma_result = ANSWER_PENDING;
+	r->ctx = pma_ctx = (void *)++guard.round;
+	if (guard.local_lid && (pma = mad_engine_new_lid(guard.local_lid))) {
+		pma->mgmt_class = IB_PERFORMANCE_CLASS;
+		pma->method = IB_MAD_METHOD_GET;
+		pma->attr_id = CLASS_PORT_INFO;
+		pma->done = guard_pma_done;
+		pma->ctx = pma_ctx;
+		pma->guard = true;
+	}
+	guard.pma_asked = pma != NULL;
 	mad_ts_add_ms(&guard.next, (guard.refused ? guard_interval() : GUARD_SUSPECT_S) * 1000u);
+	if (pma)
+		mad_engine_queue_first(pma);
 	mad_engine_queue_first(r);
 }
 
@@ -93,36 +130,53 @@ static void guard_release(void)
 	}
 }
 
-static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
+/* Both answers in (or the PortInfo's alone when no PerfMgt question went):
+ * what they say. */
+static void guard_decide(void)
 {
 	bool first = guard.unsettled;
+	bool smp_ok = guard.smp_result == ANSWER_OK;
+	bool pma_ok = guard.pma_asked && guard.pma_result == ANSWER_OK;
 
-	(void)ctx;
-	(void)data;
-	(void)len;
 	guard.probing = false;
 	guard.unsettled = false;
-	if (result == MAD_TIMEOUT) /* protected: what went unanswered was violations */
+	if (!smp_ok && pma_ok) /* protected: what went unanswered was violations */
 		mad_engine_count_violations(guard.suspects);
 	guard.suspects = 0;
-	if (first && result == MAD_OK) /* the start's question, not a suspicion's */
+	if (first && smp_ok) /* the start's question, not a suspicion's */
 		memset(&guard.next, 0, sizeof(guard.next));
-	if (result == MAD_OK && guard.refused) {
+	if (smp_ok || pma_ok)
+		guard.lost = false;
+	if (smp_ok && guard.refused) {
 		guard.refused = false;
 		snmp_log(LOG_NOTICE, "this port answers SMPs again (M_Key): sending them again\n");
 		if (guard.changed)
 			guard.changed(false, guard.changed_arg);
-	} else if (result == MAD_TIMEOUT && !guard.refused) {
+	} else if (!smp_ok && !pma_ok) {
+		/* lost, not refused: what was decided stays, and the question
+		 * comes again with the next SMP unanswered (refused: at the
+		 * interval, when it is due anyway) */
+		if (!guard.lost)
+			snmp_log(LOG_WARNING, "this port answers no MAD: neither its PortInfo nor "
+				 "its PerfMgt%s; MADs are lost, not refused by M_Key: SMPs %s\n",
+				 guard.pma_asked ? "" : " (no LID to ask it by)",
+				 guard.refused ? "stay refused" : "go on");
+		guard.lost = true;
+		if (!guard.refused)
+			mad_ts_add_ms(&guard.next, GUARD_SUSPECT_S * 1000u);
+		if (first && guard.changed)
+			guard.changed(guard.refused, guard.changed_arg); /* settled */
+	} else if (!smp_ok && !guard.refused) {
 		guard.refused = true;
 		mad_ts_add_ms(&guard.next, guard_interval() * 1000u);
-		snmp_log(LOG_ERR, "this port does not answer SMPs: the fabric is protected by M_Key "
-			 "(protect bits 2 or 3) and %s: no SMP is sent (each would count as an M_Key "
-			 "violation and raise trap 256 at the SM) but one PortInfo of this port every "
-			 "%u s. Served meanwhile: the nodes, links and port states the SM's SA gives "
-			 "(discoverySource auto) and the counters (PerfMgt needs no key). Not served "
-			 "without the key: what only SMPs read (SMA-MIB's tables of the local node "
-			 "and of the nodes' contexts, forwarding tables, the hardware's vitals, "
-			 "the partition check)\n",
+		snmp_log(LOG_ERR, "this port does not answer SMPs: the fabric is protected by "
+			 "M_Key (protect bits 2 or 3; its PerfMgt answers) and %s: no SMP is sent (each "
+			 "would count as an M_Key violation and raise trap 256 at the SM) but one "
+			 "PortInfo of this port every %u s. Served meanwhile: the nodes, links and "
+			 "port states the SM's SA gives (discoverySource auto) and the counters "
+			 "(PerfMgt needs no key). Not served without the key: what only SMPs read "
+			 "(SMA-MIB's tables of the local node and of the nodes' contexts, forwarding "
+			 "tables, the hardware's vitals, the partition check)\n",
 			 mad_engine_has_mkey() ? "mKey is not the fabric's key" : "no mKey is set",
 			 guard_interval());
 		if (guard.changed)
@@ -131,6 +185,32 @@ static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
 		guard.changed(guard.refused, guard.changed_arg); /* settled */
 	}
 	guard_release();
+}
+
+/* An SMA that answers decides at once; one that does not waits for the
+ * PMA's answer. */
+static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	if ((uintptr_t)ctx != guard.round || !guard.probing)
+		return;
+	guard.smp_result = result == MAD_OK ? ANSWER_OK : ANSWER_NONE;
+	/* an answer tells this port's LID (the SM may have given another) */
+	if (result == MAD_OK && data && len >= 64)
+		guard.local_lid = (unsigned)mad_get_field((void *)data, 0, IB_PORT_LID_F);
+	if (result == MAD_OK || !guard.pma_asked || guard.pma_result != ANSWER_PENDING)
+		guard_decide();
+}
+
+static void guard_pma_done(void *ctx, int result, const uint8_t *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	if ((uintptr_t)ctx != guard.round || !guard.probing)
+		return;
+	/* any answer is one, an error status too: the PMA is there */
+	guard.pma_result = result >= 0 ? ANSWER_OK : ANSWER_NONE;
+	if (guard.smp_result != ANSWER_PENDING)
+		guard_decide();
 }
 
 bool mad_engine_smp_guard_settled(void)
@@ -143,6 +223,11 @@ bool mad_engine_smp_guard_settled(void)
 }
 
 /* ---- its interface (mad_engine.h) ---------------------------------------------- */
+
+void mad_engine_set_local_lid(unsigned lid)
+{
+	guard.local_lid = lid;
+}
 
 void mad_engine_set_smp_guard_interval(unsigned seconds)
 {
@@ -208,13 +293,17 @@ bool mad_guard_stops_retries(const struct mad_request *r)
 
 void mad_guard_due(const struct timespec *now)
 {
-	if (guard.refused && !guard.probing && mad_ts_passed(&guard.next, now))
+	/* refused: the interval's question; lost: once an SMP went unanswered
+	 * since the last question (the engine's timer gives the time, so that
+	 * the unit tests can) */
+	if ((guard.refused || (guard.lost && guard.suspects)) && !guard.probing &&
+	    mad_ts_passed(&guard.next, now))
 		guard_ask();
 }
 
 void mad_guard_reset(void)
 {
-	guard.refused = guard.probing = false;
+	guard.refused = guard.probing = guard.lost = false;
 	guard.unsettled = true;
 	memset(&guard.next, 0, sizeof(guard.next));
 }

@@ -28,7 +28,7 @@ struct mad_request {
 	struct timespec deadline;
 	mad_done_fn done;         /* NULL: the engine's own probe */
 	void *ctx;
-	bool guard;               /* the M_Key guard's PortInfo of this port: always sent */
+	bool guard;               /* the M_Key guard's questions of this port: always sent */
 };
 
 bool mad_request_is_smp(const struct mad_request *r);
@@ -39,6 +39,8 @@ bool mad_ts_passed(const struct timespec *t, const struct timespec *now);
 
 /* A request to this port's own SMA, by directed route (the caller fills it). */
 struct mad_request *mad_engine_new_directed(void);
+/* A request to a LID's GS agents (QP1; the caller fills it). */
+struct mad_request *mad_engine_new_lid(unsigned lid);
 /* r queued first at its destination (a retry, or what waited). */
 void mad_engine_queue_first(struct mad_request *r);
 /* Attached to a port; a pump now, unless a feeder is feeding. */

@@ -172,6 +172,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	mad_engine_set_local_lid(0); /* the guard's: the next setup's question is one MAD */
 	mad_engine_set_limits(10, 2, 256, 4); /* closing waits for no one long */
 	mad_engine_close();
 	return 0;
@@ -470,10 +471,21 @@ static void the_engine_probes_a_silent_node_itself(void **state)
 	assert_int_equal(st.in_flight, 2);
 }
 
+/* The index of the last MAD sent of a class and attribute. */
+static size_t last_sent(int mgmt_class, unsigned attr_id)
+{
+	for (size_t i = wire.n; i-- > 0;)
+		if (wire.sent[i].mgmt_class == mgmt_class && wire.sent[i].attr_id == attr_id)
+			return i;
+	fail_msg("no MAD of class 0x%x attr 0x%x sent", mgmt_class, attr_id);
+	return 0;
+}
+
 /* On a fabric protected by M_Key without the key (or with a wrong one): an
  * SMP times out, this port's own PortInfo is asked and is not answered
- * either: SMPs fail at once, unsent (each would be a violation); PerfMgt
- * goes on; one question every interval; answered, SMPs are sent again. */
+ * either, while its PerfMgt answers: SMPs fail at once, unsent (each would
+ * be a violation); PerfMgt goes on; one question every interval; answered,
+ * SMPs are sent again. */
 static void without_the_m_key_smps_stop_but_one_question(void **state)
 {
 	struct outcome a = {0}, b = {0}, pm = {0}, c = {0};
@@ -483,6 +495,7 @@ static void without_the_m_key_smps_stop_but_one_question(void **state)
 	(void)state;
 	mad_engine_set_limits(1000, 0, 16, 4);
 	mad_engine_set_smp_guard_interval(60);
+	mad_engine_set_local_lid(1);
 	ib_portid_set(&to7, 7, 0, 0);
 	ib_portid_set(&to8, 8, 0, 0);
 	ib_portid_set(&to9, 9, 0, 0);
@@ -491,29 +504,75 @@ static void without_the_m_key_smps_stop_but_one_question(void **state)
 	past_the_deadlines(&later);
 	mad_engine_expire(&later);         /* a times out: the guard asks this port */
 	assert_int_equal(a.result, MAD_TIMEOUT);
-	assert_int_equal(wire.n, 2);
-	assert_int_equal(wire.sent[1].mgmt_class, IB_SMI_DIRECT_CLASS);
-	assert_int_equal(wire.sent[1].attr_id, IB_ATTR_PORT_INFO);
+	assert_int_equal(wire.n, 3);       /* its PortInfo and its PerfMgt ClassPortInfo */
+	assert_int_equal(wire.sent[last_sent(IB_SMI_DIRECT_CLASS, IB_ATTR_PORT_INFO)].lid, 0xffff);
+	assert_int_equal(wire.sent[last_sent(IB_PERFORMANCE_CLASS, CLASS_PORT_INFO)].lid, 1);
 	assert_false(mad_engine_smps_refused());
+	answer(last_sent(IB_PERFORMANCE_CLASS, CLASS_PORT_INFO), 0, 0); /* the PMA answers */
 	past_the_deadlines(&later);
-	mad_engine_expire(&later);         /* not answered either: SMPs refused */
+	mad_engine_expire(&later);         /* the SMA does not: SMPs refused */
 	assert_true(mad_engine_smps_refused());
 	mad_engine_smp_get(&to8, IB_ATTR_PORT_INFO, 1, done, &b);
 	assert_int_equal(b.calls, 1);
 	assert_int_equal(b.result, MAD_TIMEOUT); /* at once, unsent */
-	assert_int_equal(wire.n, 2);
-	perf_get(8, IB_GSI_PORT_COUNTERS, &pm);  /* PerfMgt needs no key */
 	assert_int_equal(wire.n, 3);
-	answer(2, 0, 0);
+	perf_get(8, IB_GSI_PORT_COUNTERS, &pm);  /* PerfMgt needs no key */
+	assert_int_equal(wire.n, 4);
+	answer(3, 0, 0);
 	assert_int_equal(pm.result, MAD_OK);
 	far_future(&later);
 	mad_engine_expire(&later);         /* the interval over: one question */
-	assert_int_equal(wire.n, 4);
-	assert_int_equal(wire.sent[3].attr_id, IB_ATTR_PORT_INFO);
-	answer(3, 0, 0);                   /* answered: SMPs again */
+	assert_int_equal(wire.n, 6);
+	answer(last_sent(IB_SMI_DIRECT_CLASS, IB_ATTR_PORT_INFO), 0, 0); /* answered: SMPs again */
 	assert_false(mad_engine_smps_refused());
 	mad_engine_smp_get(&to9, IB_ATTR_NODE_INFO, 0, done, &c);
+	assert_int_equal(wire.n, 7);
+}
+
+/* MADs lost, not refused: an SMP times out, and neither this port's
+ * PortInfo nor its PerfMgt answers. Nothing is refused: SMPs go on (and
+ * time out), and the question comes again with the next SMP unanswered,
+ * at most every 10 s; the pause after the loss ends is that, not the
+ * interval of a protected fabric (pmDiscoveryInterval, 300 s). */
+static void lost_mads_are_not_the_m_key(void **state)
+{
+	struct outcome a = {0}, b = {0}, c = {0};
+	struct timespec later;
+	ib_portid_t to7, to8, to9;
+
+	(void)state;
+	mad_engine_set_limits(1000, 0, 16, 4);
+	mad_engine_set_smp_guard_interval(300);
+	mad_engine_set_local_lid(1);
+	ib_portid_set(&to7, 7, 0, 0);
+	ib_portid_set(&to8, 8, 0, 0);
+	ib_portid_set(&to9, 9, 0, 0);
+	mad_engine_smp_get(&to7, IB_ATTR_NODE_INFO, 0, done, &a);
+	past_the_deadlines(&later);
+	mad_engine_expire(&later);         /* a times out: the two questions */
+	assert_int_equal(wire.n, 3);
+	past_the_deadlines(&later);
+	mad_engine_expire(&later);         /* neither answered: lost, not refused */
+	assert_false(mad_engine_smps_refused());
+	assert_int_equal(mad_engine_smp_access(), 1);
+	mad_engine_smp_get(&to8, IB_ATTR_NODE_INFO, 0, done, &b);
+	assert_int_equal(wire.n, 4);       /* sent, not failed at once */
+	/* it times out within 10 s of the question: no question yet */
+	past_the_deadlines(&later);
+	mad_engine_expire(&later);
+	assert_int_equal(b.result, MAD_TIMEOUT);
+	assert_int_equal(wire.n, 4);
+	/* 11 s after the question, the next SMP unanswered asks again */
+	mad_engine_smp_get(&to9, IB_ATTR_NODE_INFO, 0, done, &c);
 	assert_int_equal(wire.n, 5);
+	clock_gettime(CLOCK_MONOTONIC, &later);
+	later.tv_sec += 13;
+	mad_engine_expire(&later);
+	assert_int_equal(c.result, MAD_TIMEOUT);
+	assert_int_equal(wire.n, 7);
+	answer(last_sent(IB_SMI_DIRECT_CLASS, IB_ATTR_PORT_INFO), 0, 0); /* the loss ended */
+	answer(last_sent(IB_PERFORMANCE_CLASS, CLASS_PORT_INFO), 0, 0);
+	assert_false(mad_engine_smps_refused());
 }
 
 /* The transport's own "no answer" (the kernel's timeout) is a try too. */
@@ -691,6 +750,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(timeouts_retry_first_then_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_transport_timeout_is_a_try, setup, teardown),
+		cmocka_unit_test_setup_teardown(lost_mads_are_not_the_m_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(without_the_m_key_smps_stop_but_one_question, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(the_engine_probes_a_silent_node_itself, setup,
