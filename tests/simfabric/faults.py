@@ -65,6 +65,8 @@ TREES = (".1.3.6.1.3.117.3", ".1.3.6.1.3.117.1", ".1.3.6.1.4.1.8072.9999.9999.11
 SMALL_TREES = (".1.3.6.1.3.117.3", ".1.3.6.1.4.1.8072.9999.9999.117.1.1")
 PM_STALE = ".1.3.6.1.4.1.8072.9999.9999.117.1.3.1.1.25"
 PARTITION_NAME = ".1.3.6.1.4.1.8072.9999.9999.117.3.1.1.1.2"
+SM_TABLE = ".1.3.6.1.4.1.8072.9999.9999.117.1.12.15.1"  # ibsnmpdRouteSmEntry
+MASTER_CHANGED = ".1.3.6.1.4.1.8072.9999.9999.117.0.21"  # ibsnmpdMasterSmChanged
 GUID_BASE = 0x6000000000000000
 GUID_RE = re.compile(r"117\.3\.1\.1\.6\.0 = Hex-STRING: ([0-9A-F ]+)")
 ME, FAR_LEAF, TRAP_NODE = "h1-1", "leaf4", "h4-3"
@@ -231,6 +233,32 @@ def faults(hold, stop_hold):
             time.sleep(0.2)
         return None
 
+    def sm_stopped(bed):
+        sigstop["traps"] = len(notifications(bed))
+        bed.stop("opensm")
+
+    def new_master_told(bed):
+        """the fault's effects told before the next fault begins (they
+        bled into it: "master SM is now ..." counted as the next one's): the
+        master sminfo finds is not LID 1, ibsnmpd serves it as master
+        (ibsnmpdRouteSmTable) and snmptrapd logged ibsnmpdMasterSmChanged
+        since the SM was stopped"""
+        out = subprocess.run(bed.command("sminfo", node=TRAP_NODE), capture_output=True,
+                             text=True, env=env())
+        m = re.search(r"sm lid (\d+) .*SMINFO_MASTER", out.stdout)
+        if not m or m.group(1) == "1":
+            return False
+        got = snmp(bed, "snmpbulkwalk", "-Cr25", SM_TABLE, timeout=2, retries=2)
+        rows = {}
+        for line in got.stdout.splitlines():
+            k = re.match(r"^%s\.(\d+)\.([\d.]+) = \w+: (.*)$" % re.escape(SM_TABLE), line)
+            if k:
+                rows.setdefault(k.group(2), {})[int(k.group(1))] = k.group(3)
+        served = any(r.get(3) == m.group(1) and r.get(4, "").endswith("5") for r in rows.values())
+        told = any(n.get(TRAP_OID) == MASTER_CHANGED
+                   for n in notifications(bed)[sigstop.get("traps", 0):])
+        return served and told
+
     def kill_snmpd(bed):
         os.kill(bed.pid_of("snmpd"), signal.SIGKILL)
 
@@ -261,7 +289,7 @@ def faults(hold, stop_hold):
         ("snmpd-outage", stop_hold, lambda b: b.stop("snmpd"), lambda b: b.start("snmpd"), None),
         ("snmpd-sigstop", stop_hold, stop_snmpd,
          lambda b: os.kill(sigstop["pid"], signal.SIGCONT), None),
-        ("sm-failover", hold, lambda b: b.stop("opensm"), new_sm, None),
+        ("sm-failover", hold, sm_stopped, new_sm, new_master_told),
         ("own-link-down", hold, lambda b: b.sim('Unlink "%s"[1]' % ME),
          lambda b: b.sim('ReLink "%s"[1]' % ME), no_stale_port),
         ("sighup-x50-in-sweeps", 1, sighup_50, lambda b: None, None),
