@@ -26,9 +26,9 @@
  * and SMPs wait for the answer while the question is out (held): a
  * protected fabric costs this port one violation, not a discovery's.
  *
- * Beside the PortInfo, the same question asks this port's PerfMgt
- * ClassPortInfo (by its LID: PerfMgt has no M_Key). An SMA that does not
- * answer while the PMA does is M_Key; when neither answers, MADs are lost
+ * When the PortInfo goes unanswered, this port's PerfMgt ClassPortInfo is
+ * asked (by its LID: PerfMgt has no M_Key). An SMA that does not answer
+ * while the PMA does is M_Key; when neither answers, MADs are lost
  * (the port's link, its HCA, a simulator that drops them): nothing is
  * refused for interval_s then, and the question is asked again when an
  * SMP next times out, at most every GUARD_SUSPECT_S, so that SMPs are
@@ -64,13 +64,11 @@ static unsigned guard_interval(void)
 	return guard.interval_s ? guard.interval_s : 300;
 }
 
-/* The guard's question: this port's PortInfo, directed-routed, and its
- * PerfMgt ClassPortInfo by its LID, no retry; neither waits for a silence
- * to end. */
+/* The guard's question: this port's PortInfo, directed-routed, no retry;
+ * it does not wait for a silence to end. */
 static void guard_ask(void)
 {
-	struct mad_request *r = mad_engine_new_directed(), *pma = NULL;
-	void *pma_ctx;
+	struct mad_request *r = mad_engine_new_directed();
 
 	if (!r)
 		return;
@@ -78,23 +76,32 @@ static void guard_ask(void)
 	r->method = IB_MAD_METHOD_GET;
 	r->attr_id = IB_ATTR_PORT_INFO;
 	r->done = guard_done;
+	r->ctx = (void *)++guard.round;
 	r->guard = true;
 	guard.probing = true;
 	guard.smp_result = guard.pma_result = ANSWER_PENDING;
-	r->ctx = pma_ctx = (void *)++guard.round;
-	if (guard.local_lid && (pma = mad_engine_new_lid(guard.local_lid))) {
-		pma->mgmt_class = IB_PERFORMANCE_CLASS;
-		pma->method = IB_MAD_METHOD_GET;
-		pma->attr_id = CLASS_PORT_INFO;
-		pma->done = guard_pma_done;
-		pma->ctx = pma_ctx;
-		pma->guard = true;
-	}
-	guard.pma_asked = pma != NULL;
+	guard.pma_asked = false;
 	mad_ts_add_ms(&guard.next, (guard.refused ? guard_interval() : GUARD_SUSPECT_S) * 1000u);
-	if (pma)
-		mad_engine_queue_first(pma);
 	mad_engine_queue_first(r);
+}
+
+/* The PortInfo unanswered: this port's PerfMgt ClassPortInfo, by its LID,
+ * no retry (PerfMgt has no M_Key); false if it cannot be asked. */
+static bool guard_ask_pma(void)
+{
+	struct mad_request *pma;
+
+	if (!guard.local_lid || !(pma = mad_engine_new_lid(guard.local_lid)))
+		return false;
+	pma->mgmt_class = IB_PERFORMANCE_CLASS;
+	pma->method = IB_MAD_METHOD_GET;
+	pma->attr_id = CLASS_PORT_INFO;
+	pma->done = guard_pma_done;
+	pma->ctx = (void *)guard.round;
+	pma->guard = true;
+	guard.pma_asked = true;
+	mad_engine_queue_first(pma); /* sent when the engine pumps, after this callback */
+	return true;
 }
 
 /* r, an SMP, waits for the guard's answer. */
@@ -187,8 +194,8 @@ static void guard_decide(void)
 	guard_release();
 }
 
-/* An SMA that answers decides at once; one that does not waits for the
- * PMA's answer. */
+/* An SMA that answers decides at once; one that does not has this port's
+ * PMA asked, whose answer decides. */
 static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	if ((uintptr_t)ctx != guard.round || !guard.probing)
@@ -197,7 +204,7 @@ static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
 	/* an answer tells this port's LID (the SM may have given another) */
 	if (result == MAD_OK && data && len >= 64)
 		guard.local_lid = (unsigned)mad_get_field((void *)data, 0, IB_PORT_LID_F);
-	if (result == MAD_OK || !guard.pma_asked || guard.pma_result != ANSWER_PENDING)
+	if (result == MAD_OK || !guard_ask_pma())
 		guard_decide();
 }
 
@@ -209,8 +216,7 @@ static void guard_pma_done(void *ctx, int result, const uint8_t *data, size_t le
 		return;
 	/* any answer is one, an error status too: the PMA is there */
 	guard.pma_result = result >= 0 ? ANSWER_OK : ANSWER_NONE;
-	if (guard.smp_result != ANSWER_PENDING)
-		guard_decide();
+	guard_decide();
 }
 
 bool mad_engine_smp_guard_settled(void)
