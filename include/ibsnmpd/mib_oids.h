@@ -739,8 +739,8 @@
 #define COLUMN_IBSNMPD_ROUTE_SM_ACT_COUNT_STILL 7 /* IBSNMPD-MIB::ibsnmpdRouteSmActCountStill */
 #define OID_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 16 /* IBSNMPD-MIB::ibsnmpdRoutePreviousMasterSm */
 #define SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM 16 /* IBSNMPD-MIB::ibsnmpdRoutePreviousMasterSm */
-#define OID_IBSNMPD_ROUTE_TABLES_PUBLISHED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 17 /* IBSNMPD-MIB::ibsnmpdRouteTablesPublished */
-#define SCALAR_IBSNMPD_ROUTE_TABLES_PUBLISHED 17 /* IBSNMPD-MIB::ibsnmpdRouteTablesPublished */
+#define OID_IBSNMPD_ROUTE_TABLES_PUBLICATIONS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 12, 17 /* IBSNMPD-MIB::ibsnmpdRouteTablesPublications */
+#define SCALAR_IBSNMPD_ROUTE_TABLES_PUBLICATIONS 17 /* IBSNMPD-MIB::ibsnmpdRouteTablesPublications */
 #define OID_IBSNMPD_ROUTE_CHECK_FAILED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 19 /* IBSNMPD-MIB::ibsnmpdRouteCheckFailed */
 #define OID_IBSNMPD_ROUTE_CHECK_PASSED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 20 /* IBSNMPD-MIB::ibsnmpdRouteCheckPassed */
 #define OID_IBSNMPD_MASTER_SM_CHANGED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 21 /* IBSNMPD-MIB::ibsnmpdMasterSmChanged */

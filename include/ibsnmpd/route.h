@@ -368,7 +368,7 @@ struct route_snapshot {
 	struct route_offender *offenders;    /* all checks', by check then number */
 	size_t n_offenders;
 	double subnet_seconds;               /* the last subnet checks' time */
-	unsigned long published;             /* sysUpTime (ticks) when published */
+	unsigned long publication;           /* its number: ibsnmpdRouteTablesPublications */
 };
 
 void route_snapshot_free(void *p);

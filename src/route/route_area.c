@@ -89,6 +89,8 @@ static int offenders_take(struct route_snapshot *s, size_t *cap, const struct ro
 	return 0;
 }
 
+static unsigned long publications; /* main thread */
+
 struct route_snapshot *route_snapshot_make(struct route_routing *routing,
 					   const struct route_findings *subnet,
 					   double subnet_seconds, const struct route_snapshot *before)
@@ -98,8 +100,8 @@ struct route_snapshot *route_snapshot_make(struct route_routing *routing,
 
 	if (!s)
 		return NULL;
-	/* made on the main thread to be published at once: now is when */
-	s->published = netsnmp_get_agent_uptime();
+	/* made on the main thread to be published at once: counted now */
+	s->publication = ++publications;
 	for (unsigned k = 1; k <= ROUTE_CHECKS; k++)
 		s->checks[k] = (struct route_check_result){.id = (uint8_t)k,
 							   .status = ROUTE_STATUS_NOT_RUN};

@@ -182,8 +182,8 @@ static int subnet_scalar_value(unsigned column, netsnmp_variable_list *vb, const
 	case SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM:
 		mib_set_be_octets(vb, s->previous_master, 8);
 		return 0;
-	case SCALAR_IBSNMPD_ROUTE_TABLES_PUBLISHED:
-		mib_set_unsigned(vb, ASN_TIMETICKS, s->published);
+	case SCALAR_IBSNMPD_ROUTE_TABLES_PUBLICATIONS:
+		mib_set_unsigned(vb, ASN_COUNTER, s->publication);
 		return 0;
 	default: return -1;
 	}
@@ -360,7 +360,7 @@ int route_mib_register(struct route_area *a)
 		.name = "ibsnmpdRoutePreviousMasterSm", .group_oid = routing_oid,
 		.group_oid_len = OID_LENGTH(routing_oid),
 		.first = SCALAR_IBSNMPD_ROUTE_PREVIOUS_MASTER_SM,
-		.last = SCALAR_IBSNMPD_ROUTE_TABLES_PUBLISHED, .snapshot = subnet_snapshot,
+		.last = SCALAR_IBSNMPD_ROUTE_TABLES_PUBLICATIONS, .snapshot = subnet_snapshot,
 		.value = subnet_scalar_value, .ctx = a, .one_by_one = true,
 	};
 	if (mib_scalars_register(&m->scalars))

@@ -68,7 +68,7 @@ class TestBed(simfabric.Bed):
         """{oid: (type, value)} of walks of oids (a table's OID, or several
         columns'), all of one publication: walked again while `stamp` (a
         TimeStamp or count the agent moves whenever it publishes the table:
-        ibsnmpdAlarmsLastChange, ibsnmpdRouteTablesPublished) is not the same
+        ibsnmpdAlarmsLastChange, ibsnmpdRouteTablesPublications) is not the same
         before and after. A walk is several requests: rows half seen, or
         seen in one column and not in another, would otherwise be taken
         for the table, or left out and a torn walk taken for "none"."""

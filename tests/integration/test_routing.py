@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 import urllib.request
 
 import pytest
@@ -39,7 +40,7 @@ REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS, SM, CABLING = range(1, 
 CHECKS = (REACH, HOPS, UPDOWN, CREDIT, BALANCE, DUPLICATES, LINKS, SM, CABLING)
 SMS = ROUTING + "15.1."                  # .column.guid(8)
 PREVIOUS_MASTER = ROUTING + "16.0"
-PUBLISHED = ROUTING + "17.0"             # ibsnmpdRouteTablesPublished
+PUBLISHED = ROUTING + "17.0"             # ibsnmpdRouteTablesPublications
 ALARMS_CHANGED = MIB + "1.9.2.0"         # ibsnmpdAlarmsLastChange
 MASTER_CHANGED = MIB + "0.21"
 HOSTS = 96
@@ -241,9 +242,26 @@ def test_clean_fabric_passes_every_check(bed, fabric):
     # does not go down then up, no switch unbalanced (check_lft_balance)
     routes = Routes(bed)
     assert routes.reach_failures() == {} and routes.hop_offenders() == {}
+    assert routes.credit_loops() == []
     unbalanced, said = unbalanced_by_check_lft_balance(bed)
     assert unbalanced == set(), said
     assert ibidsverify(bed) == []  # no LID or GUID twice
+
+
+def test_each_publication_of_the_tables_moves_their_stamp(bed, fabric):
+    """ibsnmpdRouteTablesPublications is how a walk of the tables is told whole
+    (TestBed.walk_whole): it moves with every publication, a routing run's
+    (ibsnmpdRoutingRuns) and the subnet checks' after a link sweep."""
+    def stamp():
+        return num(bed.get(PUBLISHED)[PUBLISHED][1])
+
+    assert wait_for(lambda: runs(bed) >= 1, seconds=120)
+    first, run = stamp(), runs(bed)
+    assert wait_for(lambda: runs(bed) > run, seconds=60)
+    assert stamp() > first
+    # the subnet checks alone (every 2 s, after each link sweep) between runs
+    seen = {stamp() for _ in range(12) if not time.sleep(0.5)}
+    assert len(seen) >= 2, seen
 
 
 def test_an_unassigned_entry_is_a_dead_end_named_until_restored(bed, fabric):
@@ -335,12 +353,22 @@ def test_a_credit_loop_is_found(bed, fabric):
     next_run(bed)
     # ibtracert sees the route from A's host to d1 pass B
     assert trace(bed, nodes["host-1"][3], d1)[:4] == [A, s1, B, s2]
+    # the channel dependencies of every CA pair's route as dump_fts reads
+    # the tables: one cycle, those four links
+    routes = Routes(bed)
+    loops = routes.credit_loops()
+    assert loops == [{(a, p[(a, b)]) for a, b in p}], loops
     assert statuses(bed)[CREDIT] == 2
     o = offenders(bed, CREDIT)
-    assert len(o) == 1 and "credit loop of 4 links" in o[0][7], o
+    assert len(o) == 1 and "credit loop of %d links" % len(loops[0]) in o[0][7], o
+    assert num(o[0][6]) == len(loops[0]), o  # links in the loop
+    assert hex_guid(o[0][3]) in {routes.guid(a) for a, _ in loops[0]}, o
     for sw in (A, B, s1, s2):
         assert sw in o[0][7]
     assert statuses(bed)[UPDOWN] == 2 and statuses(bed)[HOPS] == 2
+    # and the hops, as over all pairs
+    assert {(num(x[5]), num(x[6])) for x in offenders(bed, HOPS)} == \
+        {(lid, n) for lid, (n, _) in routes.hop_offenders().items() if n}
     restore(bed, A, B, s1, s2)
 
 

@@ -17,7 +17,7 @@ ROUTING = MIB + "1.12."
 SOURCE, SWITCHES, SWITCHES_READ, MADS, RUNS = (ROUTING + "%d.0" % n for n in (1, 5, 6, 7, 8))
 CHECK_STATUS = ROUTING + "11.1.3."
 OFFENDER = ROUTING + "12.1."
-PUBLISHED = ROUTING + "17.0"  # ibsnmpdRouteTablesPublished: a walk of one publication
+PUBLISHED = ROUTING + "17.0"  # ibsnmpdRouteTablesPublications: a walk of one publication
 LOAD_LIDS = ROUTING + "13.1.3."
 TABLE_NOT_SMS = 30
 

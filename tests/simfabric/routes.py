@@ -53,11 +53,12 @@ class Routes:
     def leaf_of(self, ca):
         return self.peer[(ca, 1)][0]
 
-    def walk(self, switch, lid):
+    def walk(self, switch, lid, ports=None):
         """(kind, where, path) of the route to lid from switch: kind None
         when it is delivered (path: the switches it passes, from switch on),
         else the offender kind and the switch at fault (a loop: the first
-        switch that comes round again)"""
+        switch that comes round again). ports, a list: each switch's out
+        port appended, as the route leaves it for the next switch."""
         path, cur = [], switch
         while True:
             if cur in path:
@@ -77,6 +78,8 @@ class Routes:
                 return NO_LINK, cur, path
             if not self.is_switch(far[0]):
                 return (None if self.lid(far[0]) == lid else WRONG_NODE), cur, path
+            if ports is not None:
+                ports.append(port)
             cur = far[0]
 
     def reach_failures(self):
@@ -150,3 +153,69 @@ class Routes:
             if longer or down_up:
                 found[self.lid(dest)] = (longer, down_up)
         return found
+
+    def credit_loops(self):
+        """[set of links (switch, out port)] of every cycle of channel
+        dependencies (a strongly connected part of more than one link, or
+        one that depends on itself): for every CA pair's route, each
+        switch-to-switch link it takes depends on the next one. The fabric's
+        one VL (fabricsim maps every SL to VL 0)."""
+        after = {}
+        for dest in self.cas:
+            lid = self.lid(dest)
+            for src in self.cas:
+                if src == dest:
+                    continue
+                ports = []
+                kind, _, path = self.walk(self.leaf_of(src), lid, ports)
+                if kind:
+                    continue
+                links = list(zip(path, ports))
+                for a, b in zip(links, links[1:]):
+                    after.setdefault(a, set()).add(b)
+        return [part for part in strongly_connected(after)
+                if len(part) > 1 or next(iter(part)) in after.get(next(iter(part)), ())]
+
+
+def strongly_connected(graph):
+    """the strongly connected parts of {node: {nodes after it}} (Tarjan's,
+    without recursion)"""
+    index, low, on_stack, stack, parts = {}, {}, set(), [], []
+    counter = 0
+    for root in list(graph):
+        if root in index:
+            continue
+        work = [(root, iter(graph.get(root, ())))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(graph.get(child, ()))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                part = set()
+                while True:
+                    x = stack.pop()
+                    on_stack.discard(x)
+                    part.add(x)
+                    if x == node:
+                        break
+                parts.append(part)
+    return parts
