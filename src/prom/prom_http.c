@@ -358,7 +358,9 @@ static int verify_client(gnutls_session_t session)
 #define DRAIN_S 10
 
 /* A closed connection's records not sent yet: its socket (a dup of MHD's)
- * until they are, or DRAIN_S */
+ * until they are, or until the reader has taken nothing for DRAIN_S: a
+ * slow reader that keeps reading gets the whole scrape (a fixed 10 s cut
+ * one that read 1.6 MB/s on a loaded machine), a stalled one is let go */
 struct draining {
 	struct draining *next;
 	int fd;
@@ -448,11 +450,14 @@ static void draining_end(struct prom_http *h, struct draining *l)
 static void on_draining_writable(int fd, void *arg)
 {
 	struct draining *l = arg;
+	size_t before = l->out_len;
 	int broken = 0;
 
 	send_out(fd, l->out, &l->out_len, &broken);
 	if (!l->out_len)
 		draining_end(listener, l);
+	else if (l->out_len < before) /* taken: the reader reads */
+		l->until = cache_clock() + DRAIN_S;
 }
 
 /* k closes with records not sent: they go on (MHD closes its descriptor) */

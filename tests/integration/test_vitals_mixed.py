@@ -70,11 +70,13 @@ def test_other_vendors_silent_and_limited_nodes_say_why(mixed_bed):
     # a node that does not answer costs one try (a request and its
     # madRetries: at most 3 MADs) a minute, or a discovery, whatever the
     # sweeps: the simulator counts the vendor MADs that reach each node
-    def vendor_mads(name):
-        """the count the console prints in fabricsim.out"""
+    def vendor_mads(name, then=None):
+        """the count the console prints in fabricsim.out; then: a command
+        written with the question, that the simulator runs right after it,
+        before any MAD (the console's lines of one read are run together)"""
         out = os.path.join(bed.dir, "fabricsim.out")
         seen = len(open(out, errors="replace").read())
-        bed.simfabric("sim", 'Vendor "%s"' % name)
+        bed.simfabric("sim", 'Vendor "%s"' % name + ("\n" + then if then else ""))
         pattern = re.compile(r"(?:^|sim> )%s: (\d+) vendor MADs$" % re.escape(name), re.M)
         assert wait_for(lambda: pattern.search(open(out, errors="replace").read()[seen:]),
                         seconds=10)
@@ -99,9 +101,12 @@ def test_other_vendors_silent_and_limited_nodes_say_why(mixed_bed):
 
     # a node that stops answering keeps its last values, stale; the rest go on
     names = ("leaf-1-3", "spine-1-2")  # readings unanswered; GeneralInfo unanswered
-    before = {name: vendor_mads(name) for name in names}
     found = discoveries()
-    bed.simfabric("sim", 'Dead "leaf-1-3"')
+    # the dead one's count and its death at once: a readings sweep under way
+    # meanwhile (some thirty MADs, answered) was counted as the dead one's
+    # when the machine was loaded
+    before = {"leaf-1-3": vendor_mads("leaf-1-3", then='Dead "leaf-1-3"'),
+              "spine-1-2": vendor_mads("spine-1-2")}
     dead = guid_index(g["leaf-1-3"])
     assert wait_for(lambda: cell(bed, NODE, 21, dead) == "1", seconds=60)
     assert cell(bed, NODE, 4, dead) == "31.2012.4036"
