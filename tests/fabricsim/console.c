@@ -35,9 +35,12 @@ static const char *const help =
 	"# Module \"node\"[port] RxPower LANE DBM|auto, Module \"node\"[port] Temperature CELSIUS|auto\n"
 	"#                               LANE 0-3 of the port\n"
 	"# Vendor \"node\" nvidia|other|silent|unsupported|noregister REG[,REG...]\n"
+	"#                               how it answers NVIDIA's vendor MADs (a pattern: every\n"
+	"#                               node it matches); without a mode, how many reached it\n"
 	"# Lft \"switch\" LID PORT|none  an entry of its LinearForwardingTable set (none: 255);\n"
 	"# Lft \"switch\" clear|auto      every entry none / as the model routes them again\n"
 	"# MKey \"node\"|* KEY [PROTECT [LEASE]]  its M_Key (0: none), protect bits 0-3, lease\n"
+	"#                               seconds; MKey \"node\" alone: its violations\n"
 	"# PortInfo \"node\"[port] NeighborMTU 256..4096|OperVLs 1|2|4|8|15|PortState\n"
 	"#                               Init|Armed|Active|LID N  what one end says (auto: the\n"
 	"#                               model's again): a link the SM left misconfigured\n"
@@ -45,9 +48,12 @@ static const char *const help =
 	"#                               (its SMInfo); Sm \"node\" freeze|thaw: its ActCount\n"
 	"#                               stops / moves again (ports keep following the first\n"
 	"#                               master for their MasterSMLID)\n"
-	"#                               seconds; MKey \"node\" alone: its violations\n"
-	"#                               how it answers NVIDIA's vendor MADs (a pattern: every\n"
-	"#                               node it matches); without a mode, how many reached it\n";
+	"# Delay \"node\" MS [JITTER_MS]   its answers held that long (give or take the jitter)\n"
+	"# Rate \"node\" N [QUEUE]         it answers at most N MADs a second; the others wait in\n"
+	"#                               its queue (256; beyond it unanswered); 0: no limit\n"
+	"# Loss \"node\" PERCENT           that share of the MADs to it go unanswered\n"
+	"#                               (Delay, Rate, Loss: a pattern takes every node it\n"
+	"#                               matches; 0 ends it)\n";
 
 unsigned long fs_answered[FS_CLASSES]; /* server.c counts */
 
@@ -499,6 +505,42 @@ static void dead_matching(struct fabric *f, char *s, bool dead, FILE *out)
 	fprintf(out, "# %u nodes %s\n", n, dead ? "dead" : "alive");
 }
 
+/* Delay/Rate/Loss "NODE"|"PATTERN" N [M]: a slow, rate-limited or lossy
+ * management processor on every node whose name matches (fnmatch) */
+static void processor(struct fabric *f, const char *cmd, char *s, FILE *out)
+{
+	char *p = strchr(s, '"'), *end = p ? strchr(p + 1, '"') : NULL;
+	long a = -1, b = 0;
+	unsigned n = 0;
+
+	if (!end || sscanf(end + 1, "%ld %ld", &a, &b) < 1 || a < 0 || b < 0 ||
+	    (!strcasecmp(cmd, "Loss") && a > 100) || a > 600000 || b > 600000) {
+		fprintf(out, "# %s \"node\"|\"pattern\" %s\n", cmd,
+			!strcasecmp(cmd, "Delay") ? "MS [JITTER_MS]" :
+			!strcasecmp(cmd, "Rate") ? "MADS_PER_SECOND [QUEUE] (0: no limit)" :
+			"PERCENT");
+		return;
+	}
+	*end = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct fs_node *nd = &f->nodes[i];
+
+		if (fnmatch(p + 1, nd->name, 0))
+			continue;
+		n++;
+		if (!strcasecmp(cmd, "Delay")) {
+			nd->delay_ms = (uint32_t)a;
+			nd->jitter_ms = (uint32_t)(b > a ? a : b);
+		} else if (!strcasecmp(cmd, "Rate")) {
+			nd->rate = (uint32_t)a;
+			nd->queue_max = (uint32_t)b;
+		} else {
+			nd->loss = (uint8_t)a;
+		}
+	}
+	fprintf(out, "# %s on %u nodes\n", cmd, n);
+}
+
 /* Lft "switch" LID PORT|none, Lft "switch" clear|auto */
 static void lft(struct fabric *f, int node, char *s, FILE *out)
 {
@@ -648,6 +690,10 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 	}
 	if ((!strcasecmp(cmd, "Dead") || !strcasecmp(cmd, "Alive")) && strpbrk(s, "*?")) {
 		dead_matching(f, s, !strcasecmp(cmd, "Dead"), out);
+		return;
+	}
+	if (!strcasecmp(cmd, "Delay") || !strcasecmp(cmd, "Rate") || !strcasecmp(cmd, "Loss")) {
+		processor(f, cmd, s, out);
 		return;
 	}
 	if (parse_target(f, &s, &node, &port, out))

@@ -164,6 +164,15 @@ struct fs_node {
 	uint8_t sm_state, sm_priority, sm_frozen;
 	uint32_t sm_act;
 	uint32_t vendor_mads; /* vendor MADs that reached it, answered or not */
+	/* a slow or lossy management processor (the console's Delay, Rate,
+	 * Loss): each answer held delay_ms +/- jitter_ms; at most rate answers
+	 * a second, the others waiting in its queue of queue_max (beyond it
+	 * unanswered); loss percent of the MADs that reach it unanswered */
+	uint32_t delay_ms, jitter_ms, rate, queue_max;
+	uint8_t loss;
+	uint32_t queued;      /* answers waiting in its queue now */
+	double next_slot;     /* when its processor is next free (rate) */
+	uint32_t lost;        /* MADs it left unanswered (Loss, a full queue) */
 };
 
 /* ---- NVIDIA's vendor MADs and their registers (vendor.c) ---- */
@@ -320,6 +329,10 @@ struct fs_origin {
 	uint32_t port; /* the client's port */
 };
 bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request *r);
+/* The answer fs_answer made is held until *due (fs_now()'s clock) by the
+ * node that answers, which is *node; 0: sent at once. Set by fs_answer. */
+extern double fs_answer_due;
+extern uint32_t fs_answer_node;
 /* An SA Get or GetTable of NodeRecord, PortInfoRecord or LinkRecord: its
  * answer, segment by segment, to emit; the number of segments, 0 if req is
  * not one (fs_answer then), -1 out of memory. */

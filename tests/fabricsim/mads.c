@@ -910,6 +910,56 @@ static uint8_t subject_port(unsigned mgmt, unsigned attr, uint32_t mod, uint8_t 
 	return t->entry;
 }
 
+double fs_answer_due;
+uint32_t fs_answer_node;
+
+/* A lossy node: whether the MAD that reached it is lost (Loss). */
+static bool lost_at(struct fabric *f, uint32_t node)
+{
+	struct fs_node *n = &f->nodes[node];
+
+	if (!n->loss || (unsigned)(random() % 100) >= n->loss)
+		return false;
+	n->lost++;
+	return true;
+}
+
+/* A slow or rate-limited node's processor: when its answer goes
+ * (fs_answer_due); false: not at all (its queue is full, as a busy SMA
+ * drops what it has no room for). */
+static bool processor_answers(struct fabric *f, uint32_t node)
+{
+	struct fs_node *n = &f->nodes[node];
+	double now, due;
+
+	fs_answer_node = node;
+	if (!n->delay_ms && !n->rate)
+		return true;
+	now = fs_now();
+	due = now;
+	if (n->rate) {
+		if (n->queued >= (n->queue_max ? n->queue_max : 256)) {
+			n->lost++;
+			return false;
+		}
+		if (n->next_slot < now)
+			n->next_slot = now;
+		due = n->next_slot;
+		n->next_slot += 1.0 / n->rate;
+	}
+	if (n->delay_ms) {
+		double jitter = n->jitter_ms ?
+			(double)(random() % (2 * n->jitter_ms + 1)) - n->jitter_ms : 0;
+
+		due += (n->delay_ms + jitter) / 1000.0;
+	}
+	if (due > now) {
+		fs_answer_due = due;
+		n->queued++;
+	}
+	return true;
+}
+
 bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request *r)
 {
 	uint8_t *mad = r->mad;
@@ -922,6 +972,8 @@ bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request
 	uint8_t *d = mad + offs;
 	int status;
 	uint16_t own_lid = f->ports[from->port].lid;
+
+	fs_answer_due = 0;
 
 	if (mad_get_field(mad, 0, IB_MAD_RESPONSE_F) || method == IB_MAD_METHOD_TRAP_REPRESS ||
 	    mad_get_field(mad, 0, IB_MAD_BASEVER_F) != 1)
@@ -944,6 +996,8 @@ bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request
 		f->nodes[t.node].vendor_mads++; /* what a sweep costs a node, dead or not */
 	if (f->nodes[t.node].dead)
 		return false; /* silence, as from a node that hung */
+	if (lost_at(f, t.node))
+		return false; /* lost: silence too */
 	t.attr = (uint16_t)attr;
 	t.mod = mod;
 	if ((mgmt == IB_SMI_CLASS || mgmt == IB_SMI_DIRECT_CLASS) &&
@@ -972,6 +1026,8 @@ bool fs_answer(struct fabric *f, const struct fs_origin *from, struct fs_request
 		status = smp(f, &t, method, attr, mod, d);
 	if (status < 0)
 		return false; /* no answer: NVIDIA's class on a node without it */
+	if (!processor_answers(f, t.node))
+		return false;
 
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);

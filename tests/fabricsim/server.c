@@ -145,6 +145,70 @@ static void send_to(int id, const struct fs_request *r)
 	c->count++;
 }
 
+/* ---- answers held by slow nodes (the console's Delay and Rate) ---- */
+
+struct held {
+	double due;
+	int client;
+	uint32_t pid; /* the client's: its slot may have been taken meanwhile */
+	uint32_t node;
+	struct fs_request r;
+};
+
+static struct held *held;     /* a binary heap by due time */
+static size_t n_held, cap_held;
+
+static void hold_answer(int client, uint32_t node, double due, const struct fs_request *r)
+{
+	size_t i;
+
+	if (n_held == cap_held) {
+		size_t cap = cap_held ? 2 * cap_held : 256;
+		struct held *h = realloc(held, cap * sizeof(*h));
+
+		if (!h) { /* out of memory: sent now */
+			fabric.nodes[node].queued--;
+			send_to(client, r);
+			return;
+		}
+		held = h;
+		cap_held = cap;
+	}
+	for (i = n_held++; i > 0 && held[(i - 1) / 2].due > due; i = (i - 1) / 2)
+		held[i] = held[(i - 1) / 2];
+	held[i] = (struct held){due, client, clients[client].pid, node, *r};
+}
+
+/* what is due by now, sent; the milliseconds to the next (-1: none) */
+static int release_held(void)
+{
+	double now = fs_now();
+
+	while (n_held && held[0].due <= now) {
+		struct held top = held[0], last = held[--n_held];
+		size_t i = 0;
+
+		for (;;) { /* the last one sifted down from the root */
+			size_t c = 2 * i + 1;
+
+			if (c >= n_held)
+				break;
+			if (c + 1 < n_held && held[c + 1].due < held[c].due)
+				c++;
+			if (held[c].due >= last.due)
+				break;
+			held[i] = held[c];
+			i = c;
+		}
+		if (n_held)
+			held[i] = last;
+		fabric.nodes[top.node].queued--;
+		if (clients[top.client].fd >= 0 && clients[top.client].pid == top.pid)
+			send_to(top.client, &top.r);
+	}
+	return n_held ? (int)((held[0].due - now) * 1000) + 1 : -1;
+}
+
 static bool pid_alive(uint32_t pid)
 {
 	return pid && (kill((pid_t)pid, 0) == 0 || errno != ESRCH);
@@ -349,7 +413,10 @@ static void serve_client(int id)
 			continue;
 		}
 		fs_answered[fs_class_of(r.mad, r.status)]++;
-		send_to(id, &r);
+		if (fs_answer_due)
+			hold_answer(id, fs_answer_node, fs_answer_due, &r);
+		else
+			send_to(id, &r);
 	}
 }
 
@@ -552,7 +619,9 @@ int main(int argc, char **argv)
 					pfd[n].events |= POLLOUT;
 				ids[n++] = i;
 			}
-		if (poll(pfd, (nfds_t)n, 1000) < 0) {
+		int wait_ms = release_held();
+
+		if (poll(pfd, (nfds_t)n, wait_ms >= 0 && wait_ms < 1000 ? wait_ms : 1000) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
