@@ -196,6 +196,7 @@ static void reload_config(void)
 	}
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
+	mad_engine_set_timeout_max(ibsnmpd_cfg.mad_timeout_max_ms);
 	{
 		char keys_why[300];
 
@@ -394,6 +395,7 @@ int main(int argc, char **argv)
 
 	mad_engine_set_limits(ibsnmpd_cfg.mad_timeout_ms, ibsnmpd_cfg.mad_retries,
 			      ibsnmpd_cfg.mad_max_outstanding, ibsnmpd_cfg.mad_max_per_destination);
+	mad_engine_set_timeout_max(ibsnmpd_cfg.mad_timeout_max_ms);
 	mad_engine_set_mkey(mkeys_default());
 	if (mad_device_open(ibsnmpd_cfg.ca_name, ibsnmpd_cfg.port_num, &local, &wire, err,
 			    sizeof(err), &exit_code) < 0)

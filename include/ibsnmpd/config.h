@@ -33,6 +33,7 @@ struct ibsnmpd_config {
 	char fabric_name[IBSNMPD_FABRIC_NAME_MAX];
 	int port_num;                      /* 0 = first active InfiniBand port */
 	unsigned mad_timeout_ms;
+	unsigned mad_timeout_max_ms; /* a slow node's longest try; 0: 8 x mad_timeout_ms */
 	unsigned mad_retries;
 	unsigned mad_max_outstanding;
 	unsigned mad_max_per_destination;

@@ -75,6 +75,17 @@ void mad_engine_close(void);
  * (directed-route MADs only count against the first). */
 void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding,
 			   unsigned max_per_destination);
+/* madTimeoutMax: the longest a try to a slow LID is given (its answer time
+ * estimated from its answers; 0: eight times timeout_ms, at most 60 s). */
+void mad_engine_set_timeout_max(unsigned ms);
+/* A LID's answer time as estimated (RFC 6298, mad_engine.c) and the time
+ * its next try is given; false if none of its answers was timed yet. */
+struct mad_answer_time {
+	uint32_t smoothed_us, variation_us;
+	uint32_t timeout_ms;
+	uint32_t answers;
+};
+bool mad_engine_lid_answer_time(unsigned lid, struct mad_answer_time *out);
 
 /* One request. data (may be NULL) is the attribute data of the request,
  * e.g. PortCounters' PortSelect. */

@@ -228,6 +228,8 @@ static const struct config_token core_tokens[] = {
 	{"fabricName", CONFIG_CUSTOM, .parse = parse_fabric_name, .help = "NAME"},
 	{"madTimeout", CONFIG_UINT, &ibsnmpd_cfg.mad_timeout_ms, .min = 1, .max = 60000,
 	 .help = "MILLISECONDS"},
+	{"madTimeoutMax", CONFIG_UINT, &ibsnmpd_cfg.mad_timeout_max_ms, .min = 0, .max = 60000,
+	 .help = "MILLISECONDS"},
 	{"madRetries", CONFIG_UINT, &ibsnmpd_cfg.mad_retries, .min = 0, .max = 20, .help = "COUNT"},
 	{"madMaxOutstanding", CONFIG_UINT, &ibsnmpd_cfg.mad_max_outstanding, .min = 1, .max = 1024,
 	 .help = "COUNT"},

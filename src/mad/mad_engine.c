@@ -31,6 +31,24 @@ struct mad_dest;
  * Directed-route MADs (no LID) share one destination without the
  * per-destination limit: they go to the local SMA, or to nodes not yet
  * given a LID, a few at a time. */
+/* A LID's answer time, estimated as TCP estimates a round trip (RFC 6298):
+ * a smoothed time and its variation from each answer (every try has a TID
+ * of its own, so an answer tells which try it answers: no ambiguity to
+ * leave out, Karn's rule's reason). A try is given SRTT + 4 RTTVAR, at
+ * least madTimeout and at most madTimeoutMax; each try unanswered in a row
+ * doubles that (back-off), an answer ends it. A LID never heard from is
+ * given madTimeout, without back-off: a dead node costs what it did. Why:
+ * a switch whose management processor answers late (an SM sweep, a
+ * firmware update, other tools' PerfMgt) is read, not declared silent;
+ * one that answers at once is waited for no longer than before. */
+struct answer_time {
+	uint32_t srtt_us, rttvar_us; /* 0 0: no answer timed yet */
+	uint32_t answers;            /* timed */
+	uint8_t backoff;             /* tries unanswered in a row since an answer */
+};
+
+#define BACKOFF_MAX 6
+
 struct mad_dest {
 	struct mad_request *head, *tail; /* not yet sent */
 	struct mad_dest *next_ready;
@@ -38,6 +56,13 @@ struct mad_dest {
 	bool ready;
 	struct silence *silences;      /* the classes it does not answer */
 	uint64_t mkey;                 /* its SMPs' M_Key (mKeyFile); 0: the subnet's */
+	struct answer_time time;
+	/* tries unanswered in a row, by class (class_slot): a node is taken
+	 * for dead only after twice a request's tries went so, so that a
+	 * lossy one (30% lost: a request's three tries all lost one time in
+	 * 37) is not; a dead one costs the same, its requests in flight
+	 * together */
+	uint8_t unanswered[4];
 };
 
 /* A request of one management class failed after every retry: the node's
@@ -77,6 +102,7 @@ static struct {
 	bool open;
 	bool silent; /* stopping: no callbacks, no retries */
 	unsigned timeout_ms, retries, max_outstanding, max_per_dest;
+	unsigned timeout_max_ms; /* madTimeoutMax: a slow LID's longest */
 	uint32_t next_tid;
 	struct mad_dest *by_lid;                /* MAD_UNICAST_LIDS of them */
 	struct mad_dest directed;
@@ -123,6 +149,11 @@ void mad_engine_set_unsolicited(mad_unsolicited_fn fn, void *ctx)
 {
 	eng.unsolicited = fn;
 	eng.unsolicited_ctx = ctx;
+}
+
+void mad_engine_set_timeout_max(unsigned ms)
+{
+	eng.timeout_max_ms = ms;
 }
 
 void mad_engine_set_limits(unsigned timeout_ms, unsigned retries, unsigned max_outstanding,
@@ -172,10 +203,102 @@ bool mad_ts_passed(const struct timespec *t, const struct timespec *now)
 
 static void arm_timer(void);
 
+/* A class's place in mad_dest's unanswered. */
+static unsigned class_slot(unsigned mgmt_class)
+{
+	switch (mgmt_class) {
+	case IB_SMI_CLASS:
+	case IB_SMI_DIRECT_CLASS: return 0;
+	case IB_PERFORMANCE_CLASS: return 1;
+	case MAD_VENDOR_NVIDIA_CLASS: return 2;
+	default: return 3;
+	}
+}
+
+/* Whether the tries of d's class left unanswered in a row make it dead. */
+static bool dest_seems_dead(const struct mad_dest *d, unsigned mgmt_class)
+{
+	return d->unanswered[class_slot(mgmt_class)] >= 2 * (eng.retries + 1);
+}
+
+/* ---- each LID's answer time (struct answer_time) ---- */
+
+static unsigned timeout_max_ms(void)
+{
+	unsigned max = eng.timeout_max_ms ? eng.timeout_max_ms : 8 * eng.timeout_ms;
+
+	if (max > 60000)
+		max = 60000;
+	return max < eng.timeout_ms ? eng.timeout_ms : max;
+}
+
+/* How long a try to d is given now (ms). */
+static unsigned try_timeout_ms(const struct mad_dest *d)
+{
+	const struct answer_time *t = &d->time;
+	uint64_t ms;
+
+	if (d == &eng.directed || !t->answers)
+		return eng.timeout_ms; /* many nodes behind it, or none heard from */
+	ms = (t->srtt_us + (4 * t->rttvar_us > 1000 ? 4 * t->rttvar_us : 1000) + 999) / 1000;
+	if (ms < eng.timeout_ms)
+		ms = eng.timeout_ms;
+	ms <<= t->backoff;
+	return ms > timeout_max_ms() ? timeout_max_ms() : (unsigned)ms;
+}
+
+static void answer_timed(struct mad_dest *d, const struct timespec *sent)
+{
+	struct answer_time *t = &d->time;
+	struct timespec now;
+	int64_t us;
+	uint32_t r, diff;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	us = (int64_t)(now.tv_sec - sent->tv_sec) * 1000000 + (now.tv_nsec - sent->tv_nsec) / 1000;
+	r = us < 1 ? 1 : us > 600000000 ? 600000000 : (uint32_t)us;
+	t->backoff = 0;
+	if (!t->answers++) {
+		t->srtt_us = r;
+		t->rttvar_us = r / 2;
+		return;
+	}
+	diff = t->srtt_us > r ? t->srtt_us - r : r - t->srtt_us;
+	t->rttvar_us = t->rttvar_us - t->rttvar_us / 4 + diff / 4;  /* beta 1/4 */
+	t->srtt_us = t->srtt_us - t->srtt_us / 8 + r / 8;           /* alpha 1/8 */
+}
+
+static void try_unanswered(struct mad_dest *d, unsigned mgmt_class)
+{
+	uint8_t *n = &d->unanswered[class_slot(mgmt_class)];
+
+	if (*n < UINT8_MAX)
+		(*n)++;
+	if (d != &eng.directed && d->time.answers && d->time.backoff < BACKOFF_MAX)
+		d->time.backoff++;
+}
+
+bool mad_engine_lid_answer_time(unsigned lid, struct mad_answer_time *out)
+{
+	const struct mad_dest *d;
+
+	if (!eng.by_lid || !lid || lid >= MAD_UNICAST_LIDS)
+		return false;
+	d = &eng.by_lid[lid];
+	if (!d->time.answers)
+		return false;
+	out->smoothed_us = d->time.srtt_us;
+	out->variation_us = d->time.rttvar_us;
+	out->timeout_ms = try_timeout_ms(d);
+	out->answers = d->time.answers;
+	return true;
+}
+
 static int send_one(struct mad_request *r)
 {
 	uint8_t umad[sizeof(struct ib_user_mad) + MAD_BLOCK];
 	ib_rpc_t rpc;
+	unsigned timeout;
 
 	memset(umad, 0, sizeof(umad));
 	memset(&rpc, 0, sizeof(rpc));
@@ -197,15 +320,17 @@ static int send_one(struct mad_request *r)
 		mad_set_field64(umad_get_mad(umad), 0, IB_SA_MKEY_F, r->sa_sm_key);
 	/* The kernel times the request out and reports it as a status; retries
 	 * are ours, so that every transport behaves alike. */
-	if (eng.wire.send(eng.wire.self, r->mgmt_class, umad, MAD_BLOCK, eng.timeout_ms) < 0)
+	timeout = try_timeout_ms(r->dest);
+	if (eng.wire.send(eng.wire.self, r->mgmt_class, umad, MAD_BLOCK, timeout) < 0)
 		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &r->sent);
 	eng.stats.sent++;
 	DEBUGMSGTL(("ibsnmpd:mad", "sent class 0x%02x attr 0x%04x mod 0x%x tid 0x%08x to lid %d%s\n",
 		    r->mgmt_class, r->attr_id, r->attr_mod, r->tid, r->target.lid,
 		    r->target.lid ? "" : " (directed route)"));
 	/* The simulator ignores the timeout: keep a deadline of our own, a little
 	 * later than the kernel's so that on hardware the kernel's report wins. */
-	mad_ts_add_ms(&r->deadline, eng.timeout_ms + eng.timeout_ms / 4 + 10);
+	mad_ts_add_ms(&r->deadline, timeout + timeout / 4 + 10);
 	return 0;
 }
 
@@ -591,6 +716,7 @@ void mad_engine_pump(void)
 static void retry_or_fail(struct mad_request *r)
 {
 	unlink_in_flight(r);
+	try_unanswered(r->dest, (unsigned)r->mgmt_class);
 	if (!r->done) {
 		mad_guard_unanswered(r, false);
 		probe_ended(r, false);
@@ -604,7 +730,8 @@ static void retry_or_fail(struct mad_request *r)
 		queue_request(r, true); /* retries go first */
 		return;
 	}
-	make_silent(r, false);
+	if (dest_seems_dead(r->dest, (unsigned)r->mgmt_class))
+		make_silent(r, false);
 	dest_make_ready(r->dest); /* what waits for it: failed by the pump */
 	finish(r, MAD_TIMEOUT, NULL, 0);
 }
@@ -673,6 +800,8 @@ void mad_engine_received(const uint8_t *data, size_t len, int status,
 	unlink_in_flight(r);
 	/* it answers */
 	eng.stats.answered++;
+	answer_timed(r->dest, &r->sent);
+	r->dest->unanswered[class_slot((unsigned)r->mgmt_class)] = 0;
 	if (!r->done) {
 		DEBUGMSGTL(("ibsnmpd:mad", "answer to probe tid 0x%08x\n", tid));
 		probe_ended(r, true);

@@ -26,6 +26,7 @@ struct mad_request {
 	uint32_t tid;
 	unsigned tries_left;
 	struct timespec deadline;
+	struct timespec sent;     /* its last try's, for its LID's answer time */
 	mad_done_fn done;         /* NULL: the engine's own probe */
 	void *ctx;
 	bool guard;               /* the M_Key guard's questions of this port: always sent */

@@ -329,7 +329,7 @@ static void directed_route_is_not_limited_per_destination(void **state)
  * destination, until the retries are spent: then MAD_TIMEOUT. */
 static void timeouts_retry_first_then_fail(void **state)
 {
-	struct outcome a = {0}, b = {0};
+	struct outcome a = {0}, b = {0}, c = {0};
 	struct timespec later;
 	struct mad_engine_stats st;
 
@@ -349,21 +349,32 @@ static void timeouts_retry_first_then_fail(void **state)
 	mad_engine_expire(&later);
 	assert_int_equal(a.calls, 1);
 	assert_int_equal(a.result, MAD_TIMEOUT);
-	/* b waited for the same node, which is now taken for dead: it fails
-	 * at once, unsent, instead of timing out in its turn */
+	/* three tries unanswered are one request's, not a dead node (a lossy
+	 * one loses them all now and then): b goes, and its three too */
+	assert_int_equal(b.calls, 0);
+	assert_int_equal(wire.n, 4);
+	assert_int_equal(wire.sent[3].attr_id, IB_GSI_PORT_COUNTERS_EXT);
+	for (int i = 0; i < 3; i++)
+		mad_engine_expire(&later);
 	assert_int_equal(b.calls, 1);
 	assert_int_equal(b.result, MAD_TIMEOUT);
-	assert_int_equal(wire.n, 3);
+	assert_int_equal(wire.n, 6);
+	/* six in a row: taken for dead, c fails at once, unsent, instead of
+	 * timing out in its turn */
+	perf_get(5, IB_GSI_PORT_COUNTERS, &c);
+	assert_int_equal(c.calls, 1);
+	assert_int_equal(c.result, MAD_TIMEOUT);
+	assert_int_equal(wire.n, 6);
 	/* a late answer to a's first try matches nothing */
 	answer(0, 0, 0);
 	assert_int_equal(a.calls, 1);
 	mad_engine_get_stats(&st);
-	assert_int_equal(st.timeouts - stats_before.timeouts, 2);
+	assert_int_equal(st.timeouts - stats_before.timeouts, 3); /* a, b, c */
 	assert_int_equal(st.dropped - stats_before.dropped, 1);
 	/* not yet due: nothing happens */
 	clock_gettime(CLOCK_MONOTONIC, &later);
 	mad_engine_expire(&later);
-	assert_int_equal(wire.n, 3);
+	assert_int_equal(wire.n, 6);
 }
 
 /* A node that lets a request fail after every retry is taken for dead: what
@@ -407,50 +418,56 @@ static void a_silent_destination_fails_at_once_until_it_answers(void **state)
  * sixteenth of the window at most. */
 static void the_engine_probes_a_silent_node_itself(void **state)
 {
-	struct outcome a = {0}, during = {0}, again = {0}, after = {0}, dead[40] = {{0}};
+	struct outcome a = {0}, a2 = {0}, during = {0}, again = {0}, after = {0};
+	struct outcome dead[40] = {{0}}, dead2[40] = {{0}};
 	struct timespec later;
 	struct mad_engine_stats st;
 	unsigned long probes;
 
 	(void)state;
 	mad_engine_set_limits(1000, 0, 32, 4);
+	/* two tries unanswered in a row (madRetries 0: two requests): dead */
 	perf_get(9, IB_GSI_PORT_COUNTERS_EXT, &a);
+	perf_get(9, IB_GSI_PORT_COUNTERS_EXT, &a2);
 	past_the_deadlines(&later);
 	mad_engine_expire(&later);
-	assert_int_equal(wire.n, 1);
+	assert_int_equal(wire.n, 2);
 	far_future(&later);
 	mad_engine_expire(&later);   /* due, but nobody asked: no probe */
-	assert_int_equal(wire.n, 1);
+	assert_int_equal(wire.n, 2);
 	/* asking is wanting it probed, as a request that fails at once */
 	assert_true(mad_engine_lid_silent(9, IB_PERFORMANCE_CLASS));
 	assert_false(mad_engine_lid_silent(9, IB_SMI_CLASS));
 	perf_get(9, IB_GSI_PORT_COUNTERS, &during); /* fails at once, unsent */
 	assert_int_equal(during.calls, 1);
 	assert_int_equal(during.result, MAD_TIMEOUT);
-	assert_int_equal(wire.n, 1);
-	mad_engine_expire(&later);   /* asked and due: one probe, the request that failed */
 	assert_int_equal(wire.n, 2);
-	assert_int_equal(wire.sent[1].attr_id, IB_GSI_PORT_COUNTERS_EXT);
+	mad_engine_expire(&later);   /* asked and due: one probe, the request that failed */
+	assert_int_equal(wire.n, 3);
+	assert_int_equal(wire.sent[2].attr_id, IB_GSI_PORT_COUNTERS_EXT);
 	past_the_deadlines(&later);
 	mad_engine_expire(&later);   /* the probe times out: still silent, no retry */
 	assert_true(mad_engine_lid_silent(9, IB_PERFORMANCE_CLASS));
-	assert_int_equal(wire.n, 2);
+	assert_int_equal(wire.n, 3);
 	perf_get(9, IB_GSI_PORT_COUNTERS, &again);
 	assert_int_equal(again.result, MAD_TIMEOUT);
 	far_future(&later);          /* the longer silence over: probed again */
 	mad_engine_expire(&later);
-	assert_int_equal(wire.n, 3);
-	answer(2, 0, 0);             /* it answers: alive, asked again */
+	assert_int_equal(wire.n, 4);
+	answer(3, 0, 0);             /* it answers: alive, asked again */
 	assert_false(mad_engine_lid_silent(9, IB_PERFORMANCE_CLASS));
 	assert_int_equal(a.calls, 1);    /* a probe calls nobody back */
+	assert_int_equal(a2.calls, 1);
 	perf_get(9, IB_GSI_PORT_COUNTERS, &after);
-	assert_int_equal(wire.n, 4);
-	answer(3, 0, 0);
+	assert_int_equal(wire.n, 5);
+	answer(4, 0, 0);
 	assert_int_equal(after.result, MAD_OK);
 	/* forty dead LIDs due at once, each asked: two probes in flight (32 / 16) */
-	for (int i = 0; i < 40; i++)
+	for (int i = 0; i < 40; i++) {
 		perf_get(100 + i, IB_GSI_PORT_COUNTERS, &dead[i]);
-	for (int i = 0; i < 3; i++) {
+		perf_get(100 + i, IB_GSI_PORT_COUNTERS, &dead2[i]);
+	}
+	for (int i = 0; i < 5; i++) {
 		past_the_deadlines(&later);
 		later.tv_sec += 2 * i;
 		mad_engine_expire(&later);
@@ -481,6 +498,7 @@ static void without_the_m_key_smps_stop_but_one_question(void **state)
 	struct outcome a = {0}, b = {0}, pm = {0}, c = {0};
 	struct timespec later;
 	ib_portid_t to7, to8, to9;
+	size_t pma;
 
 	(void)state;
 	mad_engine_set_limits(1000, 0, 16, 4);
@@ -499,29 +517,33 @@ static void without_the_m_key_smps_stop_but_one_question(void **state)
 	assert_int_equal(wire.sent[1].attr_id, IB_ATTR_PORT_INFO);
 	assert_false(mad_engine_smps_refused());
 	past_the_deadlines(&later);
-	mad_engine_expire(&later);         /* not answered: its PerfMgt asked */
-	assert_int_equal(wire.n, 3);
-	assert_int_equal(wire.sent[2].mgmt_class, IB_PERFORMANCE_CLASS);
-	assert_int_equal(wire.sent[2].attr_id, CLASS_PORT_INFO);
-	assert_int_equal(wire.sent[2].lid, 1);
+	mad_engine_expire(&later);         /* not answered: asked again, with its PerfMgt */
+	assert_int_equal(wire.n, 4);
+	pma = wire.sent[2].mgmt_class == IB_PERFORMANCE_CLASS ? 2 : 3;
+	assert_int_equal(wire.sent[pma].attr_id, CLASS_PORT_INFO);
+	assert_int_equal(wire.sent[pma].lid, 1);
+	assert_int_equal(wire.sent[5 - pma].attr_id, IB_ATTR_PORT_INFO);
+	answer(pma, 0, 0);                 /* the PMA answers... */
 	assert_false(mad_engine_smps_refused());
-	answer(2, 0, 0);                   /* the PMA answers, the SMA did not: M_Key */
+	past_the_deadlines(&later);
+	later.tv_sec += 2;
+	mad_engine_expire(&later);         /* ...the SMA asked with it does not: M_Key */
 	assert_true(mad_engine_smps_refused());
 	mad_engine_smp_get(&to8, IB_ATTR_PORT_INFO, 1, done, &b);
 	assert_int_equal(b.calls, 1);
 	assert_int_equal(b.result, MAD_TIMEOUT); /* at once, unsent */
-	assert_int_equal(wire.n, 3);
-	perf_get(8, IB_GSI_PORT_COUNTERS, &pm);  /* PerfMgt needs no key */
 	assert_int_equal(wire.n, 4);
-	answer(3, 0, 0);
+	perf_get(8, IB_GSI_PORT_COUNTERS, &pm);  /* PerfMgt needs no key */
+	assert_int_equal(wire.n, 5);
+	answer(4, 0, 0);
 	assert_int_equal(pm.result, MAD_OK);
 	far_future(&later);
 	mad_engine_expire(&later);         /* the interval over: one question */
-	assert_int_equal(wire.n, 5);
-	answer(4, 0, 0);                   /* answered: SMPs again */
+	assert_int_equal(wire.n, 6);
+	answer(5, 0, 0);                   /* answered: SMPs again */
 	assert_false(mad_engine_smps_refused());
 	mad_engine_smp_get(&to9, IB_ATTR_NODE_INFO, 0, done, &c);
-	assert_int_equal(wire.n, 6);
+	assert_int_equal(wire.n, 7);
 }
 
 /* MADs lost, not refused: an SMP times out, and neither this port's
@@ -547,37 +569,74 @@ static void lost_mads_are_not_the_m_key(void **state)
 	mad_engine_expire(&later);         /* a times out: its PortInfo asked */
 	assert_int_equal(wire.n, 2);
 	past_the_deadlines(&later);
-	mad_engine_expire(&later);         /* unanswered: its PerfMgt asked */
-	assert_int_equal(wire.n, 3);
+	mad_engine_expire(&later);         /* unanswered: again, with its PerfMgt */
+	assert_int_equal(wire.n, 4);
 	past_the_deadlines(&later);
+	later.tv_sec += 2;
 	mad_engine_expire(&later);         /* neither answered: lost, not refused */
 	assert_false(mad_engine_smps_refused());
 	assert_int_equal(mad_engine_smp_access(), 1);
 	mad_engine_smp_get(&to8, IB_ATTR_NODE_INFO, 0, done, &b);
-	assert_int_equal(wire.n, 4);       /* sent, not failed at once */
+	assert_int_equal(wire.n, 5);       /* sent, not failed at once */
 	/* it times out within 10 s of the question: no question yet */
 	past_the_deadlines(&later);
 	mad_engine_expire(&later);
 	assert_int_equal(b.result, MAD_TIMEOUT);
-	assert_int_equal(wire.n, 4);
+	assert_int_equal(wire.n, 5);
 	/* 11 s after the question, the next SMP unanswered asks again */
 	mad_engine_smp_get(&to9, IB_ATTR_NODE_INFO, 0, done, &c);
-	assert_int_equal(wire.n, 5);
+	assert_int_equal(wire.n, 6);
 	clock_gettime(CLOCK_MONOTONIC, &later);
 	later.tv_sec += 13;
 	mad_engine_expire(&later);
 	assert_int_equal(c.result, MAD_TIMEOUT);
-	assert_int_equal(wire.n, 6);
-	assert_int_equal(wire.sent[5].attr_id, IB_ATTR_PORT_INFO);
-	answer(5, 0, 0);                   /* the loss ended */
+	assert_int_equal(wire.n, 7);
+	assert_int_equal(wire.sent[6].attr_id, IB_ATTR_PORT_INFO);
+	answer(6, 0, 0);                   /* the loss ended */
 	assert_false(mad_engine_smps_refused());
-	assert_int_equal(wire.n, 6);       /* answered: no PerfMgt question */
+	assert_int_equal(wire.n, 7);       /* answered: no PerfMgt question */
+}
+
+/* A LID that answers late is given the time it takes (RFC 6298's smoothed
+ * round trip and four times its variation), at least madTimeout; a try it
+ * leaves unanswered doubles that until it answers again. A LID never heard
+ * from is given madTimeout. */
+static void a_slow_lid_is_given_the_time_it_takes(void **state)
+{
+	struct outcome o[8] = {{0}};
+	struct mad_answer_time t;
+	struct timespec pause = {.tv_nsec = 30 * 1000000L}, later;
+	unsigned before;
+
+	(void)state;
+	mad_engine_set_limits(10, 0, 16, 4); /* madTimeout 10 ms */
+	mad_engine_set_timeout_max(0);       /* eight times it: 80 ms */
+	assert_false(mad_engine_lid_answer_time(5, &t));
+	for (int i = 0; i < 6; i++) {        /* each answered 30 ms after it went */
+		perf_get(5, IB_GSI_PORT_COUNTERS, &o[i]);
+		nanosleep(&pause, NULL);
+		answer(wire.n - 1, 0, 0);
+		assert_int_equal(o[i].result, MAD_OK);
+	}
+	assert_true(mad_engine_lid_answer_time(5, &t));
+	assert_int_equal(t.answers, 6);
+	assert_true(t.smoothed_us >= 29000); /* (more on a loaded machine) */
+	assert_true(t.timeout_ms >= 30 && t.timeout_ms <= 80); /* more than madTimeout */
+	before = t.timeout_ms;
+	perf_get(5, IB_GSI_PORT_COUNTERS, &o[6]); /* unanswered: the time doubles */
+	clock_gettime(CLOCK_MONOTONIC, &later);
+	later.tv_sec += 1;
+	mad_engine_expire(&later);
+	assert_int_equal(o[6].result, MAD_TIMEOUT);
+	assert_true(mad_engine_lid_answer_time(5, &t));
+	assert_true(t.timeout_ms >= 2 * before || t.timeout_ms == 80);
+	mad_engine_set_limits(1000, 2, 256, 4);
 }
 
 /* The transport's own "no answer" (the kernel's timeout) is a try too. */
 static void a_transport_timeout_is_a_try(void **state)
 {
-	struct outcome a = {0};
+	struct outcome a = {0}, b = {0};
 	const struct mad_source from = {.lid = 5};
 
 	(void)state;
@@ -591,7 +650,15 @@ static void a_transport_timeout_is_a_try(void **state)
 	mad_engine_pump();
 	assert_int_equal(a.calls, 1);
 	assert_int_equal(a.result, MAD_TIMEOUT);
-	/* taken for dead now: what asks it fails at once (a sweep can tell) */
+	assert_false(mad_engine_lid_silent(5, IB_PERFORMANCE_CLASS)); /* one request's */
+	perf_get(5, IB_GSI_PORT_COUNTERS, &b);
+	mad_engine_received(wire.sent[2].mad, 256, ETIMEDOUT, &from);
+	mad_engine_pump();
+	mad_engine_received(wire.sent[3].mad, 256, ETIMEDOUT, &from);
+	mad_engine_pump();
+	assert_int_equal(b.result, MAD_TIMEOUT);
+	/* four tries in a row: taken for dead, what asks it fails at once (a
+	 * sweep can tell) */
 	assert_true(mad_engine_lid_silent(5, IB_PERFORMANCE_CLASS));
 	assert_false(mad_engine_lid_silent(6, IB_PERFORMANCE_CLASS));
 }
@@ -721,13 +788,15 @@ static void stopping_waits_for_answers_without_callbacks(void **state)
 }
 
 /* Nothing answers: closing gives up after one try's deadline, without
- * retrying. */
+ * retrying. (A try of 400 ms: with 40, a loaded machine under the
+ * sanitizers let the deadline pass before close looked, and it had
+ * nothing to wait for.) */
 static void closing_waits_no_longer_than_a_try(void **state)
 {
 	struct outcome o = {0};
 
 	(void)state;
-	mad_engine_set_limits(40, 3, 8, 4);
+	mad_engine_set_limits(400, 3, 8, 4);
 	perf_get(20, IB_GSI_PORT_COUNTERS, &o);
 	mad_engine_close();
 	assert_true(wire.closed);
@@ -750,6 +819,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(timeouts_retry_first_then_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_transport_timeout_is_a_try, setup, teardown),
 		cmocka_unit_test_setup_teardown(lost_mads_are_not_the_m_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_slow_lid_is_given_the_time_it_takes, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(without_the_m_key_smps_stop_but_one_question, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(the_engine_probes_a_silent_node_itself, setup,
