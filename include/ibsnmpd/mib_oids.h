@@ -604,6 +604,8 @@
 #define COLUMN_IBSNMPD_NODE_VENDOR_ID 8 /* IBSNMPD-MIB::ibsnmpdNodeVendorId */
 #define COLUMN_IBSNMPD_NODE_DEVICE_ID 9 /* IBSNMPD-MIB::ibsnmpdNodeDeviceId */
 #define COLUMN_IBSNMPD_NODE_NAME 10 /* IBSNMPD-MIB::ibsnmpdNodeName */
+#define COLUMN_IBSNMPD_NODE_ANSWER_TIME 11 /* IBSNMPD-MIB::ibsnmpdNodeAnswerTime */
+#define COLUMN_IBSNMPD_NODE_MAD_TIMEOUT 12 /* IBSNMPD-MIB::ibsnmpdNodeMadTimeout */
 #define OID_IBSNMPD_VITALS_NODE_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 7, 1 /* IBSNMPD-MIB::ibsnmpdVitalsNodeTable */
 #define COLUMN_IBSNMPD_VITALS_NODE_GUID 1 /* IBSNMPD-MIB::ibsnmpdVitalsNodeGuid */
 #define COLUMN_IBSNMPD_VITALS_NODE_DESCRIPTION 2 /* IBSNMPD-MIB::ibsnmpdVitalsNodeDescription */

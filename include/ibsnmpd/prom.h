@@ -113,6 +113,9 @@ struct prom_sources {
 	const struct vitals_snapshot *vitals;
 	const struct alarm_snapshot *alarms;
 	const struct route_snapshot *route;
+	/* each topology node's answer time, copied when the scrape began
+	 * (answers == 0: none timed); NULL: none */
+	struct mad_answer_time *answer_times;
 	struct prom_filter filter;
 	time_t now;               /* wall clock of the scrape's start */
 	struct mad_engine_stats mads;

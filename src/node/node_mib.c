@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/mib_oids.h"
 #include "ibsnmpd/node.h"
 
@@ -92,6 +93,18 @@ static int node_value(const void *row, unsigned column, netsnmp_variable_list *v
 	case COLUMN_IBSNMPD_NODE_NAME:
 		mib_set_octets(vb, node_sys_name(e), strlen(node_sys_name(e)));
 		return 0;
+	case COLUMN_IBSNMPD_NODE_ANSWER_TIME:
+	case COLUMN_IBSNMPD_NODE_MAD_TIMEOUT: {
+		/* the MAD engine's estimate now: it moves with each answer, as
+		 * ibsnmpdStats' counters do, and has no snapshot of its own */
+		struct mad_answer_time t;
+
+		if (!e->lid || !mad_engine_lid_answer_time(e->lid, &t))
+			return -1;
+		mib_set_unsigned(vb, ASN_UNSIGNED, column == COLUMN_IBSNMPD_NODE_ANSWER_TIME ?
+				 t.smoothed_us : t.timeout_ms);
+		return 0;
+	}
 	default: return -1;
 	}
 }
@@ -108,7 +121,7 @@ static const struct mib_table node_table_template = {
 	.name = "ibsnmpdNodeTable", .table_oid = node_table_oid,
 	.table_oid_len = OID_LENGTH(node_table_oid),
 	.first_column = COLUMN_IBSNMPD_NODE_DESCRIPTION,
-	.last_column = COLUMN_IBSNMPD_NODE_NAME, .rows = node_rows, .value = node_value,
+	.last_column = COLUMN_IBSNMPD_NODE_MAD_TIMEOUT, .rows = node_rows, .value = node_value,
 };
 
 int node_table_register(struct node_table_mib *m, struct cache_group *dir)

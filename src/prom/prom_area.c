@@ -69,6 +69,10 @@ static int scrape_begin(void *arg, struct prom_sources *src)
 	src->vitals = hold(a->vitals);
 	src->alarms = hold(a->alarms);
 	src->route = hold(a->route);
+	if (src->topology && src->topology->n_nodes &&
+	    (src->answer_times = calloc(src->topology->n_nodes, sizeof(*src->answer_times))))
+		for (size_t i = 0; i < src->topology->n_nodes; i++)
+			mad_engine_lid_answer_time(src->topology->nodes[i].lid, &src->answer_times[i]);
 	src->now = time(NULL);
 	mad_engine_get_stats(&src->mads);
 	if (a->traps) {
@@ -100,6 +104,8 @@ static void scrape_end(void *arg, struct prom_sources *src)
 		cache_snapshot_release(a->alarms, src->alarms);
 	if (a->route)
 		cache_snapshot_release(a->route, src->route);
+	free(src->answer_times);
+	src->answer_times = NULL;
 }
 
 /* ---- life cycle --------------------------------------------------------------------- */

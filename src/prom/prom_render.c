@@ -77,6 +77,8 @@ enum metric {
 	M_CACHE_FAILING,
 	/* the nodes */
 	M_NODE_INFO,
+	M_NODE_ANSWER_TIME,
+	M_NODE_MAD_TIMEOUT,
 	/* the ports: counters (ibsnmpdPmPortTable, ibsnmpdPmErrorDetailTable,
 	 * ibsnmpdPmFecTable) */
 	M_XMIT_BYTES,
@@ -168,7 +170,7 @@ static enum prom_collector collector_of(enum metric id)
 {
 	if (id <= M_CACHE_FAILING)
 		return PROM_C_AGENT;
-	if (id == M_NODE_INFO)
+	if (id >= M_NODE_INFO && id <= M_NODE_MAD_TIMEOUT)
 		return PROM_C_NODES;
 	if (id < M_LINK_STATE)
 		return PROM_C_COUNTERS;
@@ -279,6 +281,11 @@ static const struct family families[] = {
 	 "1 while the group's last refresh failed: the previous values are served."),
 	F(M_NODE_INFO, "infiniband_node", INFO, ROWS_NODES,
 	 "A node of the subnet as the last discovery found it (NodeInfo, NodeDescription)."),
+	F(M_NODE_ANSWER_TIME, "infiniband_node_answer_seconds", GAUGE, ROWS_NODES,
+	 "How long the node takes to answer a MAD, smoothed over its answers "
+	 "(ibsnmpdNodeAnswerTime)."),
+	F(M_NODE_MAD_TIMEOUT, "infiniband_node_mad_timeout_seconds", GAUGE, ROWS_NODES,
+	 "How long the agent waits for the node's next answer (ibsnmpdNodeMadTimeout)."),
 	F(M_XMIT_BYTES, "infiniband_port_transmit_bytes", COUNTER, ROWS_PORTS,
 	 "Octets sent: PortXmitData x 4, 64-bit (PortCountersExtended, or accumulated)."),
 	F(M_RCV_BYTES, "infiniband_port_receive_bytes", COUNTER, ROWS_PORTS,
@@ -1407,7 +1414,17 @@ static char *put_sample(struct prom_render *r, const struct family *f, unsigned 
 
 		if (!node_wanted(q, n->guid, n->type))
 			return o;
-		found = node_sample(n, &s);
+		if (f->id == M_NODE_INFO) {
+			found = node_sample(n, &s);
+			break;
+		}
+		if (!r->src->answer_times || !r->src->answer_times[row].answers)
+			return o;
+		s.labels = put_guid_label(put(s.labels, ",", 1), "node_guid", n->guid);
+		s.labels = put_label(put(s.labels, ",", 1), "node", n->name);
+		s.value_end = f->id == M_NODE_ANSWER_TIME ?
+			put_decimal(s.value, r->src->answer_times[row].smoothed_us, 6) :
+			put_millis(s.value, r->src->answer_times[row].timeout_ms);
 		break;
 	}
 	default: {
