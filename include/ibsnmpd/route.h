@@ -273,6 +273,10 @@ struct route_sm {
 	uint32_t act_count;
 	uint32_t act_still_s;  /* seconds ActCount has not moved, as far as seen */
 	uint32_t master_s;     /* seconds it has been master, as far as seen */
+	/* not answering this round: the rest is its last answer, which stands
+	 * (a late SMA is no SM gone) until another SM's answer says otherwise
+	 * or it has been silent for routingSmStall */
+	bool stale;
 	char name[80];         /* its node's name and port (the check fills it) */
 };
 

@@ -181,6 +181,11 @@ struct route_sm_track {
 	uint64_t guid;
 	uint32_t act;
 	time_t act_since, master_since;
+	/* its last answer: when, and what it said (kept while it does not
+	 * answer: route_links.c, round_end) */
+	time_t answered_at;
+	uint8_t state, priority;
+	uint32_t still_s, master_s;
 };
 
 /* route_sa.c: routingSource sa */

@@ -308,6 +308,21 @@ static void round_end(struct route_area *a, struct route_sm_round *r)
 				continue; /* no port has the LID: nobody to name */
 			m->guid = k->port_guid;
 			m->state = ROUTE_SM_NO_ANSWER;
+			/* its last answer stands, stale, for routingSmStall: an SM
+			 * whose answers come late is no SM gone (its ActCount's
+			 * stillness and its time as master as they were then) */
+			if ((t = track_of(a, m->guid)) && t->answered_at &&
+			    now - t->answered_at < (time_t)route_cfg.sm_stall_s) {
+				m->state = t->state;
+				m->priority = t->priority;
+				m->act_count = t->act;
+				m->act_still_s = t->still_s;
+				m->master_s = t->master_s;
+				m->stale = true;
+			}
+			DEBUGMSGTL(("ibsnmpd:route", "SM at LID %u (0x%016llx) does not answer: %s\n",
+				    k->lid, (unsigned long long)m->guid,
+				    m->stale ? "its last answer stands" : "no answer to keep"));
 			n++;
 			continue;
 		}
@@ -322,7 +337,8 @@ static void round_end(struct route_area *a, struct route_sm_round *r)
 				continue;
 			a->track = v;
 			t = &a->track[a->n_track++];
-			*t = (struct route_sm_track){m->guid, m->act_count, now, 0};
+			*t = (struct route_sm_track){.guid = m->guid, .act = m->act_count,
+						     .act_since = now};
 		}
 		if (t->act != m->act_count) {
 			t->act = m->act_count;
@@ -334,6 +350,11 @@ static void round_end(struct route_area *a, struct route_sm_round *r)
 			t->master_since = now;
 		m->act_still_s = (uint32_t)(now - t->act_since);
 		m->master_s = t->master_since ? (uint32_t)(now - t->master_since) : 0;
+		t->answered_at = now;
+		t->state = m->state;
+		t->priority = m->priority;
+		t->still_s = m->act_still_s;
+		t->master_s = m->master_s;
 		n++;
 	}
 	qsort(sms, n, sizeof(*sms), sm_cmp);
@@ -341,6 +362,8 @@ static void round_end(struct route_area *a, struct route_sm_round *r)
 	 * it answered the same */
 	for (size_t i = 1; i < n;)
 		if (sms[i].guid == sms[i - 1].guid && sms[i].guid) {
+			if (sms[i - 1].stale && !sms[i].stale)
+				sms[i - 1] = sms[i]; /* an answer before a kept one */
 			memmove(&sms[i], &sms[i + 1], (n - i - 1) * sizeof(*sms));
 			n--;
 		} else {

@@ -430,11 +430,19 @@ static void sms(const struct topology *f, const struct route_subnet_input *in,
 	const struct route_sm *master = NULL, *winner = NULL;
 	size_t masters = 0, standbys = 0;
 	struct route_offender *x;
+	bool fresh_master = false;
 
+	/* an SM whose last answer stands (stale: late now) says what it said,
+	 * but another's answer now says more: a master that answers now is the
+	 * master, and a stale one beside it is not counted twice */
+	for (size_t i = 0; i < in->n_sms; i++)
+		fresh_master |= !in->sms[i].stale && in->sms[i].state == 3;
 	for (size_t i = 0; i < in->n_sms; i++) {
 		struct route_sm *m = &in->sms[i];
 
 		lid_port_words(f, m->lid, m->name, sizeof(m->name));
+		if (m->stale && m->state == 3 && fresh_master)
+			continue;
 		if (m->state == ROUTE_SM_NO_ANSWER) {
 			if ((x = offender(o, ROUTE_CHECK_SM, ROUTE_SM_SILENT))) {
 				x->guid = m->guid;
