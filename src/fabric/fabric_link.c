@@ -545,8 +545,22 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 	}
 	/* one notification per link: the first of its ends read now */
 	for (size_t i = 0; i < n; i++) {
-		struct fabric_port *p = &s->ports[i], *peer;
+		struct fabric_port *p = &s->ports[i], *peer = peer_at[i];
 
+		/* an end read now that says down while the other, read now too,
+		 * says up: a sweep read them apart (the other first), and the
+		 * end that says down is the news; the link is down, and said
+		 * once (the other end's row goes with it when it is next read
+		 * or taken out) */
+		if (peer && p->read_now && peer->read_now && p->cond == LINK_DOWN &&
+		    (peer->cond == LINK_UP || peer->cond == LINK_DEGRADED) &&
+		    peer->reported == peer->cond && p->cond != p->reported) {
+			p->events = events_of(p->reported, p->cond);
+			p->reported = peer->reported = p->cond;
+			peer->read_now = false; /* said: its older word is not news */
+			s->baseline_changed = true;
+			continue;
+		}
 		if (!p->read_now || p->cond == p->reported)
 			continue;
 		p->events = events_of(p->reported, p->cond);
@@ -554,7 +568,6 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 		s->baseline_changed = true; /* the file keeps what was notified */
 		/* the other end: said too, unless it was read now and differs
 		 * (then it speaks for itself) */
-		peer = peer_at[i];
 		if (peer && (!peer->read_now || peer->cond == p->cond))
 			peer->reported = p->cond;
 	}

@@ -174,6 +174,40 @@ static void a_link_down_is_one_event_and_stays_a_row(void **state)
 	topology_put(f);
 }
 
+/* A sweep that reads the CA's end (up) before the link goes down and the
+ * switch's end after (down): the end that says down is the news, told
+ * once; the CA's row, taken out with its node next, tells nothing more. */
+static void ends_read_apart_in_one_sweep_are_one_event(void **state)
+{
+	struct topology *f = fabric(), *g;
+	struct fabric_reading r[9];
+	size_t n = readings(r, true, true, 2, 3);
+	struct fabric_snapshot *a = build(f, NULL, r, n, 100), *b, *c;
+	char err[200];
+	unsigned rows;
+
+	(void)state;
+	n = readings(r, true, true, 2, 3);
+	portinfo(&r[0], SW1, 1, false, 0, 3); /* sw1's end: down; the CA's (r[8]): up */
+	b = build(f, a, r, n, 200);
+	assert_int_equal(events(b, &rows), FABRIC_EV_DOWN);
+	assert_int_equal(rows, 1);
+	assert_true(fabric_find(b, SW1, 1)->events == FABRIC_EV_DOWN);
+	/* the CA no longer reached: its row stays, gone, and says nothing */
+	g = topology_parse(without_ca, strlen(without_ca), NULL, err, sizeof(err));
+	assert_non_null(g);
+	topology_get(g);
+	n = readings(r, false, true, 2, 3);
+	c = build(g, b, r, n - 1, 300);
+	assert_int_equal(events(c, &rows), 0);
+	assert_true(fabric_find(c, CA1, 1)->gone);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	fabric_snapshot_free(c);
+	topology_put(g);
+	topology_put(f);
+}
+
 /* What the snapshots say is wrong (fabric_alarms.c): a link down once, by
  * its lower end between two switches, named by both; a node that answers
  * nothing while its switch sees it linked, from the second build on. */
@@ -782,6 +816,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(first_sweep_records_the_baseline_quietly),
 		cmocka_unit_test(a_link_down_is_one_event_and_stays_a_row),
+		cmocka_unit_test(ends_read_apart_in_one_sweep_are_one_event),
 		cmocka_unit_test(alarms_name_a_link_once_and_a_silent_node),
 		cmocka_unit_test(narrower_than_the_baseline_is_degraded),
 		cmocka_unit_test(narrower_than_both_ends_can_is_degraded),
