@@ -105,6 +105,14 @@ void topology_free(struct topology *f);
 struct node_name_map;
 struct topology *topology_parse(const char *text, size_t len, const struct node_name_map *names,
 				char *err, size_t errlen);
+/* A discovery f (taken over) with the nodes of prev it did not find though
+ * the port in front of them is up and names no node (their NodeInfo went
+ * unanswered), and what is behind them, kept as prev had them: nodes
+ * unanswered are no nodes gone (topology_keep.c). *kept: how many; their
+ * names are for the caller to give (topology_name_nodes). f itself when
+ * none is kept, or out of memory. Pure; unit-tested. */
+struct topology *topology_keep_unanswered(const struct topology *prev, struct topology *f,
+					  size_t *kept);
 /* Names the nodes (node_names_assign) after the map m (NULL: none); -1 out
  * of memory (the names before stay). */
 int topology_name_nodes(struct topology *f, const struct node_name_map *m);

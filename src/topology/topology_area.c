@@ -290,6 +290,19 @@ static void discovery_finish(struct topology_area *a)
 		return;
 	}
 	a->alone_noted = false;
+	{
+		/* nodes it did not find behind ports that are up went
+		 * unanswered: kept, not gone (a change needs an answer) */
+		size_t found = f->n_nodes, kept;
+
+		f = topology_keep_unanswered(prev, f, &kept);
+		if (kept && topology_name_nodes(f, a->names))
+			snmp_log(LOG_WARNING, "subnet discovery: out of memory naming its nodes\n");
+		if (kept)
+			snmp_log(LOG_NOTICE, "subnet discovery: %zu nodes of the last one did not "
+				 "answer behind ports that are up: kept as they were, not gone "
+				 "(%zu found)\n", kept, found);
+	}
 	snmp_log(LOG_INFO, "subnet discovered%s: %zu nodes, %zu ports in %.3f s\n",
 		 f->from_sa ? " from the SA (the SM's view)" : "", f->n_nodes, f->n_ports,
 		 f->seconds);

@@ -9,6 +9,7 @@
  * host-3 (0x30) on sw-2 port 1. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -233,6 +234,81 @@ static void test_a_moved_cable_and_a_new_switch(void **state)
 	topology_put(t);
 }
 
+/* ---- a discovery that did not find a node (topology_keep.c) ---- */
+
+/* The fabric again, sw-2 and host-3 not found: sw-1's port 4 as given */
+static struct topology *without_sw2(const char *port4)
+{
+	char text[sizeof(fabric_text)], err[160];
+	const char *keep[] = {"0000000000000010", "0000000000000020", "0000000000000100 1",
+			      "0000000000000100 2", "0000000000000100 3", "node 0000000000000100",
+			      "route 0000000000000100", "done"};
+	const char *line = fabric_text;
+	struct topology *f;
+
+	text[0] = 0;
+	while (*line) {
+		const char *end = strchr(line, '\n') + 1;
+		bool wanted = false;
+
+		for (size_t k = 0; k < sizeof(keep) / sizeof(keep[0]); k++)
+			wanted |= memmem(line, (size_t)(end - line), keep[k], strlen(keep[k])) != NULL;
+		if (!strncmp(line, "node 0000000000000100", 21))
+			strcat(text, port4); /* sw-1's port lines come before its node line */
+		if (wanted)
+			strncat(text, line, (size_t)(end - line));
+		line = end;
+	}
+	f = topology_parse(text, strlen(text), NULL, err, sizeof(err));
+	assert_non_null(f);
+	return f;
+}
+
+static void test_nodes_unanswered_behind_a_port_up_are_kept(void **state)
+{
+	struct topology *prev = fabric(), *f;
+	size_t kept;
+
+	(void)state;
+	/* sw-1's port 4 is up and names no node: sw-2's NodeInfo went
+	 * unanswered, and host-3 behind it was not asked */
+	f = without_sw2("port 0000000000000100 4 5 0000000000000100 0000000000000000 0 4\n");
+	assert_int_equal(f->n_nodes, 3);
+	f = topology_keep_unanswered(prev, f, &kept);
+	assert_int_equal(kept, 2);
+	assert_int_equal(f->n_nodes, 5);
+	assert_int_equal(f->n_ports, prev->n_ports);
+	for (size_t i = 0; i < f->n_ports; i++) { /* every link as it was */
+		const struct topo_port *p = &f->ports[i];
+		const struct topo_port *was = port_of(prev, f->nodes[p->node].guid, p->port);
+
+		assert_non_null(was);
+		assert_true(p->peer_guid == was->peer_guid && p->peer_port == was->peer_port);
+		assert_int_equal(p->lid, was->lid);
+	}
+	assert_non_null(topology_node(f, 0x30));
+	assert_int_equal(topology_name_nodes(f, NULL), 0);
+	assert_string_equal(topology_node(f, 0x200)->name, "sw-2");
+	topology_free(f);
+	topology_put(prev);
+}
+
+static void test_nodes_behind_a_port_down_are_gone(void **state)
+{
+	struct topology *prev = fabric(), *f;
+	size_t kept;
+
+	(void)state;
+	/* sw-1's port 4 says down (speed 0): an answer, sw-2 is gone */
+	f = without_sw2("port 0000000000000100 4 5 0000000000000100 0000000000000000 0 0\n");
+	f = topology_keep_unanswered(prev, f, &kept);
+	assert_int_equal(kept, 0);
+	assert_int_equal(f->n_nodes, 3);
+	assert_null(topology_node(f, 0x200));
+	topology_free(f);
+	topology_put(prev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +316,8 @@ int main(void)
 		cmocka_unit_test(test_a_host_gone_and_back),
 		cmocka_unit_test(test_a_switch_gone_takes_what_is_behind),
 		cmocka_unit_test(test_a_moved_cable_and_a_new_switch),
+		cmocka_unit_test(test_nodes_unanswered_behind_a_port_up_are_kept),
+		cmocka_unit_test(test_nodes_behind_a_port_down_are_gone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
