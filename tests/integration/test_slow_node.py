@@ -1,0 +1,65 @@
+"""A slow or lossy node is not a changed fabric (tests/simfabric/slow.py):
+on fabricsim's fat tree of 96 hosts, leaf-1-2's management processor loses
+30% of the MADs to it, answers 500 ms +/- 200 ms late, answers at most 200
+MADs a second, and then the whole simulator stops 3 s of every 10 s, each
+for HOLD seconds; meanwhile one of the leaf's hosts has its link taken down
+and brought back.
+
+What must hold for each fault, against snmptrapd's log and the simulator:
+- the simulator's own account says nothing changed but the host's link
+  (iblinkinfo through it: the leaf's other links active, as before);
+- no notification but the host's link down and up, each told once
+  (ibsnmpdLinkDown, ibsnmpdLinkUp naming it), the SM's traps 128 of the
+  leaf, and "node not answering" (ibsnmpdNodeUnreachable, cleared) for a
+  node whose silence lasted; no link, entity, LLDP, module, sensor or
+  routing notification;
+- no alarm row but "node not answering";
+- answers 500 ms late, the leaf's counters are read fresh in 9 sweeps of
+  10 at least (each node is given the time it takes: madTimeout is the
+  least, not the most).
+The counters are swept every 3 s here (15 s by default) so that a fault of
+HOLD seconds spans ten sweeps; bench/slow_node.py runs the same with the
+defaults on 2,000 hosts, five minutes a fault."""
+import pytest
+
+from simfabric import slow  # on the path conftest.py sets
+from simfabric.manager import link_states
+
+HOLD = 30
+CONF = ["cacheLifetime pmCounters 3",
+        # the host's link goes down and up once a fault: four times in the
+        # run is a link flapping at the defaults (more than 3 in 10 minutes)
+        "flapThreshold 10 10"]
+
+
+@pytest.fixture(scope="module")
+def results():
+    checked = {}
+
+    def unchanged(bed, name):
+        """the simulator's word, once the fault is made: every link of the
+        leaf but the host's as it was (iblinkinfo, between two stops of the
+        simulator for the frozen fault)"""
+        states = link_states(bed)
+        checked[name] = sorted(port for port, (state, peer) in states.items()
+                               if port[0] == slow.LEAF and peer and state != "Active")
+    res, reports = slow.run(hosts=96, radix=16, hold=HOLD, conf=CONF, progress=print,
+                            check=unchanged)
+    slow.print_results(res)
+    assert not reports, "sanitizer reports from ibsnmpd:\n" + "\n".join(reports)
+    return {r["fault"]: r for r in res}, checked
+
+
+@pytest.mark.parametrize("fault", list(slow.FAULTS))
+def test_a_slow_or_lossy_leaf_changes_nothing_but_what_changed(results, fault):
+    by_fault, unchanged = results
+    r = by_fault[fault]
+    assert unchanged[fault] == [], unchanged[fault]  # the simulator: nothing changed
+    assert slow.false_notifications(r) == {}, r
+    assert set(r["alarms_came"]) <= {"ibsnmpdNodeUnreachable"}, r
+    # the real change, told once each way
+    assert r["link_downs_told"] == 1 and r["link_ups_told"] == 1, r
+    if fault == "delay-500ms":
+        shares = r["fresh_shares"]
+        assert len(shares) >= 5, r
+        assert sum(1 for s in shares if s == 1) >= 0.9 * len(shares), r
