@@ -320,7 +320,10 @@ static int send_one(struct mad_request *r)
 		mad_set_field64(umad_get_mad(umad), 0, IB_SA_MKEY_F, r->sa_sm_key);
 	/* The kernel times the request out and reports it as a status; retries
 	 * are ours, so that every transport behaves alike. */
-	timeout = try_timeout_ms(r->dest);
+	/* the guard's two questions wait alike, as long as a slow node is
+	 * waited for: one given less than the other, when a stall of the
+	 * fabric ends, went unanswered beside the other's answer (mad_guard.c) */
+	timeout = r->guard ? timeout_max_ms() : try_timeout_ms(r->dest);
 	if (eng.wire.send(eng.wire.self, r->mgmt_class, umad, MAD_BLOCK, timeout) < 0)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &r->sent);

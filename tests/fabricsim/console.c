@@ -52,6 +52,8 @@ static const char *const help =
 	"# Rate \"node\" N [QUEUE]         it answers at most N MADs a second; the others wait in\n"
 	"#                               its queue (256; beyond it unanswered); 0: no limit\n"
 	"# Loss \"node\" PERCENT           that share of the MADs to it go unanswered\n"
+	"# Ports \"node\"                  its ports as the simulator has them (up|down, the\n"
+	"#                               peer), and its processor's faults and losses\n"
 	"#                               (Delay, Rate, Loss: a pattern takes every node it\n"
 	"#                               matches; 0 ends it)\n";
 
@@ -541,6 +543,27 @@ static void processor(struct fabric *f, const char *cmd, char *s, FILE *out)
 	fprintf(out, "# %s on %u nodes\n", cmd, n);
 }
 
+/* Ports "node": the simulator's own account of its ports, no MAD: "NODE[P]
+ * up|down PEER[Q]" a line (the peer's name, "-" where none is cabled),
+ * and its processor's faults and what they lost */
+static void ports(struct fabric *f, int node, FILE *out)
+{
+	const struct fs_node *n = &f->nodes[node];
+
+	for (unsigned p = 1; p <= n->nports; p++) {
+		const struct fs_port *pt = &f->ports[n->first_port + p];
+
+		if (pt->peer == FS_NO_PORT) {
+			fprintf(out, "%s[%u] down -\n", n->name, p);
+			continue;
+		}
+		fprintf(out, "%s[%u] %s %s[%u]\n", n->name, p, pt->up ? "up" : "down",
+			f->nodes[fs_node_of_port(f, pt->peer)].name, f->ports[pt->peer].num);
+	}
+	fprintf(out, "%s: delay %u ms +/- %u, rate %u/s, loss %u%%: %u lost, %u waiting\n",
+		n->name, n->delay_ms, n->jitter_ms, n->rate, n->loss, n->lost, n->queued);
+}
+
 /* Lft "switch" LID PORT|none, Lft "switch" clear|auto */
 static void lft(struct fabric *f, int node, char *s, FILE *out)
 {
@@ -718,6 +741,8 @@ void fs_console(struct fabric *f, char *line, FILE *out,
 		for (unsigned p = port < 0 ? 0 : (unsigned)port;
 		     p <= (port < 0 ? n->nports : (unsigned)port); p++)
 			f->ports[n->first_port + p].err_rate = (uint8_t)rate;
+	} else if (!strcasecmp(cmd, "Ports")) {
+		ports(f, node, out);
 	} else if (!strcasecmp(cmd, "Lft")) {
 		lft(f, node, s, out);
 	} else if (!strcasecmp(cmd, "Sm")) {

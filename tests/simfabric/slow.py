@@ -155,6 +155,24 @@ class Freezer(threading.Thread):
         os.kill(self.pid, signal.SIGCONT)
 
 
+def sim_ports(bed, node):
+    """{port: (up, peer name or None)} of a node as the simulator has it
+    (its console's Ports: its own account, no MAD)"""
+    path = bed.path("fabricsim.out")
+    size = os.path.getsize(path)
+    bed.sim('Ports "%s"' % node)
+    pattern = re.compile(r"^(?:sim> )*%s\[(\d+)\] (up|down) (\S+)$" % re.escape(node), re.M)
+    for _ in range(200):
+        with open(path) as f:
+            f.seek(size)
+            text = f.read()
+        if re.search(r"^(?:sim> )*%s: delay" % re.escape(node), text, re.M):
+            return {int(p): (state == "up", None if peer == "-" else peer.split("[")[0])
+                    for p, state, peer in pattern.findall(text)}
+        time.sleep(0.05)
+    raise RuntimeError("fabricsim did not answer Ports")
+
+
 def quiet(bed, seconds, within):
     """until snmptrapd has logged nothing for `seconds` (at most `within`)"""
     last, since, end = len(notifications(bed)), time.monotonic(), time.monotonic() + within
@@ -197,7 +215,7 @@ def run_fault(bed, name, hold, link_down=None, names=None, progress=None, check=
         check(bed, name)
     down_at = up_at = None
     if link_down:
-        time.sleep(hold / 2)
+        time.sleep(max(0.0, t0 + hold / 2 - time.monotonic()))
         bed.sim('Unlink "%s"' % link_down)
         down_at = time.monotonic()
         say("%s: %s's link down" % (name, link_down))

@@ -173,6 +173,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	mad_engine_set_local_lid(0); /* the guard's: the next setup's question is one MAD */
+	mad_engine_set_timeout_max(0);
 	mad_engine_set_limits(10, 2, 256, 4); /* closing waits for no one long */
 	mad_engine_close();
 	return 0;
@@ -502,6 +503,7 @@ static void without_the_m_key_smps_stop_but_one_question(void **state)
 
 	(void)state;
 	mad_engine_set_limits(1000, 0, 16, 4);
+	mad_engine_set_timeout_max(1500); /* the guard's questions: within a second and a half */
 	mad_engine_set_smp_guard_interval(60);
 	mad_engine_set_local_lid(1);
 	ib_portid_set(&to7, 7, 0, 0);
@@ -559,6 +561,7 @@ static void lost_mads_are_not_the_m_key(void **state)
 
 	(void)state;
 	mad_engine_set_limits(1000, 0, 16, 4);
+	mad_engine_set_timeout_max(1500);
 	mad_engine_set_smp_guard_interval(300);
 	mad_engine_set_local_lid(1);
 	ib_portid_set(&to7, 7, 0, 0);
