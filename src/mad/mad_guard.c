@@ -26,9 +26,9 @@
  * and SMPs wait for the answer while the question is out (held): a
  * protected fabric costs this port one violation, not a discovery's.
  *
- * When the PortInfo goes unanswered, it is asked again together with this
- * port's PerfMgt ClassPortInfo (by its LID: PerfMgt has no M_Key). An SMA
- * that does not answer while the PMA asked with it does is M_Key; when neither answers, MADs are lost
+ * With the PortInfo, this port's PerfMgt ClassPortInfo is asked (by its
+ * LID: PerfMgt has no M_Key). An SMA that does not answer while the PMA
+ * asked with it does is M_Key; when neither answers, MADs are lost
  * (the port's link, its HCA, a simulator that drops them): nothing is
  * refused for interval_s then, and the question is asked again when an
  * SMP next times out, at most every GUARD_SUSPECT_S, so that SMPs are
@@ -99,31 +99,22 @@ static bool ask_pma(void)
 	return true;
 }
 
-/* The guard's question: this port's PortInfo. */
+/* The guard's question: this port's PortInfo and, asked with it, its
+ * PerfMgt ClassPortInfo, so that both are answered (or not) by the same
+ * moment of the fabric: a PerfMgt asked after the PortInfo had timed out
+ * was answered when a stall of the fabric ended between them (a simulator
+ * stopped 3 s of every 10), and taken for M_Key. Both wait madTimeoutMax
+ * (mad_engine.c). Without a LID for the PMA, the PortInfo alone. */
 static void guard_ask(void)
 {
 	guard.round++;
 	guard.probing = true;
 	guard.smp_result = guard.pma_result = ANSWER_PENDING;
-	guard.pma_asked = false;
+	guard.pma_asked = ask_pma();
 	mad_ts_add_ms(&guard.next, (guard.refused ? guard_interval() : GUARD_SUSPECT_S) * 1000u);
-	ask_smp();
-}
-
-/* The PortInfo went unanswered: asked again together with this port's
- * PerfMgt, so that both are answered (or not) by the same moment of the
- * fabric: a stall that ends between two questions asked one after the
- * other would pass for M_Key (seen: a simulator stopped 3 s of every 10).
- * false if the PMA cannot be asked (no LID). */
-static bool guard_ask_pair(void)
-{
-	guard.round++;
-	guard.smp_result = guard.pma_result = ANSWER_PENDING;
-	if (!ask_pma())
-		return false;
-	guard.pma_asked = true;
-	ask_smp(); /* queued first: sent before the PMA's, just before */
-	return true;
+	DEBUGMSGTL(("ibsnmpd:mad", "M_Key guard: asking this port's PortInfo%s\n",
+		    guard.pma_asked ? " and PerfMgt ClassPortInfo" : ""));
+	ask_smp(); /* queued first: sent just before the PMA's */
 }
 
 /* r, an SMP, waits for the guard's answer. */
@@ -216,8 +207,8 @@ static void guard_decide(void)
 	guard_release();
 }
 
-/* An SMA that answers decides at once. One that does not is asked again
- * with this port's PMA (guard_ask_pair); that pair's answers decide. */
+/* An SMA that answers decides at once; one that does not, with its PMA's
+ * answer (none asked: lost, not M_Key). */
 static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	if ((uintptr_t)ctx != guard.round || !guard.probing)
@@ -226,12 +217,7 @@ static void guard_done(void *ctx, int result, const uint8_t *data, size_t len)
 	/* an answer tells this port's LID (the SM may have given another) */
 	if (result == MAD_OK && data && len >= 64)
 		guard.local_lid = (unsigned)mad_get_field((void *)data, 0, IB_PORT_LID_F);
-	if (result == MAD_OK)
-		guard_decide();
-	else if (!guard.pma_asked) {
-		if (!guard_ask_pair())
-			guard_decide(); /* no LID: lost, not M_Key */
-	} else if (guard.pma_result != ANSWER_PENDING)
+	if (result == MAD_OK || !guard.pma_asked || guard.pma_result != ANSWER_PENDING)
 		guard_decide();
 }
 
