@@ -296,7 +296,11 @@ struct fabric_area {
 	bool reset_pending;
 	bool again;                   /* a full sweep is wanted after the running one */
 	bool partial_next;            /* the next refresh reads only the LIDs below */
-	unsigned *trap_lids;
+	/* the switches traps 128 named, and how often each was read again
+	 * since because its answer did not come (fabric_sweep.c) */
+	struct fabric_trap_lid {
+		unsigned lid, rereads;
+	} *trap_lids;
 	size_t n_trap_lids, cap_trap_lids;
 	unsigned trap_alarm;
 	/* the topology's serial the last sweep began with; whether every

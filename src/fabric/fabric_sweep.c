@@ -24,6 +24,11 @@
 
 #define STATE_FILE_MAX (64u << 20)
 #define TRAP_DELAY_S 1 /* the SM brings a link up within it; a burst is one sweep */
+/* A trapped switch whose ports did not all answer is read again, 1, 2, 4,
+ * 8 then 16 s later: a lost read must not leave a link's change to the
+ * periodic sweep, when the link may have come back before it (seen: a
+ * leaf losing 30% of its MADs, a host's link down 15 s told neither way). */
+#define TRAP_REREADS 5
 
 struct sweep {
 	struct fabric_area *a;
@@ -39,12 +44,44 @@ struct sweep {
 	} *items;
 	size_t n_items, next_item;
 	struct mad_feeder feeder;
+	struct fabric_trap_lid *trapped; /* the trap LIDs this sweep reads */
+	size_t n_trapped;
 };
+
+static void trap_reread(struct fabric_area *a, unsigned lid, unsigned rereads);
 
 struct reading_ref {
 	struct sweep *sw;
 	size_t i;
 };
+
+/* The trapped switches this sweep did not read whole are read again
+ * (TRAP_REREADS); one that went from the topology is not. */
+static void reread_unanswered(struct sweep *sw)
+{
+	for (size_t k = 0; k < sw->n_trapped; k++) {
+		const struct fabric_trap_lid *t = &sw->trapped[k];
+		bool whole = true;
+
+		for (size_t i = 0; i < sw->n && whole; i++) {
+			const struct topo_node *nd;
+
+			if (sw->readings[i].result == MAD_OK)
+				continue;
+			nd = topology_node(sw->fabric, sw->readings[i].guid);
+			whole = !nd || nd->lid != t->lid;
+		}
+		if (whole)
+			continue;
+		if (t->rereads < TRAP_REREADS) {
+			trap_reread(sw->a, t->lid, t->rereads + 1);
+		} else {
+			snmp_log(LOG_INFO, "fabric: the switch at LID %u did not answer for all its "
+				 "ports after a trap 128, read %u times: left to the periodic sweep\n",
+				 t->lid, t->rereads + 1);
+		}
+	}
+}
 
 static void sweep_finish(struct sweep *sw)
 {
@@ -73,6 +110,7 @@ static void sweep_finish(struct sweep *sw)
 			break;
 		}
 	s = fabric_build(&in);
+	reread_unanswered(sw);
 
 	if (s) {
 		a->reset_pending = false;
@@ -84,6 +122,7 @@ static void sweep_finish(struct sweep *sw)
 	topology_put(sw->fabric);
 	free(sw->readings);
 	free(sw->items);
+	free(sw->trapped);
 	free(sw);
 	cache_refresh_done(&a->group, s, s ? NULL : "out of memory");
 	if (a->again && !a->group.refreshing) {
@@ -109,7 +148,7 @@ static void got_portinfo(void *ctx, int result, const uint8_t *data, size_t len)
 static bool lid_wanted(const struct fabric_area *a, unsigned lid)
 {
 	for (size_t i = 0; i < a->n_trap_lids; i++)
-		if (a->trap_lids[i] == lid)
+		if (a->trap_lids[i].lid == lid)
 			return true;
 	return false;
 }
@@ -238,6 +277,12 @@ static void sweep_start(struct cache_group *g)
 	sw->fabric = topology_get(f);
 	sw->partial = partial;
 	choose_items(a, sw, patched);
+	{ /* the trapped switches are read now: this sweep's */
+		sw->trapped = a->trap_lids;
+		sw->n_trapped = a->n_trap_lids;
+		a->trap_lids = NULL;
+		a->cap_trap_lids = 0;
+	}
 	a->n_trap_lids = 0;
 	a->base_serial = f->serial;
 	a->patch_only = false;
@@ -369,24 +414,40 @@ static void trap_sweep(unsigned reg, void *arg)
 	cache_group_refresh_now(&a->group);
 }
 
-void fabric_link_trap(struct fabric_area *a, unsigned lid)
+/* lid's switch is read in a partial sweep TRAP_DELAY_S << rereads from
+ * now (sooner if another is due sooner); a trap's own read is rereads 0. */
+static void trap_reread(struct fabric_area *a, unsigned lid, unsigned rereads)
 {
-	if (!a->group.owner || !lid)
-		return;
-	if (!lid_wanted(a, lid)) {
+	size_t i;
+
+	for (i = 0; i < a->n_trap_lids && a->trap_lids[i].lid != lid; i++)
+		;
+	if (i == a->n_trap_lids) {
 		if (a->n_trap_lids == a->cap_trap_lids) {
 			size_t cap = a->cap_trap_lids ? a->cap_trap_lids * 2 : 16;
-			unsigned *p = realloc(a->trap_lids, cap * sizeof(*p));
+			struct fabric_trap_lid *p = realloc(a->trap_lids, cap * sizeof(*p));
 
 			if (!p)
 				return; /* the periodic sweep will see it */
 			a->trap_lids = p;
 			a->cap_trap_lids = cap;
 		}
-		a->trap_lids[a->n_trap_lids++] = lid;
+		a->trap_lids[a->n_trap_lids++] = (struct fabric_trap_lid){lid, rereads};
+	} else if (rereads < a->trap_lids[i].rereads) {
+		a->trap_lids[i].rereads = rereads; /* a new trap: its tries anew */
 	}
+	if (rereads)
+		DEBUGMSGTL(("ibsnmpd:fabric", "the switch at LID %u: not every port answered "
+			    "after its trap; read again in %u s\n", lid, TRAP_DELAY_S << (rereads - 1)));
 	if (!a->trap_alarm)
-		a->trap_alarm = snmp_alarm_register(TRAP_DELAY_S, 0, trap_sweep, a);
+		a->trap_alarm = snmp_alarm_register(TRAP_DELAY_S << (rereads ? rereads - 1 : 0), 0,
+						    trap_sweep, a);
+}
+
+void fabric_link_trap(struct fabric_area *a, unsigned lid)
+{
+	if (a->group.owner && lid)
+		trap_reread(a, lid, 0);
 }
 
 void fabric_reset_baseline(struct fabric_area *a)
