@@ -54,6 +54,15 @@ class TestBed(simfabric.Bed):
         assert out.returncode == 0, out.stderr
         return parse_varbinds(out.stdout)
 
+    def serves(self, oid):
+        """whether snmpd answers oid with a value: the bed is up once
+        ibsnmpd's nodeType is served, but each area registers its subtrees
+        with snmpd one AgentX request after another, so a later area's may
+        not be yet (a SET to it is then snmpd's notWritable: seen under
+        ASan)"""
+        out = self.snmp("snmpget", oid)
+        return out.returncode == 0 and " = No Such" not in out.stdout
+
     def walk(self, oid):
         """snmpbulkwalk; {} for an empty subtree (net-snmp then prints the
         root's noSuchObject, which is not a row)."""

@@ -39,6 +39,7 @@ def test_children_inherit_no_descriptor_of_the_daemon():
         bed = start_testbed(node="hca1", extra_conf=[
             "partitionFile {dir}/partitions.conf",
             "opensmReloadCommand ls -l /proc/self/fd/ > {dir}/child-fds 2>&1"])
+        assert wait_for(lambda: bed.serves(PARTITION_POLICY + ".5.0"), seconds=30)
         out = bed.snmp("snmpset", PARTITION_POLICY + ".5.0", "i", "1",
                        community=bed.env["SNMP_RW_COMMUNITY"])
         assert out.returncode == 0, out.stderr

@@ -24,6 +24,7 @@ def bed():
         "partitionFile {dir}/partitions.conf", "opensmPidFile {dir}/opensm.pid",
         "partitionVerifyDelay 2", "cacheLifetime partitionStatus 5",
         "cacheLifetime pKeyTable 2"])
+    assert wait_for(lambda: b.serves(POLICY + ".5.0"), seconds=30)  # registered (conftest)
     yield b
     stop_testbed(b)
 
