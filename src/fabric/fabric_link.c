@@ -567,9 +567,13 @@ struct fabric_snapshot *fabric_build(const struct fabric_build *in)
 		p->reported = p->cond;
 		s->baseline_changed = true; /* the file keeps what was notified */
 		/* the other end: said too, unless it was read now and differs
-		 * (then it speaks for itself) */
-		if (peer && (!peer->read_now || peer->cond == p->cond))
+		 * (then it speaks for itself); a row of a node no longer
+		 * reached is no reading: it is said too, and says nothing more */
+		if (peer && (!peer->read_now || peer->gone || peer->cond == p->cond)) {
 			peer->reported = p->cond;
+			if (peer->gone)
+				peer->read_now = false;
+		}
 	}
 	health_events(s->ports, n, peer_at, in->now);
 	node_silence(s->ports, n, peer_at, prev_at, in->now);

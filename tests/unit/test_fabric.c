@@ -208,6 +208,91 @@ static void ends_read_apart_in_one_sweep_are_one_event(void **state)
 	topology_put(f);
 }
 
+static struct fabric_snapshot *build_partial(const struct topology *f,
+					     const struct fabric_snapshot *prev,
+					     const struct fabric_reading *r, size_t n, time_t now)
+{
+	struct fabric_build in = {.fabric = f, .readings = r, .n_readings = n, .prev = prev,
+				  .now = now, .partial = true};
+	struct fabric_snapshot *s = fabric_build(&in);
+
+	assert_non_null(s);
+	return s;
+}
+
+/* A host's link down and back while its switch is read again and again
+ * (its trap's read re-read): the switch's end tells it down, then up,
+ * before the host is found again (or as it goes: its row, gone, does not
+ * speak for the link); when the host's row comes back, read in the same
+ * sweep as the switch's end again, the link is up as told: nothing more
+ * (seen: LinkUp told by both ends under MAD loss). */
+static void a_host_back_after_its_switch_told_the_link_up_tells_nothing(void **state)
+{
+	/* the host's GUID below its switch's: its row comes first */
+	static const char linked[] =
+		"port 0000000000000020 1 1 0000000000000020 0000000000000010 1\n"
+		"port 0000000000000020 2 1 0000000000000020 0000000000000000 0\n"
+		"node 0000000000000020 2 2 1 leaf\n"
+		"port 0000000000000010 1 5 0000000000000011 0000000000000020 1\n"
+		"node 0000000000000010 1 1 5 host\n"
+		"done 0.01\n";
+	static const char alone[] =
+		"port 0000000000000020 2 1 0000000000000020 0000000000000000 0\n"
+		"node 0000000000000020 2 2 1 leaf\n"
+		"done 0.01\n";
+	char err[200];
+	struct topology *f = topology_parse(linked, strlen(linked), NULL, err, sizeof(err));
+	struct topology *g = topology_parse(alone, strlen(alone), NULL, err, sizeof(err));
+	struct fabric_reading r[3];
+	struct fabric_snapshot *a, *b, *c, *d, *e;
+	unsigned rows;
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(g);
+	topology_get(f);
+	topology_get(g);
+	/* the readings in the order a sweep hands them over: (GUID, port) */
+	fixture_portinfo(&r[0], 0x10, 1, 5, true, 2, 3, 1);
+	fixture_portinfo(&r[1], 0x20, 1, 1, true, 2, 3, 1);
+	fixture_portinfo(&r[2], 0x20, 2, 1, false, 0, 3, 1);
+	a = build(f, NULL, r, 3, 100);
+	fixture_portinfo(&r[1], 0x20, 1, 1, false, 0, 3, 1);
+	b = build_partial(f, a, r + 1, 2, 200);       /* the leaf alone: port 1 down */
+	assert_int_equal(events(b, &rows), FABRIC_EV_DOWN);
+	assert_int_equal(rows, 1);
+	c = build_partial(g, b, r + 1, 2, 210);       /* the host no longer reached */
+	assert_int_equal(events(c, &rows), 0);
+	fixture_portinfo(&r[1], 0x20, 1, 1, true, 2, 3, 1);
+	d = build_partial(g, c, r + 1, 2, 220);       /* the leaf alone: port 1 up */
+	assert_int_equal(events(d, &rows), FABRIC_EV_UP);
+	assert_int_equal(rows, 1);
+	e = build_partial(f, d, r, 3, 230);           /* the host found again, read with the leaf */
+	assert_int_equal(events(e, &rows), 0);
+	fabric_snapshot_free(c);
+	fabric_snapshot_free(d);
+	fabric_snapshot_free(e);
+	/* the host's going and the leaf's port read up in one build: the
+	 * host's row, gone, does not speak for the link */
+	fixture_portinfo(&r[1], 0x20, 1, 1, true, 2, 3, 1);
+	c = build_partial(g, b, r + 1, 2, 210);
+	assert_int_equal(events(c, &rows), FABRIC_EV_UP);
+	assert_int_equal(rows, 1);
+	assert_non_null(fabric_find(c, 0x10, 1));
+	assert_true(fabric_find(c, 0x10, 1)->gone);
+	d = build_partial(f, c, r, 3, 230);           /* the host found again, read with the leaf */
+	assert_int_equal(events(d, &rows), 0);
+	e = build_partial(f, d, r, 3, 240);
+	assert_int_equal(events(e, &rows), 0);
+	fabric_snapshot_free(a);
+	fabric_snapshot_free(b);
+	fabric_snapshot_free(c);
+	fabric_snapshot_free(d);
+	fabric_snapshot_free(e);
+	topology_put(g);
+	topology_put(f);
+}
+
 /* What the snapshots say is wrong (fabric_alarms.c): a link down once, by
  * its lower end between two switches, named by both; a node that answers
  * nothing while its switch sees it linked, from the second build on. */
@@ -817,6 +902,7 @@ int main(void)
 		cmocka_unit_test(first_sweep_records_the_baseline_quietly),
 		cmocka_unit_test(a_link_down_is_one_event_and_stays_a_row),
 		cmocka_unit_test(ends_read_apart_in_one_sweep_are_one_event),
+		cmocka_unit_test(a_host_back_after_its_switch_told_the_link_up_tells_nothing),
 		cmocka_unit_test(alarms_name_a_link_once_and_a_silent_node),
 		cmocka_unit_test(narrower_than_the_baseline_is_degraded),
 		cmocka_unit_test(narrower_than_both_ends_can_is_degraded),
