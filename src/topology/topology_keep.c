@@ -21,20 +21,12 @@ static int node_cmp(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* nodes sorted by GUID (both topologies' are): the place of guid, -1 none */
+/* the place of guid among f's nodes, -1 none (topology_node's search) */
 static long node_at(const struct topology *f, uint64_t guid)
 {
-	size_t lo = 0, hi = f->n_nodes;
+	const struct topo_node *nd = topology_node(f, guid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->nodes[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < f->n_nodes && f->nodes[lo].guid == guid ? (long)lo : -1;
+	return nd ? (long)(nd - f->nodes) : -1;
 }
 
 struct keep {
