@@ -55,23 +55,53 @@ struct reading_ref {
 	size_t i;
 };
 
+static int trap_lid_cmp(const void *x, const void *y)
+{
+	unsigned a = ((const struct fabric_trap_lid *)x)->lid, b = ((const struct fabric_trap_lid *)y)->lid;
+
+	return (a > b) - (a < b);
+}
+
 /* The trapped switches this sweep did not read whole are read again
- * (TRAP_REREADS); one that went from the topology is not. */
+ * (TRAP_REREADS); one that went from the topology is not. One pass over the
+ * readings, each unanswered one looked up among the trapped LIDs (sorted):
+ * a full sweep that took traps over holds the whole fabric's readings. */
 static void reread_unanswered(struct sweep *sw)
 {
+	bool *unanswered;
+	uint64_t last_guid = 0;
+	unsigned last_lid = 0;
+
+	if (!sw->n_trapped)
+		return;
+	unanswered = calloc(sw->n_trapped, sizeof(*unanswered));
+	if (!unanswered)
+		return; /* the periodic sweep will read them */
+	qsort(sw->trapped, sw->n_trapped, sizeof(*sw->trapped), trap_lid_cmp);
+	for (size_t i = 0; i < sw->n; i++) {
+		const struct fabric_reading *r = &sw->readings[i];
+		struct fabric_trap_lid key;
+		const struct fabric_trap_lid *t;
+
+		if (r->result == MAD_OK)
+			continue;
+		if (r->guid != last_guid || !last_guid) { /* a node's ports come together */
+			const struct topo_node *nd = topology_node(sw->fabric, r->guid);
+
+			last_guid = r->guid;
+			last_lid = nd ? nd->lid : 0;
+		}
+		if (!last_lid)
+			continue;
+		key.lid = last_lid;
+		t = bsearch(&key, sw->trapped, sw->n_trapped, sizeof(*sw->trapped), trap_lid_cmp);
+		if (t)
+			unanswered[t - sw->trapped] = true;
+	}
 	for (size_t k = 0; k < sw->n_trapped; k++) {
 		const struct fabric_trap_lid *t = &sw->trapped[k];
-		bool whole = true;
 
-		for (size_t i = 0; i < sw->n && whole; i++) {
-			const struct topo_node *nd;
-
-			if (sw->readings[i].result == MAD_OK)
-				continue;
-			nd = topology_node(sw->fabric, sw->readings[i].guid);
-			whole = !nd || nd->lid != t->lid;
-		}
-		if (whole)
+		if (!unanswered[k])
 			continue;
 		if (t->rereads < TRAP_REREADS) {
 			trap_reread(sw->a, t->lid, t->rereads + 1);
@@ -81,6 +111,7 @@ static void reread_unanswered(struct sweep *sw)
 				 t->lid, t->rereads + 1);
 		}
 	}
+	free(unanswered);
 }
 
 static void sweep_finish(struct sweep *sw)
