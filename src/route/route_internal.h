@@ -9,6 +9,7 @@
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/mib_table.h"
 #include "ibsnmpd/route.h"
+#include "ibsnmpd/worker.h"
 
 struct route_config {
 	bool enabled;         /* routingCheck */
@@ -71,23 +72,6 @@ struct route_run {
 	double check_seconds;
 };
 
-/* route_worker.c: one computation at a time off the main thread; done
- * is called on the main loop once it ended (not after route_worker_stop). */
-struct route_worker {
-	pthread_t thread;
-	bool running;
-	int fd;                      /* eventfd: the thread's end; -1 none */
-	void (*work)(void *arg);     /* on the thread */
-	void (*done)(void *arg);     /* on the main loop */
-	void *arg;
-};
-int route_worker_init(struct route_worker *w);  /* -1: no eventfd */
-/* -1: one is running, or no thread (logged) */
-int route_worker_start(struct route_worker *w, void (*work)(void *), void (*done)(void *),
-		       void *arg);
-/* Joins the one running (its done is not called), stops watching. */
-void route_worker_stop(struct route_worker *w);
-
 struct route_mib {
 	struct mib_scalars scalars, subnet_scalars;
 	struct mib_table checks, offenders, loads, hops, sms;
@@ -99,8 +83,8 @@ struct route_area {
 	struct cache_group *topology;
 	struct cache_observer discovered, notified;
 	struct route_run *run;         /* the read or the checks running; NULL none */
-	struct route_worker checker;   /* the routing checks of a run */
-	struct route_worker subnet;    /* the subnet checks (route_links.c) */
+	struct worker checker;   /* the routing checks of a run */
+	struct worker subnet;    /* the subnet checks (route_links.c) */
 	struct route_subnet_job *job;  /* the subnet checks running; NULL none */
 	bool subnet_again;             /* run them again once these are published */
 	bool again;                    /* read again once this run is published */

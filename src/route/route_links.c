@@ -270,7 +270,7 @@ static void run(struct route_area *a)
 		/* two sweeps: an end the SM is bringing up is Active by then */
 		.stuck_s = 2 * (a->links->lifetime_s ? a->links->lifetime_s : 1),
 	};
-	if (route_worker_start(&a->subnet, subnet_work, subnet_done, j)) {
+	if (worker_start(&a->subnet, subnet_work, subnet_done, j)) {
 		job_free(j);
 		return;
 	}
@@ -501,7 +501,7 @@ void route_links_start(struct route_area *a)
 {
 	struct fabric_area *links = area_find(&fabric_area_def);
 
-	if (route_worker_init(&a->subnet)) {
+	if (worker_init(&a->subnet, "subnet checks")) {
 		snmp_log(LOG_ERR, "subnet checks: no eventfd: they do not run\n");
 		return;
 	}
@@ -512,7 +512,7 @@ void route_links_start(struct route_area *a)
 
 void route_links_stop(struct route_area *a)
 {
-	route_worker_stop(&a->subnet); /* a job running: joined, not published */
+	worker_stop(&a->subnet); /* a job running: joined, not published */
 	job_free(a->job);
 	a->job = NULL;
 	a->subnet_again = false;

@@ -190,7 +190,7 @@ void route_read_checks(struct route_run *r)
 {
 	struct route_area *a = r->a;
 
-	if (route_worker_start(&a->checker, checks, publish, r)) {
+	if (worker_start(&a->checker, checks, publish, r)) {
 		a->run = NULL;
 		run_free(r);
 		cache_refresh_done(&a->group, NULL, "no thread for the checks");
@@ -652,7 +652,7 @@ void route_read_master_changed(struct route_area *a, uint64_t was, uint64_t now)
 
 int route_read_init(struct route_area *a)
 {
-	return route_worker_init(&a->checker);
+	return worker_init(&a->checker, "routing checks");
 }
 
 void route_read_stop(struct route_area *a)
@@ -662,7 +662,7 @@ void route_read_stop(struct route_area *a)
 	if (a->settle_alarm)
 		snmp_alarm_unregister(a->settle_alarm);
 	a->settle_alarm = 0;
-	route_worker_stop(&a->checker);
+	worker_stop(&a->checker);
 	if (checking) { /* its checks joined: not published */
 		run_free(a->run);
 		a->run = NULL;

@@ -1,10 +1,6 @@
-/* The route area's computations off the main thread (route_internal.h):
- * the routing checks take seconds at 40,000 hosts, the subnet checks a
- * sort of a quarter million ports; the main loop must not wait on either.
- * A worker runs one computation at a time on a thread of its own, niced
- * below the main loop, and learns of its end from an eventfd the main loop
- * watches; the results are taken (and published) on the main thread, after
- * the join. */
+/* Computations off the main thread (worker.h): the routing checks take
+ * seconds at 40,000 hosts, the subnet checks a sort of a quarter million
+ * ports; the main loop must not wait on any. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <errno.h>
@@ -14,19 +10,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "route_internal.h"
+#include "ibsnmpd/worker.h"
 
-#define ROUTE_WORKER_NICE 10
+#define WORKER_NICE 10
 
 static void *worker_main(void *arg)
 {
-	struct route_worker *w = arg;
+	struct worker *w = arg;
 	uint64_t one = 1;
 
 	/* below the main loop: where the cores are few, SNMP requests and MAD
 	 * answers go first (Linux: a thread's nice value is its own, and the
 	 * checks' own threads inherit it) */
-	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), ROUTE_WORKER_NICE)) {
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE)) {
 		/* unprivileged and already niced more: as it is */
 	}
 	w->work(w->arg);
@@ -38,7 +34,7 @@ static void *worker_main(void *arg)
 
 static void worker_ended(int fd, void *arg)
 {
-	struct route_worker *w = arg;
+	struct worker *w = arg;
 	uint64_t n;
 
 	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
@@ -50,9 +46,10 @@ static void worker_ended(int fd, void *arg)
 	w->done(w->arg);
 }
 
-int route_worker_init(struct route_worker *w)
+int worker_init(struct worker *w, const char *what)
 {
 	memset(w, 0, sizeof(*w));
+	w->what = what;
 	w->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (w->fd < 0)
 		return -1;
@@ -60,8 +57,7 @@ int route_worker_init(struct route_worker *w)
 	return 0;
 }
 
-int route_worker_start(struct route_worker *w, void (*work)(void *), void (*done)(void *),
-		       void *arg)
+int worker_start(struct worker *w, void (*work)(void *), void (*done)(void *), void *arg)
 {
 	if (w->running || w->fd < 0)
 		return -1;
@@ -69,14 +65,14 @@ int route_worker_start(struct route_worker *w, void (*work)(void *), void (*done
 	w->done = done;
 	w->arg = arg;
 	if (pthread_create(&w->thread, NULL, worker_main, w)) {
-		snmp_log(LOG_ERR, "routing checks: cannot start a thread: %s\n", strerror(errno));
+		snmp_log(LOG_ERR, "%s: cannot start a thread: %s\n", w->what, strerror(errno));
 		return -1;
 	}
 	w->running = true;
 	return 0;
 }
 
-void route_worker_stop(struct route_worker *w)
+void worker_stop(struct worker *w)
 {
 	if (w->running) {
 		pthread_join(w->thread, NULL); /* at most one computation */
