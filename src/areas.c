@@ -11,6 +11,7 @@
 #include "ibsnmpd/pm.h"
 #include "ibsnmpd/prom.h"
 #include "ibsnmpd/route.h"
+#include "ibsnmpd/slurm.h"
 #include "ibsnmpd/sma.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
@@ -27,6 +28,7 @@ const struct area_def *const ibsnmpd_areas[] = {
 	&pkey_area_def,
 	&dcbx_area_def,
 	&route_area_def,    /* the routing checks: after the sweeps whose load it adds to */
+	&slurm_area_def,    /* Slurm's topology.conf: follows the link table */
 	&alarm_area_def,    /* follows what the areas before it find wrong */
 	&prom_area_def,     /* last: it reads the snapshots of those before */
 	NULL,

@@ -5,6 +5,8 @@
  *                      written, and the hosts a slurm.conf or a list names
  *   slurm_tree.c       pure: the tree (leaves with their hosts, the tiers
  *                      above) from the nodes and cables, and its text
+ *   slurm_area.c       the area: the tree of the link table's baseline,
+ *                      built off the loop, written when it changes
  *
  * Written by hand: Slurm's own hostlist code is in libslurm, which Debian
  * ships only inside slurmctld's private library, and no other library
@@ -15,6 +17,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct area_def;
+/* The area (slurm_area.c): slurmTopologyFile and its tokens. */
+extern const struct area_def slurm_area_def;
 
 /* The most names one hostlist may expand to: a slurm.conf names at most a
  * few hundred thousand hosts; more is a mistake, not a cluster. */

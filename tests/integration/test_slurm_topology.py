@@ -1,0 +1,154 @@
+"""Slurm's topology.conf kept by ibsnmpd (slurmTopologyFile), read by Slurm's
+own controller: Debian's slurmctld and munged beside an ibsim fat tree
+(opensm its SM), a slurm.conf with the fabric's hosts at 127.0.0.1 and
+TopologyPlugin=topology/tree. `scontrol show topology` must list each host
+under the leaf ibnetdiscover shows it cabled to, and slurmctld must log no
+topology error. Then, each checked the same way after slurmReloadCommand
+(`scontrol reconfigure`): a host's link down leaves the file as it was (it
+follows the cabling); a cable moved to another leaf moves the host; a new
+leaf with hosts, cabled to the spines, comes in with them. One host of the
+fabric is left out of slurm.conf (slurmNodes): it is not in the file, so
+slurmctld has no "Invalid hostnames" to say."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import TOP, start_testbed, stop_testbed, tool_path, wait_for
+
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from simfabric import slurm as slurm_bed  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not slurm_bed.installed(),
+                                reason="slurmctld, munge and slurm-client are not installed "
+                                       "(scripts/install-deps installs them)")
+
+REFRESHES = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.6.1.5.22"  # ibsnmpdCacheRefreshes, slurmTopology
+LEAVES, SPINES, PER_LEAF = 4, 2, 4
+LEFT_OUT = "h4-4"  # a host of the fabric Slurm does not know
+
+
+def fabric_text():
+    """gen-fattree's two-level tree, and leaf5 with its two hosts, cabled to
+    no spine yet (the new leaf)."""
+    text = subprocess.run([sys.executable, os.path.join(TOP, "tests", "topologies",
+                                                        "gen-fattree.py"),
+                           str(LEAVES), str(SPINES), str(PER_LEAF)],
+                          capture_output=True, text=True, check=True).stdout
+    text += 'Switch\t36 "leaf5"\n[1]\t"h5-1"[1]\n[2]\t"h5-2"[1]\n\n'
+    text += 'Hca\t1 "h5-1"\n[1]\t"leaf5"[1]\n\nHca\t1 "h5-2"\n[1]\t"leaf5"[2]\n'
+    return text
+
+
+def cabled_leaf(bed):
+    """{host: the switch ibnetdiscover shows its adapter cabled to}"""
+    out = bed.run_on_node("ibnetdiscover", timeout=120)
+    leaf = {}
+    for block in out.split("\n\n"):
+        m = re.search(r'^Switch\s.*# "([^"]+)"', block, re.M)
+        if not m:
+            continue
+        for host in re.findall(r'^\[\d+\]\S*\s+"H-[0-9a-f]+"\[\d+\]\S*\s+# "([^"]+)"', block,
+                               re.M):
+            leaf[host.split()[0]] = m.group(1)
+    return leaf
+
+
+def refreshes(bed):
+    got = bed.get(REFRESHES)[REFRESHES][1]
+    return int(got) if got.isdigit() else -1
+
+
+def slurm_agrees(bed, slurm, expected):
+    """Slurm's tree (after the reload ibsnmpd ran) places every host as
+    expected ({host: leaf})."""
+    return slurm.leaf_of() == expected
+
+
+@pytest.fixture(scope="module")
+def beds(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("slurm")
+    net = directory / "fattree-slurm.net"
+    net.write_text(fabric_text())
+    hosts = "h[1-3]-[1-4],h4-[1-3],h5-[1-2]"
+    sl = slurm_bed.Slurm(str(directory), hosts)
+    bed = start_testbed(topology=str(net), node="h1-1",
+                        preload=tool_path("sim_issm_shim.so", "SIM_ISSM_SHIM"),
+                        extra_conf=["slurmTopologyFile %s" % sl.topology_file,
+                                    "slurmReloadCommand %s" % sl.reload_command(),
+                                    "slurmNodes %s" % sl.conf,
+                                    "slurmSettle 1",
+                                    "cacheLifetime fabricPorts 5"])
+    try:
+        assert wait_for(lambda: os.path.exists(sl.topology_file), seconds=120), \
+            bed.log("ibsnmpd.log")[-3000:]
+        sl.start(bed)
+        yield bed, sl
+    finally:
+        stop_testbed(bed)
+
+
+def test_slurm_reads_the_tree_as_the_fabric_is_cabled(beds):
+    bed, sl = beds
+    expected = {h: l for h, l in cabled_leaf(bed).items() if h != LEFT_OUT}
+    assert len(expected) == LEAVES * PER_LEAF - 1
+    assert slurm_agrees(bed, sl, expected), (sl.topology(), expected)
+    tree = sl.topology()
+    for s in range(1, SPINES + 1):
+        level, hosts, switches = tree["spine%d" % s]
+        assert level == 1 and switches == {"leaf%d" % l for l in range(1, LEAVES + 1)}
+        assert hosts == set(expected)
+    assert LEFT_OUT not in open(sl.topology_file).read()
+    # the hosts of the leaf not cabled yet: in slurm.conf, under no switch
+    # (Slurm says so); nothing else
+    assert [re.sub(r"^\S+ ", "", e) for e in sl.topology_errors()] == [
+        "error: WARNING: switches lack access to 2 nodes: h5-[1-2]"], sl.topology_errors()
+    assert "slurm topology: %s written" % sl.topology_file in bed.log("ibsnmpd.log")
+
+
+def test_a_host_link_down_leaves_the_file_as_it_was(beds):
+    bed, sl = beds
+    before = open(sl.topology_file).read()
+    stat = os.stat(sl.topology_file)
+    runs = refreshes(bed)
+    bed.simfabric("sim", 'Unlink "h2-3"')
+    try:
+        assert wait_for(lambda: "h2-3" not in cabled_leaf(bed), seconds=60)
+        # the tree was built again after the change (an event, not a pause)
+        assert wait_for(lambda: refreshes(bed) > runs, seconds=120), runs
+        assert open(sl.topology_file).read() == before
+        assert os.stat(sl.topology_file).st_mtime_ns == stat.st_mtime_ns
+        assert sl.leaf_of().get("h2-3") == "leaf2"
+    finally:
+        bed.simfabric("sim", 'ReLink "h2-3"')
+    assert wait_for(lambda: cabled_leaf(bed).get("h2-3") == "leaf2", seconds=60)
+
+
+def test_a_cable_moved_moves_the_host(beds):
+    bed, sl = beds
+    offset = sl.log_size()
+    bed.simfabric("sim", 'Unlink "h3-2"[1]')
+    bed.simfabric("sim", 'Link "h3-2"[1] "leaf1"[%d]' % (PER_LEAF + SPINES + 1))
+    assert wait_for(lambda: cabled_leaf(bed).get("h3-2") == "leaf1", seconds=60)
+    expected = {h: l for h, l in cabled_leaf(bed).items() if h != LEFT_OUT}
+    assert wait_for(lambda: slurm_agrees(bed, sl, expected), seconds=120), \
+        (sl.topology(), expected, open(sl.topology_file).read())
+    assert [e for e in sl.topology_errors(offset) if "lack access to 2 nodes: h5-[1-2]" not in e] \
+        == [], sl.topology_errors(offset)
+
+
+def test_a_new_leaf_comes_in_with_its_hosts(beds):
+    bed, sl = beds
+    offset = sl.log_size()
+    for s in range(1, SPINES + 1):
+        bed.simfabric("sim", 'Link "leaf5"[%d] "spine%d"[%d]' % (PER_LEAF + s, s, LEAVES + 1))
+    assert wait_for(lambda: cabled_leaf(bed).get("h5-2") == "leaf5", seconds=90)
+    expected = {h: l for h, l in cabled_leaf(bed).items() if h != LEFT_OUT}
+    assert wait_for(lambda: slurm_agrees(bed, sl, expected), seconds=120), \
+        (sl.topology(), expected, open(sl.topology_file).read())
+    assert sl.topology()["spine1"][2] >= {"leaf5"}
+    # the reconfiguration that took the new leaf: every host under a switch
+    assert sl.reconfigured(offset) >= 1
+    assert sl.last_reading_errors(offset) == [], sl.log_text(offset)
