@@ -16,14 +16,14 @@ import sys
 
 import pytest
 
-from conftest import TOP, start_testbed, stop_testbed, tool_path, wait_for
+from conftest import TOP, ibsnmpd_bin, snmp_env, start_testbed, stop_testbed, tool_path, \
+    wait_for
 
-sys.path.insert(0, os.path.join(TOP, "tests"))
-from simfabric import slurm as slurm_bed  # noqa: E402
+from simfabric import slurm as slurm_bed
 
-pytestmark = pytest.mark.skipif(not slurm_bed.installed(),
-                                reason="slurmctld, munge and slurm-client are not installed "
-                                       "(scripts/install-deps installs them)")
+needs_slurm = pytest.mark.skipif(not slurm_bed.installed(),
+                                 reason="slurmctld, munge and slurm-client are not installed "
+                                        "(scripts/install-deps installs them)")
 
 REFRESHES = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.6.1.5.22"  # ibsnmpdCacheRefreshes, slurmTopology
 LEAVES, SPINES, PER_LEAF = 4, 2, 4
@@ -68,6 +68,7 @@ def slurm_agrees(bed, slurm, expected):
 
 
 @pytest.fixture(scope="module")
+@needs_slurm
 def beds(tmp_path_factory):
     directory = tmp_path_factory.mktemp("slurm")
     net = directory / "fattree-slurm.net"
@@ -90,6 +91,7 @@ def beds(tmp_path_factory):
         stop_testbed(bed)
 
 
+@needs_slurm
 def test_slurm_reads_the_tree_as_the_fabric_is_cabled(beds):
     bed, sl = beds
     expected = {h: l for h, l in cabled_leaf(bed).items() if h != LEFT_OUT}
@@ -108,6 +110,7 @@ def test_slurm_reads_the_tree_as_the_fabric_is_cabled(beds):
     assert "slurm topology: %s written" % sl.topology_file in bed.log("ibsnmpd.log")
 
 
+@needs_slurm
 def test_a_host_link_down_leaves_the_file_as_it_was(beds):
     bed, sl = beds
     before = open(sl.topology_file).read()
@@ -126,6 +129,7 @@ def test_a_host_link_down_leaves_the_file_as_it_was(beds):
     assert wait_for(lambda: cabled_leaf(bed).get("h2-3") == "leaf2", seconds=60)
 
 
+@needs_slurm
 def test_a_cable_moved_moves_the_host(beds):
     bed, sl = beds
     offset = sl.log_size()
@@ -139,6 +143,7 @@ def test_a_cable_moved_moves_the_host(beds):
         == [], sl.topology_errors(offset)
 
 
+@needs_slurm
 def test_a_new_leaf_comes_in_with_its_hosts(beds):
     bed, sl = beds
     offset = sl.log_size()
@@ -152,3 +157,32 @@ def test_a_new_leaf_comes_in_with_its_hosts(beds):
     # the reconfiguration that took the new leaf: every host under a switch
     assert sl.reconfigured(offset) >= 1
     assert sl.last_reading_errors(offset) == [], sl.log_text(offset)
+
+
+def test_bad_lines_name_file_and_line_and_write_nothing(tmp_path):
+    """A bad expression, a node list that cannot be read or parsed, a file
+    whose directory is not there: each an error naming the configuration's
+    file and line, and the daemon does not start (nothing written)."""
+    bad_list = tmp_path / "hosts"
+    bad_list.write_text("h1 h2\nh[3-\n")
+    conf = tmp_path / "ibsnmpd.conf"
+    conf.write_text("slurmTopologyFile %s/topology.conf\n"
+                    "slurmNodeName ^(a)(b)\n"
+                    "slurmNodeName ^([a-\n"
+                    "slurmNodes %s/missing\n"
+                    "slurmNodes %s\n"
+                    "slurmTopologyFile %s/no/such/dir/topology.conf\n"
+                    % (tmp_path, tmp_path, bad_list, tmp_path))
+    out = subprocess.run([ibsnmpd_bin(), "-f", "-Le", "-c", str(conf), "-x",
+                          "unix:%s" % (tmp_path / "no-master.sock")],
+                         capture_output=True, text=True, env=snmp_env(), timeout=120)
+    err = out.stderr
+    assert out.returncode == 1, err
+    assert "%s: line 2: Error: slurmNodeName ^(a)(b): expected exactly one group" % conf in err
+    assert "%s: line 3: Error: slurmNodeName ^([a-:" % conf in err
+    assert "%s: line 4: Error: slurmNodes %s/missing:" % (conf, tmp_path) in err
+    assert "%s: line 5: Error: slurmNodes %s: %s:2: 'h[3-': a '[' without its ']'" % (
+        conf, bad_list, bad_list) in err
+    assert "%s: line 6: Error: slurmTopologyFile %s/no/such/dir/topology.conf: its directory " \
+        "is not there or not writable" % (conf, tmp_path) in err
+    assert not (tmp_path / "topology.conf").exists()
