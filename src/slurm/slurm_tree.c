@@ -334,26 +334,13 @@ static bool covers_all(const struct tree_work *w, const struct entity *e)
 	return true;
 }
 
-struct pair {
-	size_t parent_sw, child;
-};
-
-static int pair_cmp(const void *x, const void *y)
-{
-	const struct pair *a = x, *b = y;
-
-	if (a->parent_sw != b->parent_sw)
-		return a->parent_sw < b->parent_sw ? -1 : 1;
-	return (a->child > b->child) - (a->child < b->child);
-}
-
 /* The switches of level `level`: each switch of that level cabled to a
  * member switch of entities[from .. to) becomes an entity with those
  * members. -1 out of memory. */
 static int tier_build(const struct build *b, struct tree_work *w, const unsigned *level_of,
 		      unsigned level, size_t from, size_t to)
 {
-	struct pair *p = NULL;
+	struct edge *p = NULL; /* from: a switch of the tier, to: its member entity */
 	size_t n = 0, cap = 0;
 
 	for (size_t c = from; c < to; c++) {
@@ -370,7 +357,7 @@ static int tier_build(const struct build *b, struct tree_work *w, const unsigned
 					continue;
 				if (n == cap) {
 					size_t ncap = cap ? 2 * cap : 256;
-					struct pair *q = realloc(p, ncap * sizeof(*q));
+					struct edge *q = realloc(p, ncap * sizeof(*q));
 
 					if (!q) {
 						free(p);
@@ -379,11 +366,11 @@ static int tier_build(const struct build *b, struct tree_work *w, const unsigned
 					p = q;
 					cap = ncap;
 				}
-				p[n++] = (struct pair){up, c};
+				p[n++] = (struct edge){up, c};
 			}
 		}
 	}
-	qsort(p, n, sizeof(*p), pair_cmp);
+	qsort(p, n, sizeof(*p), edge_cmp);
 	for (size_t i = 0; i < n;) {
 		struct entity *e = entity_add(w);
 		size_t j = i;
@@ -393,18 +380,18 @@ static int tier_build(const struct build *b, struct tree_work *w, const unsigned
 			return -1;
 		}
 		e->level = level;
-		e->sw = p[i].parent_sw;
+		e->sw = p[i].from;
 		e->guid = b->nodes[e->sw].guid;
 		e->mfirst = w->n_m;
-		for (; j < n && p[j].parent_sw == p[i].parent_sw; j++) {
+		for (; j < n && p[j].from == p[i].from; j++) {
 			const struct entity *child;
 
-			if (j > i && p[j].child == p[j - 1].child)
+			if (j > i && p[j].to == p[j - 1].to)
 				continue;
-			child = &w->e[p[j].child];
+			child = &w->e[p[j].to];
 			for (size_t k = 0; k < w->cover_words; k++)
 				e->cover[k] |= child->cover[k];
-			if (member_add(w, (size_t)(e - w->e), NULL, p[j].child)) {
+			if (member_add(w, (size_t)(e - w->e), NULL, p[j].to)) {
 				free(p);
 				return -1;
 			}
