@@ -746,6 +746,24 @@
 #define OID_IBSNMPD_ROUTE_CHECK_FAILED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 19 /* IBSNMPD-MIB::ibsnmpdRouteCheckFailed */
 #define OID_IBSNMPD_ROUTE_CHECK_PASSED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 20 /* IBSNMPD-MIB::ibsnmpdRouteCheckPassed */
 #define OID_IBSNMPD_MASTER_SM_CHANGED 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 0, 21 /* IBSNMPD-MIB::ibsnmpdMasterSmChanged */
+#define OID_IBSNMPD_SLURM 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 13 /* IBSNMPD-MIB::ibsnmpdSlurm */
+#define OID_IBSNMPD_SLURM_TOPOLOGY_FILE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 13, 1 /* IBSNMPD-MIB::ibsnmpdSlurmTopologyFile */
+#define SCALAR_IBSNMPD_SLURM_TOPOLOGY_FILE 1 /* IBSNMPD-MIB::ibsnmpdSlurmTopologyFile */
+#define OID_IBSNMPD_SLURM_HOSTS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 13, 2 /* IBSNMPD-MIB::ibsnmpdSlurmHosts */
+#define SCALAR_IBSNMPD_SLURM_HOSTS 2 /* IBSNMPD-MIB::ibsnmpdSlurmHosts */
+#define OID_IBSNMPD_SLURM_HOSTS_LEFT_OUT 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 13, 3 /* IBSNMPD-MIB::ibsnmpdSlurmHostsLeftOut */
+#define SCALAR_IBSNMPD_SLURM_HOSTS_LEFT_OUT 3 /* IBSNMPD-MIB::ibsnmpdSlurmHostsLeftOut */
+#define OID_IBSNMPD_SLURM_WRITES 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 13, 4 /* IBSNMPD-MIB::ibsnmpdSlurmWrites */
+#define SCALAR_IBSNMPD_SLURM_WRITES 4 /* IBSNMPD-MIB::ibsnmpdSlurmWrites */
+#define OID_IBSNMPD_SLURM_SWITCH_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 13, 5 /* IBSNMPD-MIB::ibsnmpdSlurmSwitchTable */
+#define COLUMN_IBSNMPD_SLURM_SWITCH_INDEX 1 /* IBSNMPD-MIB::ibsnmpdSlurmSwitchIndex */
+#define COLUMN_IBSNMPD_SLURM_SWITCH_NAME 2 /* IBSNMPD-MIB::ibsnmpdSlurmSwitchName */
+#define COLUMN_IBSNMPD_SLURM_SWITCH_LEVEL 3 /* IBSNMPD-MIB::ibsnmpdSlurmSwitchLevel */
+#define COLUMN_IBSNMPD_SLURM_SWITCH_GUID 4 /* IBSNMPD-MIB::ibsnmpdSlurmSwitchGuid */
+#define COLUMN_IBSNMPD_SLURM_SWITCH_MEMBERS 5 /* IBSNMPD-MIB::ibsnmpdSlurmSwitchMembers */
+#define OID_IBSNMPD_SLURM_MEMBER_TABLE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 1, 13, 6 /* IBSNMPD-MIB::ibsnmpdSlurmMemberTable */
+#define COLUMN_IBSNMPD_SLURM_MEMBER_INDEX 1 /* IBSNMPD-MIB::ibsnmpdSlurmMemberIndex */
+#define COLUMN_IBSNMPD_SLURM_MEMBER_NAME 2 /* IBSNMPD-MIB::ibsnmpdSlurmMemberName */
 #define OID_IBSNMPD_PRODUCTS 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3 /* IBSNMPD-MIB::ibsnmpdProducts */
 #define OID_IBSNMPD_SWITCH_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 1 /* IBSNMPD-MIB::ibsnmpdSwitchNode */
 #define OID_IBSNMPD_CHANNEL_ADAPTER_NODE 1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 117, 3, 2 /* IBSNMPD-MIB::ibsnmpdChannelAdapterNode */

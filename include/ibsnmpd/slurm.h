@@ -21,6 +21,9 @@
 struct area_def;
 /* The area (slurm_area.c): slurmTopologyFile and its tokens. */
 extern const struct area_def slurm_area_def;
+/* The topology.conf last built (what the file holds), a copy to free; NULL
+ * when none is yet, or area is NULL (no slurmTopologyFile). Main thread. */
+char *slurm_topology_text(void *area);
 
 /* The most names one hostlist may expand to: a slurm.conf names at most a
  * few hundred thousand hosts; more is a mistake, not a cluster. */

@@ -27,6 +27,8 @@
 #include "ibsnmpd/slurm.h"
 #include "ibsnmpd/worker.h"
 
+#include "slurm_internal.h"
+
 #define RELOAD_DEADLINE_S 60
 #define NODES_FILE_MAX (16u << 20)
 /* a fabric that never settles (a storm) is written at the latest after */
@@ -42,13 +44,6 @@ struct slurm_config {
 
 static struct slurm_config cfg;
 
-/* What a run made, published: the tree as written. */
-struct slurm_snapshot {
-	struct slurm_tree *tree;
-	char *text;
-	size_t hosts_unknown; /* hosts Slurm does not know (slurmNodes): left out */
-};
-
 /* What the worker is handed and hands back. */
 struct slurm_job {
 	struct slurm_area *a;
@@ -63,20 +58,6 @@ struct slurm_job {
 	double seconds;
 };
 
-struct slurm_area {
-	struct cache_group group; /* snapshot: struct slurm_snapshot */
-	struct cache_group *links;
-	struct cache_observer cabled;
-	struct worker worker;
-	struct slurm_job *job;
-	unsigned settle_alarm;
-	time_t pending_since;     /* a change waits to be settled: since when; 0: none */
-	regex_t re;
-	bool have_re;
-	struct slurm_hosts *known;
-	bool write_failed;        /* said once */
-	bool config_pending;      /* a SIGHUP while a job ran: taken at its end */
-};
 
 static const struct cache_decl caches[] = {
 	{22, "slurmTopology", 3600, offsetof(struct slurm_area, group)},
@@ -90,6 +71,8 @@ static void snapshot_free(void *p)
 		return;
 	slurm_tree_free(s->tree);
 	free(s->text);
+	free(s->switch_rows);
+	free(s->member_rows);
 	free(s);
 }
 
@@ -181,6 +164,26 @@ static int fabric_input(struct slurm_job *j, struct slurm_node **nodes_out, size
 	return 0;
 }
 
+/* The rows of the two tables, in their index order (the tree's). */
+static int mib_rows_build(struct slurm_snapshot *s)
+{
+	const struct slurm_tree *t = s->tree;
+
+	s->switch_rows = calloc(t->n_switches + 1, sizeof(*s->switch_rows));
+	s->member_rows = calloc(t->n_members + 1, sizeof(*s->member_rows));
+	if (!s->switch_rows || !s->member_rows)
+		return -1;
+	for (size_t i = 0; i < t->n_switches; i++) {
+		const struct slurm_switch *sw = &t->switches[i];
+
+		s->switch_rows[i] = (struct slurm_switch_row){(uint32_t)(i + 1), sw};
+		for (size_t k = 0; k < sw->n; k++)
+			s->member_rows[sw->first + k] = (struct slurm_member_row){
+				(uint32_t)(i + 1), (uint32_t)(k + 1), t->members[sw->first + k]};
+	}
+	return 0;
+}
+
 static void work(void *arg)
 {
 	struct slurm_job *j = arg;
@@ -197,6 +200,11 @@ static void work(void *arg)
 			       &s->hosts_unknown) ||
 	    !(s->tree = slurm_tree_build(nodes, n_nodes, cables, n_cables)) ||
 	    !(s->text = slurm_tree_conf(s->tree))) {
+		j->oom = true;
+		snapshot_free(s);
+		goto done;
+	}
+	if (mib_rows_build(s)) {
 		j->oom = true;
 		snapshot_free(s);
 		goto done;
@@ -253,6 +261,7 @@ static void job_done(void *arg)
 				 j->written ? "written" : "already true", t->n_switches, t->hosts,
 				 s->hosts_unknown, t->hosts_bad_name, t->hosts_uncabled, j->seconds);
 		a->write_failed = false;
+		a->writes += j->written;
 		if (j->written && cfg.reload_command[0]) {
 			char *argv[] = {"/bin/sh", "-c", cfg.reload_command, NULL};
 
@@ -400,6 +409,16 @@ static void started(void *self)
 		cache_group_start(&a->group);
 }
 
+static int register_handlers(void *self)
+{
+	return slurm_mib_register(self);
+}
+
+static void unregister_handlers(void *self)
+{
+	slurm_mib_unregister(self);
+}
+
 static void reload(void *self)
 {
 	struct slurm_area *a = self;
@@ -433,6 +452,19 @@ static void stop(void *self)
 		regfree(&a->re);
 	slurm_hosts_free(a->known);
 	free(a);
+}
+
+const char *slurm_topology_path(void)
+{
+	return cfg.topology_file;
+}
+
+char *slurm_topology_text(void *area)
+{
+	struct slurm_area *a = area;
+	const struct slurm_snapshot *s = a ? cache_snapshot(&a->group) : NULL;
+
+	return s && s->text ? strdup(s->text) : NULL;
 }
 
 /* ---- configuration ---- */
@@ -552,7 +584,9 @@ const struct area_def slurm_area_def = {
 	.wanted = wanted,
 	.enable_token = "slurmTopologyFile",
 	.start = start,
+	.register_mib = register_handlers,
 	.started = started,
 	.reload = reload,
+	.unregister_mib = unregister_handlers,
 	.stop = stop,
 };
