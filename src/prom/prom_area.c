@@ -11,6 +11,7 @@
 #include "ibsnmpd/area.h"
 #include "ibsnmpd/fabric.h"
 #include "ibsnmpd/pm.h"
+#include "ibsnmpd/slurm.h"
 #include "ibsnmpd/topology.h"
 #include "ibsnmpd/trap.h"
 #include "ibsnmpd/vitals.h"
@@ -27,6 +28,7 @@ static struct prom_config cfg;
 struct prom_area {
 	struct cache_group *topology, *counters, *links, *vitals, *alarms, *route; /* NULL: none */
 	struct trap_area *traps;
+	void *slurm;                                  /* the Slurm area; NULL: none */
 	struct prom_http *http;
 	char listen_text[sizeof(cfg.listen_text)];   /* as started */
 	bool web;                                     /* a prometheusWebConfig in force */
@@ -108,6 +110,11 @@ static void scrape_end(void *arg, struct prom_sources *src)
 	src->answer_times = NULL;
 }
 
+static char *slurm_topology(void *arg)
+{
+	return slurm_topology_text(((struct prom_area *)arg)->slurm);
+}
+
 /* ---- life cycle --------------------------------------------------------------------- */
 
 /* prometheusWebConfig read for use; what it says worth a line, said */
@@ -146,7 +153,7 @@ static void *start(const struct area_env *env)
 	struct vitals_area *vitals = area_find(&vitals_area_def);
 	void *alarm_area = area_find(&alarm_area_def);
 	struct cache_group *alarms = alarm_area ? alarm_area_group(alarm_area) : NULL;
-	struct prom_feed feed = {scrape_begin, scrape_end, NULL};
+	struct prom_feed feed = {scrape_begin, scrape_end, slurm_topology, NULL};
 	struct prom_web *web = NULL;
 
 	(void)env;
@@ -159,6 +166,7 @@ static void *start(const struct area_env *env)
 	a->alarms = alarms;
 	a->route = route_area_group(area_find(&route_area_def));
 	a->traps = area_find(&trap_area_def);
+	a->slurm = area_find(&slurm_area_def);
 	feed.arg = a;
 	snprintf(a->listen_text, sizeof(a->listen_text), "%s", cfg.listen_text);
 	if (cfg.web_path[0]) {

@@ -905,6 +905,8 @@ static const char landing[] =
 	"<a href=\"/metrics?collect[]=routing\">routing</a></li>\n"
 	"<li>a part of a big fabric: <a href=\"/metrics?node_type=switch\">the switches</a>, "
 	"<a href=\"/metrics?shard=0&amp;shards=4\">one shard of four</a></li>\n"
+	"<li><a href=\"/slurm/topology.conf\">/slurm/topology.conf</a>: Slurm's topology.conf, "
+	"when slurmTopologyFile is set</li>\n"
 	"<li><a href=\"/-/healthy\">/-/healthy</a>, <a href=\"/-/ready\">/-/ready</a></li>\n"
 	"</ul>\n<p>See ibsnmpd.conf(5): prometheusListen, prometheusWebConfig.</p>\n"
 	"</body></html>\n";
@@ -1052,6 +1054,30 @@ static bool rate_limited(struct prom_http *h)
 	return false;
 }
 
+/* Slurm's topology.conf as the file holds it (slurmTopologyFile), for a
+ * controller on another host: behind the same TLS and logins as /metrics */
+static enum MHD_Result answer_slurm_topology(struct prom_http *h, struct MHD_Connection *c)
+{
+	char *text = h->feed.slurm_topology ? h->feed.slurm_topology(h->feed.arg) : NULL;
+	struct MHD_Response *r;
+	enum MHD_Result ok;
+
+	if (!text)
+		return answer_text(h, c, MHD_HTTP_NOT_FOUND,
+				   "not found: no slurmTopologyFile, or its tree is not built yet\n",
+				   TEXT);
+	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, TEXT);
+	add_headers(h, r);
+	ok = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version,
 				  const char *upload_data, size_t *upload_data_size,
@@ -1107,6 +1133,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			     : answer_text(h, c, MHD_HTTP_SERVICE_UNAVAILABLE,
 					   "no subnet discovered yet\n", TEXT);
 	}
+	if (!strcmp(url, "/slurm/topology.conf"))
+		return answer_slurm_topology(h, c);
 	if (strcmp(url, "/metrics"))
 		return answer_text(h, c, MHD_HTTP_NOT_FOUND,
 				   "not found: the metrics are at /metrics\n", TEXT);
