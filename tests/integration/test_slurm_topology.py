@@ -8,7 +8,10 @@ topology error. Then, each checked the same way after slurmReloadCommand
 follows the cabling); a cable moved to another leaf moves the host; a new
 leaf with hosts, cabled to the spines, comes in with them. One host of the
 fabric is left out of slurm.conf (slurmNodes): it is not in the file, so
-slurmctld has no "Invalid hostnames" to say."""
+slurmctld has no "Invalid hostnames" to say. On fabricsim's rail layout
+(each server an adapter on each of 8 rails): Slurm sees each server under
+one switch, the servers grouped as the simulator's own account of its
+cables groups them (the same leaves, one switch), and says nothing wrong."""
 import os
 import re
 import subprocess
@@ -19,13 +22,16 @@ import pytest
 from conftest import TOP, ibsnmpd_bin, snmp_env, start_testbed, stop_testbed, tool_path, \
     wait_for
 
-from simfabric import slurm as slurm_bed
+from simfabric import generated, slurm as slurm_bed
 
 needs_slurm = pytest.mark.skipif(not slurm_bed.installed(),
                                  reason="slurmctld, munge and slurm-client are not installed "
                                         "(scripts/install-deps installs them)")
 
 REFRESHES = ".1.3.6.1.4.1.8072.9999.9999.117.1.1.6.1.5.22"  # ibsnmpdCacheRefreshes, slurmTopology
+SLURM = ".1.3.6.1.4.1.8072.9999.9999.117.1.13."  # IBSNMPD-MIB::ibsnmpdSlurm
+SWITCH = SLURM + "5.1."  # ibsnmpdSlurmSwitchEntry
+MEMBER = SLURM + "6.1."  # ibsnmpdSlurmMemberEntry
 LEAVES, SPINES, PER_LEAF = 4, 2, 4
 LEFT_OUT = "h4-4"  # a host of the fabric Slurm does not know
 
@@ -61,6 +67,21 @@ def refreshes(bed):
     return int(got) if got.isdigit() else -1
 
 
+def snmp_tree(bed):
+    """{switch: (level, {what is under it})} as ibsnmpd serves the tree"""
+    cols = {}
+    for oid, (_, value) in bed.walk(SWITCH[:-1]).items():
+        column, index = oid[len(SWITCH):].split(".", 1)
+        cols.setdefault(index, {})[int(column)] = value.strip('"')
+    names = {i: (c[2], int(c[3])) for i, c in cols.items()}
+    tree = {name: (level, set()) for name, level in names.values()}
+    for oid, (_, value) in bed.walk(MEMBER[:-1]).items():
+        column, sw, _ = oid[len(MEMBER):].split(".")
+        if column == "2":
+            tree[names[sw][0]][1].add(value.strip('"'))
+    return tree
+
+
 def slurm_agrees(bed, slurm, expected):
     """Slurm's tree (after the reload ibsnmpd ran) places every host as
     expected ({host: leaf})."""
@@ -75,13 +96,16 @@ def beds(tmp_path_factory):
     net.write_text(fabric_text())
     hosts = "h[1-3]-[1-4],h4-[1-3],h5-[1-2]"
     sl = slurm_bed.Slurm(str(directory), hosts)
+    http = slurm_bed.free_tcp_port()
     bed = start_testbed(topology=str(net), node="h1-1",
                         preload=tool_path("sim_issm_shim.so", "SIM_ISSM_SHIM"),
                         extra_conf=["slurmTopologyFile %s" % sl.topology_file,
                                     "slurmReloadCommand %s" % sl.reload_command(),
                                     "slurmNodes %s" % sl.conf,
                                     "slurmSettle 1",
-                                    "cacheLifetime fabricPorts 5"])
+                                    "cacheLifetime fabricPorts 5",
+                                    "prometheusListen 127.0.0.1:%d" % http])
+    bed.http = http
     try:
         assert wait_for(lambda: os.path.exists(sl.topology_file), seconds=120), \
             bed.log("ibsnmpd.log")[-3000:]
@@ -103,11 +127,29 @@ def test_slurm_reads_the_tree_as_the_fabric_is_cabled(beds):
         assert level == 1 and switches == {"leaf%d" % l for l in range(1, LEAVES + 1)}
         assert hosts == set(expected)
     assert LEFT_OUT not in open(sl.topology_file).read()
+    # served over SNMP as Slurm read it: hosts under the leaves, leaves under the spines
+    served = snmp_tree(bed)
+    assert served == {name: (level, hosts if level == 0 else switches)
+                      for name, (level, hosts, switches) in tree.items()}, (served, tree)
+    left_out = SLURM + "3.0"
+    assert bed.get(left_out)[left_out][1] == "1"
     # the hosts of the leaf not cabled yet: in slurm.conf, under no switch
-    # (Slurm says so); nothing else
-    assert [re.sub(r"^\S+ ", "", e) for e in sl.topology_errors()] == [
-        "error: WARNING: switches lack access to 2 nodes: h5-[1-2]"], sl.topology_errors()
+    # (Slurm says so, at each reading of its files: at its start, and at
+    # the reconfiguration ibsnmpd asked when it wrote); nothing else
+    assert {re.sub(r"^\S+ ", "", e) for e in sl.topology_errors()} == {
+        "error: WARNING: switches lack access to 2 nodes: h5-[1-2]"}, sl.topology_errors()
     assert "slurm topology: %s written" % sl.topology_file in bed.log("ibsnmpd.log")
+
+
+@needs_slurm
+def test_the_listener_serves_the_file_as_written(beds):
+    """/slurm/topology.conf, for a controller on another host: the file's
+    text (read by curl, as such a host would)."""
+    bed, sl = beds
+    out = subprocess.run(["curl", "-s", "-f", "http://127.0.0.1:%d/slurm/topology.conf"
+                          % bed.http], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == open(sl.topology_file).read()
 
 
 @needs_slurm
@@ -186,3 +228,38 @@ def test_bad_lines_name_file_and_line_and_write_nothing(tmp_path):
     assert "%s: line 6: Error: slurmTopologyFile %s/no/such/dir/topology.conf: its directory " \
         "is not there or not writable" % (conf, tmp_path) in err
     assert not (tmp_path / "topology.conf").exists()
+
+
+@needs_slurm
+def test_a_rail_optimized_fabric_puts_each_server_under_one_switch(tmp_path):
+    servers = 16
+    sl = slurm_bed.Slurm(str(tmp_path), "srv-[1-%d]" % servers)
+    bed = start_testbed(big={"hosts": servers, "layout": "rail", "radix": 8, "names": "real"},
+                        extra_conf=["slurmTopologyFile %s" % sl.topology_file,
+                                    "slurmReloadCommand %s" % sl.reload_command(),
+                                    "slurmSettle 1"])
+    try:
+        assert wait_for(lambda: os.path.exists(sl.topology_file), seconds=120), \
+            bed.log("ibsnmpd.log")[-3000:]
+        sl.start(bed)
+        # the simulator's own account: each server's set of leaves
+        nodes, cables = generated(bed)
+        leaves = {}
+        for link in cables:
+            (a, _), (b, _) = sorted(link)
+            for adapter, switch in ((a, b), (b, a)):
+                if adapter.startswith("srv-") and switch.startswith("leaf-"):
+                    leaves.setdefault(adapter.rsplit("-hca", 1)[0], set()).add(switch)
+        assert len(leaves) == servers and all(len(v) == 8 for v in leaves.values())
+        groups = {}
+        for server, its in leaves.items():
+            groups.setdefault(frozenset(its), set()).add(server)
+        want = sorted(sorted(g) for g in groups.values())
+        tree = sl.topology()
+        level0 = [hosts for level, hosts, _ in tree.values() if level == 0]
+        assert sorted(sorted(h) for h in level0) == want, (tree, want)
+        # each above them reaches every server
+        assert all(hosts == set(leaves) for level, hosts, _ in tree.values() if level == 1)
+        assert sl.topology_errors() == [], sl.topology_errors()
+    finally:
+        stop_testbed(bed)
