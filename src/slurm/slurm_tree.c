@@ -370,7 +370,8 @@ static int tier_build(const struct build *b, struct tree_work *w, const unsigned
 			}
 		}
 	}
-	qsort(p, n, sizeof(*p), edge_cmp);
+	if (n) /* p is NULL when no switch of the tier is cabled to these */
+		qsort(p, n, sizeof(*p), edge_cmp);
 	for (size_t i = 0; i < n;) {
 		struct entity *e = entity_add(w);
 		size_t j = i;
@@ -635,7 +636,7 @@ struct slurm_tree *slurm_tree_build(const struct slurm_node *nodes, size_t n_nod
 	struct slurm_tree *t = calloc(1, sizeof(*t));
 	unsigned *level_of = NULL;
 	size_t from = 0, to;
-	bool top = false;
+	bool top = false, built = false;
 
 	if (!t || graph_build(&b.g, nodes, n_nodes, cables, n_cables))
 		goto oom;
@@ -670,13 +671,7 @@ struct slurm_tree *slurm_tree_build(const struct slurm_node *nodes, size_t n_nod
 	}
 	if (entities_name(&b, &w, &t->arena) || tree_assemble(&w, t))
 		goto oom;
-	free(level_of);
-	work_free(&w);
-	free(b.g.start);
-	free(b.g.adj);
-	free(b.hosts);
-	free(b.leaves);
-	return t;
+	built = true;
 oom:
 	free(level_of);
 	work_free(&w);
@@ -684,6 +679,8 @@ oom:
 	free(b.g.adj);
 	free(b.hosts);
 	free(b.leaves);
+	if (built)
+		return t;
 	slurm_tree_free(t);
 	return NULL;
 }

@@ -395,6 +395,20 @@ static void names_stay_unique(void **state)
 	free(f);
 }
 
+/* Two leaves cabled to nothing above them (found by fuzz_slurm_tree: the
+ * tier above had no switch): each its line, no top. */
+static void leaves_with_nothing_above(void **state)
+{
+	struct fabric *f = calloc(1, sizeof(*f));
+	uint64_t a = add_node(f, true, "la"), b = add_node(f, true, "lb");
+
+	(void)state;
+	cable(f, add_node(f, false, "h1"), a);
+	cable(f, add_node(f, false, "h2"), b);
+	tree_is(f, "SwitchName=la Nodes=h1\nSwitchName=lb Nodes=h2\n");
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +421,7 @@ int main(void)
 		cmocka_unit_test(a_rail_optimized_fabric),
 		cmocka_unit_test(a_single_switch_and_the_hosts_left_out),
 		cmocka_unit_test(names_stay_unique),
+		cmocka_unit_test(leaves_with_nothing_above),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
