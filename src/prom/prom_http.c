@@ -358,7 +358,8 @@ static int verify_client(gnutls_session_t session)
 #define DRAIN_S 10
 
 /* A closed connection's records not sent yet: its socket (a dup of MHD's)
- * until they are, or until the reader has taken nothing for DRAIN_S: a
+ * until they are, or until the reader has taken nothing (of the records
+ * or of the socket's queue) for DRAIN_S: a
  * slow reader that keeps reading gets the whole scrape (a fixed 10 s cut
  * one that read 1.6 MB/s on a loaded machine), a stalled one is let go */
 struct draining {
@@ -366,6 +367,7 @@ struct draining {
 	int fd;
 	char *out;
 	size_t out_len;
+	size_t left;  /* out_len and what the kernel still holds, when last seen */
 	double until;
 };
 
@@ -447,17 +449,42 @@ static void draining_end(struct prom_http *h, struct draining *l)
 	free(l);
 }
 
+/* What l has still to deliver: its records and the socket's send queue.
+ * The reader's progress is this going down: the socket is writable again
+ * only once half its (autotuned, megaoctets) buffer is free, which a slow
+ * reader takes longer than DRAIN_S to read while reading all along. */
+static size_t draining_left(const struct draining *l)
+{
+	int queued = 0;
+
+	if (ioctl(l->fd, SIOCOUTQ, &queued) || queued < 0)
+		queued = 0;
+	return l->out_len + (size_t)queued;
+}
+
+/* Whether the reader took something since last seen (then it has DRAIN_S
+ * more) */
+static bool draining_progressed(struct draining *l, double now)
+{
+	size_t left = draining_left(l);
+
+	if (left >= l->left)
+		return false;
+	l->left = left;
+	l->until = now + DRAIN_S;
+	return true;
+}
+
 static void on_draining_writable(int fd, void *arg)
 {
 	struct draining *l = arg;
-	size_t before = l->out_len;
 	int broken = 0;
 
 	send_out(fd, l->out, &l->out_len, &broken);
 	if (!l->out_len)
 		draining_end(listener, l);
-	else if (l->out_len < before) /* taken: the reader reads */
-		l->until = cache_clock() + DRAIN_S;
+	else
+		draining_progressed(l, cache_clock());
 }
 
 /* k closes with records not sent: they go on (MHD closes its descriptor) */
@@ -471,6 +498,7 @@ static void draining_start(struct prom_http *h, struct conn *k)
 	}
 	l->out = k->out;
 	l->out_len = k->out_len;
+	l->left = draining_left(l);
 	l->until = cache_clock() + DRAIN_S;
 	if (register_writefd(l->fd, on_draining_writable, l)) {
 		close(l->fd);
@@ -644,7 +672,7 @@ static void on_tick(unsigned reg, void *arg)
 	cut = cut_slow_scrapes(h, now);
 	for (struct draining *l = h->drainings, *next; l; l = next) {
 		next = l->next;
-		if (now > l->until)
+		if (now > l->until && !draining_progressed(l, now))
 			draining_end(h, l);
 	}
 	for (struct conn *k = h->conns; k; k = k->next) {

@@ -232,7 +232,8 @@ def assert_whole(head, body, seconds, log=()):
     assert head.startswith(b"HTTP/1.1 200"), head[:200]
     assert len(body) > 5000 and body.rstrip(b"\r\n0").endswith(b"# EOF"), (
         "%d octets in %.1f s, cut: %s; listener: %s" % (
-            len(body), seconds, body[-100:], [l for l in log if "prometheus" in l.lower()][-5:]))
+            len(body), seconds, body[-100:],
+            [l for l in log if "prometheus" in l.lower() or "drain" in l][-5:]))
 
 
 def test_a_scrape_closed_early_reaches_a_slow_reader_whole(bed, pki):
