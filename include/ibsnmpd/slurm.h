@@ -5,6 +5,7 @@
  *                      written, and the hosts a slurm.conf or a list names
  *   slurm_tree.c       pure: the tree (leaves with their hosts, the tiers
  *                      above) from the nodes and cables, and its text
+ *                      (topology.conf, topology.yaml)
  *   slurm_area.c       the area: the tree of the link table's baseline,
  *                      built off the loop, written when it changes
  *
@@ -21,9 +22,10 @@
 struct area_def;
 /* The area (slurm_area.c): slurmTopologyFile and its tokens. */
 extern const struct area_def slurm_area_def;
-/* The topology.conf last built (what the file holds), a copy to free; NULL
- * when none is yet, or area is NULL (no slurmTopologyFile). Main thread. */
-char *slurm_topology_text(void *area);
+/* The topology.conf (yaml false) or topology.yaml last built (what the
+ * files hold), a copy to free; NULL when none is yet, or area is NULL (no
+ * slurmTopologyFile or slurmTopologyYaml). Main thread. */
+char *slurm_topology_text(void *area, bool yaml);
 
 /* The most names one hostlist may expand to: a slurm.conf names at most a
  * few hundred thousand hosts; more is a mistake, not a cluster. */
@@ -112,5 +114,18 @@ void slurm_tree_free(struct slurm_tree *t);
 /* The tree as topology.conf: a comment, then a line a switch, leaves first.
  * The same tree gives the same text byte for byte. NULL out of memory. */
 char *slurm_tree_conf(const struct slurm_tree *t);
+
+/* The names of the topologies in topology.yaml, for a partition's
+ * Topology= in slurm.conf. */
+#define SLURM_YAML_TREE "infiniband"
+#define SLURM_YAML_BLOCKS "infiniband-units"
+
+/* The tree as topology.yaml (Slurm 25.05 and later): the same tree as
+ * topology.conf, named SLURM_YAML_TREE and the cluster's default; when
+ * hosts are cabled to several leaves (a rail-optimized fabric), a second
+ * topology, SLURM_YAML_BLOCKS, with each level-0 switch's hosts a block
+ * (topology/block; Slurm chooses the block sizes). The same tree gives the
+ * same text byte for byte. NULL out of memory. */
+char *slurm_tree_yaml(const struct slurm_tree *t);
 
 #endif

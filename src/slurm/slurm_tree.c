@@ -695,39 +695,104 @@ void slurm_tree_free(struct slurm_tree *t)
 	free(t);
 }
 
+static void lists_free(char **lists, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lists[i]);
+	free(lists);
+}
+
+/* Each switch's members as one hostlist, lists[i] for switches[i]; their
+ * lengths summed in *chars. NULL out of memory. */
+static char **member_lists(const struct slurm_tree *t, size_t *chars)
+{
+	char **lists = calloc(t->n_switches ? t->n_switches : 1, sizeof(*lists));
+
+	*chars = 0;
+	for (size_t i = 0; lists && i < t->n_switches; i++) {
+		const struct slurm_switch *s = &t->switches[i];
+
+		lists[i] = slurm_hostlist_compress(t->members + s->first, s->n);
+		if (!lists[i]) {
+			lists_free(lists, i);
+			return NULL;
+		}
+		*chars += strlen(s->name) + strlen(lists[i]);
+	}
+	return lists;
+}
+
 char *slurm_tree_conf(const struct slurm_tree *t)
 {
 	static const char head[] =
 		"# topology.conf(5) for Slurm's topology/tree plugin: the InfiniBand fabric as\n"
 		"# cabled, written by ibsnmpd (slurmTopologyFile) each time its tree changes.\n"
 		"# Edits here are overwritten.\n";
-	size_t cap = sizeof(head), len = sizeof(head) - 1;
-	char **lists = calloc(t->n_switches ? t->n_switches : 1, sizeof(*lists));
-	char *out = NULL;
+	size_t chars, cap, len = sizeof(head) - 1;
+	char **lists = member_lists(t, &chars);
+	char *out;
 
 	if (!lists)
 		return NULL;
-	for (size_t i = 0; i < t->n_switches; i++) {
-		const struct slurm_switch *s = &t->switches[i];
-
-		lists[i] = slurm_hostlist_compress(t->members + s->first, s->n);
-		if (!lists[i])
-			goto done;
-		cap += strlen(s->name) + strlen(lists[i]) + 32;
-	}
+	cap = sizeof(head) + chars + 32 * t->n_switches;
 	out = malloc(cap);
-	if (!out)
-		goto done;
-	memcpy(out, head, len + 1);
-	for (size_t i = 0; i < t->n_switches; i++) {
-		const struct slurm_switch *s = &t->switches[i];
+	if (out) {
+		memcpy(out, head, len + 1);
+		for (size_t i = 0; i < t->n_switches; i++) {
+			const struct slurm_switch *s = &t->switches[i];
 
-		len += (size_t)snprintf(out + len, cap - len, "SwitchName=%s %s=%s\n", s->name,
-					s->level ? "Switches" : "Nodes", lists[i]);
+			len += (size_t)snprintf(out + len, cap - len, "SwitchName=%s %s=%s\n",
+						s->name, s->level ? "Switches" : "Nodes", lists[i]);
+		}
+	}
+	lists_free(lists, t->n_switches);
+	return out;
+}
+
+/* Names and hostlists are single-quoted scalars: a name Slurm can read has
+ * no quote (slurm_name_ok), and quoted, none is read as a number, a
+ * boolean or YAML's own syntax ("-", ":", "[" at its start). */
+char *slurm_tree_yaml(const struct slurm_tree *t)
+{
+	static const char head[] =
+		"# topology.yaml(5) for Slurm 25.05 and later: the InfiniBand fabric as\n"
+		"# cabled, written by ibsnmpd (slurmTopologyYaml) each time its tree changes.\n"
+		"# Edits here are overwritten. " SLURM_YAML_TREE ": the tree (topology/tree)";
+	static const char blocks_said[] =
+		"; " SLURM_YAML_BLOCKS ": the\n"
+		"# hosts cabled to the same leaves (a rail-optimized fabric's scalable\n"
+		"# units) as blocks (topology/block)";
+	size_t chars, units = 0, size = 0;
+	char **lists = member_lists(t, &chars);
+	char *out = NULL;
+	FILE *f;
+
+	if (!lists)
+		return NULL;
+	for (size_t i = 0; i < t->n_switches; i++)
+		units += t->switches[i].level == 0 && t->switches[i].guid == 0;
+	f = open_memstream(&out, &size);
+	if (!f)
+		goto done;
+	fprintf(f, "%s%s.\n---\n- topology: %s\n  cluster_default: true\n  tree:\n    switches:\n",
+		head, units ? blocks_said : "", SLURM_YAML_TREE);
+	for (size_t i = 0; i < t->n_switches; i++)
+		fprintf(f, "      - switch: '%s'\n        %s: '%s'\n", t->switches[i].name,
+			t->switches[i].level ? "children" : "nodes", lists[i]);
+	if (units) {
+		/* every leaf's hosts a block, the units' and the single-rail
+		 * leaves' alike: a host in no block could not be placed there */
+		fprintf(f, "- topology: %s\n  cluster_default: false\n  block:\n    blocks:\n",
+			SLURM_YAML_BLOCKS);
+		for (size_t i = 0; i < t->n_switches && t->switches[i].level == 0; i++)
+			fprintf(f, "      - block: '%s'\n        nodes: '%s'\n", t->switches[i].name,
+				lists[i]);
+	}
+	if (ferror(f) | fclose(f)) {
+		free(out);
+		out = NULL;
 	}
 done:
-	for (size_t i = 0; i < t->n_switches; i++)
-		free(lists[i]);
-	free(lists);
+	lists_free(lists, t->n_switches);
 	return out;
 }

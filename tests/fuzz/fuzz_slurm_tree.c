@@ -72,6 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!text)
 		abort();
 	free(text);
+	text = slurm_tree_yaml(t);
+	if (!text || !strstr(text, "\n---\n- topology: " SLURM_YAML_TREE "\n"))
+		abort();
+	free(text);
 	slurm_tree_free(t);
 	return 0;
 }

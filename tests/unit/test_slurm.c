@@ -240,6 +240,22 @@ static void tree_is(struct fabric *f, const char *want)
 	slurm_tree_free(t);
 }
 
+/* The same tree as topology.yaml, from its document start on. */
+static void yaml_is(struct fabric *f, const char *want)
+{
+	struct slurm_tree *t = slurm_tree_build(f->nodes, f->n, f->cables, f->n_cables);
+	char *text;
+	const char *body;
+
+	assert_non_null(t);
+	text = slurm_tree_yaml(t);
+	assert_non_null(text);
+	body = strstr(text, "---\n");
+	assert_string_equal(body ? body : "", want);
+	free(text);
+	slurm_tree_free(t);
+}
+
 /* Two spines over three leaves, four hosts a leaf: leaves with Nodes=, the
  * spines with Switches=, both spines over every leaf. */
 static void a_fat_tree_of_two_levels(void **state)
@@ -270,6 +286,17 @@ static void a_fat_tree_of_two_levels(void **state)
 		   "SwitchName=leaf03 Nodes=h[9-12]\n"
 		   "SwitchName=spine1 Switches=leaf[01-03]\n"
 		   "SwitchName=spine2 Switches=leaf[01-03]\n");
+	/* topology.yaml: the tree alone (no host on several leaves) */
+	yaml_is(f, "---\n"
+		   "- topology: infiniband\n"
+		   "  cluster_default: true\n"
+		   "  tree:\n"
+		   "    switches:\n"
+		   "      - switch: 'leaf01'\n        nodes: 'h[1-4]'\n"
+		   "      - switch: 'leaf02'\n        nodes: 'h[5-8]'\n"
+		   "      - switch: 'leaf03'\n        nodes: 'h[9-12]'\n"
+		   "      - switch: 'spine1'\n        children: 'leaf[01-03]'\n"
+		   "      - switch: 'spine2'\n        children: 'leaf[01-03]'\n");
 	free(f);
 }
 
@@ -344,6 +371,25 @@ static void a_rail_optimized_fabric(void **state)
 		   "SwitchName=su2-r1+1 Nodes=gpu[4-6]\n"
 		   "SwitchName=spine-r1 Switches=su1-r1+1,su2-r1+1\n"
 		   "SwitchName=spine-r2 Switches=su1-r1+1,su2-r1+1\n");
+	/* a host on one rail only: under its leaf, a block of its own */
+	cable(f, add_node(f, false, "cpu1"), rail[1][0]);
+	yaml_is(f, "---\n"
+		   "- topology: infiniband\n"
+		   "  cluster_default: true\n"
+		   "  tree:\n"
+		   "    switches:\n"
+		   "      - switch: 'su1-r1+1'\n        nodes: 'gpu[1-3]'\n"
+		   "      - switch: 'su2-r1'\n        nodes: 'cpu1'\n"
+		   "      - switch: 'su2-r1+1'\n        nodes: 'gpu[4-6]'\n"
+		   "      - switch: 'spine-r1'\n        children: 'su1-r1+1,su2-r1,su2-r1+1'\n"
+		   "      - switch: 'spine-r2'\n        children: 'su1-r1+1,su2-r1+1'\n"
+		   "- topology: infiniband-units\n"
+		   "  cluster_default: false\n"
+		   "  block:\n"
+		   "    blocks:\n"
+		   "      - block: 'su1-r1+1'\n        nodes: 'gpu[1-3]'\n"
+		   "      - block: 'su2-r1'\n        nodes: 'cpu1'\n"
+		   "      - block: 'su2-r1+1'\n        nodes: 'gpu[4-6]'\n");
 	free(f);
 }
 
