@@ -110,9 +110,9 @@ static void scrape_end(void *arg, struct prom_sources *src)
 	src->answer_times = NULL;
 }
 
-static char *slurm_topology(void *arg)
+static char *slurm_topology(void *arg, bool yaml)
 {
-	return slurm_topology_text(((struct prom_area *)arg)->slurm);
+	return slurm_topology_text(((struct prom_area *)arg)->slurm, yaml);
 }
 
 /* ---- life cycle --------------------------------------------------------------------- */

@@ -933,8 +933,9 @@ static const char landing[] =
 	"<a href=\"/metrics?collect[]=routing\">routing</a></li>\n"
 	"<li>a part of a big fabric: <a href=\"/metrics?node_type=switch\">the switches</a>, "
 	"<a href=\"/metrics?shard=0&amp;shards=4\">one shard of four</a></li>\n"
-	"<li><a href=\"/slurm/topology.conf\">/slurm/topology.conf</a>: Slurm's topology.conf, "
-	"when slurmTopologyFile is set</li>\n"
+	"<li><a href=\"/slurm/topology.conf\">/slurm/topology.conf</a>, "
+	"<a href=\"/slurm/topology.yaml\">/slurm/topology.yaml</a>: Slurm's topology, "
+	"when slurmTopologyFile or slurmTopologyYaml is set</li>\n"
 	"<li><a href=\"/-/healthy\">/-/healthy</a>, <a href=\"/-/ready\">/-/ready</a></li>\n"
 	"</ul>\n<p>See ibsnmpd.conf(5): prometheusListen, prometheusWebConfig.</p>\n"
 	"</body></html>\n";
@@ -1082,17 +1083,20 @@ static bool rate_limited(struct prom_http *h)
 	return false;
 }
 
-/* Slurm's topology.conf as the file holds it (slurmTopologyFile), for a
- * controller on another host: behind the same TLS and logins as /metrics */
-static enum MHD_Result answer_slurm_topology(struct prom_http *h, struct MHD_Connection *c)
+/* Slurm's topology.conf or topology.yaml as the files hold them
+ * (slurmTopologyFile, slurmTopologyYaml), for a controller on another host:
+ * behind the same TLS and logins as /metrics */
+static enum MHD_Result answer_slurm_topology(struct prom_http *h, struct MHD_Connection *c,
+					     bool yaml)
 {
-	char *text = h->feed.slurm_topology ? h->feed.slurm_topology(h->feed.arg) : NULL;
+	char *text = h->feed.slurm_topology ? h->feed.slurm_topology(h->feed.arg, yaml) : NULL;
 	struct MHD_Response *r;
 	enum MHD_Result ok;
 
 	if (!text)
 		return answer_text(h, c, MHD_HTTP_NOT_FOUND,
-				   "not found: no slurmTopologyFile, or its tree is not built yet\n",
+				   "not found: no slurmTopologyFile or slurmTopologyYaml, or the tree "
+				   "is not built yet\n",
 				   TEXT);
 	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
@@ -1161,8 +1165,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			     : answer_text(h, c, MHD_HTTP_SERVICE_UNAVAILABLE,
 					   "no subnet discovered yet\n", TEXT);
 	}
-	if (!strcmp(url, "/slurm/topology.conf"))
-		return answer_slurm_topology(h, c);
+	if (!strcmp(url, "/slurm/topology.conf") || !strcmp(url, "/slurm/topology.yaml"))
+		return answer_slurm_topology(h, c, !strcmp(url, "/slurm/topology.yaml"));
 	if (strcmp(url, "/metrics"))
 		return answer_text(h, c, MHD_HTTP_NOT_FOUND,
 				   "not found: the metrics are at /metrics\n", TEXT);

@@ -152,8 +152,9 @@ void prom_auth_free(struct prom_auth *a, void (*abandoned)(void *token, void *ar
 struct prom_feed {
 	int (*begin)(void *arg, struct prom_sources *src); /* -1: nothing to serve */
 	void (*end)(void *arg, struct prom_sources *src);
-	/* Slurm's topology.conf as last built, a copy to free; NULL: none */
-	char *(*slurm_topology)(void *arg);
+	/* Slurm's topology.conf (yaml false) or topology.yaml as last built, a
+	 * copy to free; NULL: none */
+	char *(*slurm_topology)(void *arg, bool yaml);
 	void *arg;
 };
 

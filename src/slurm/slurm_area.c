@@ -1,5 +1,6 @@
-/* The Slurm area: topology.conf for Slurm's topology/tree plugin, kept
- * true from the fabric as cabled (slurmTopologyFile).
+/* The Slurm area: topology.conf for Slurm's topology/tree plugin
+ * (slurmTopologyFile) and topology.yaml for Slurm 25.05 and later
+ * (slurmTopologyYaml), kept true from the fabric as cabled.
  *
  * It follows the link table's baseline, not the links' state: a host whose
  * link is down, or that reboots, stays under its leaf; a cable moved, a
@@ -7,9 +8,9 @@
  * publication of the link table that may change it (the baseline changed,
  * or a new discovery: new nodes, new names), and once the fabric has been
  * quiet for slurmSettle seconds, a worker thread reads the held snapshot,
- * builds the tree (slurm_tree.c) and, only when its text differs from the
- * file's, replaces the file (a temporary file renamed over it); then
- * slurmReloadCommand runs, as a child the loop does not wait on. */
+ * builds the tree (slurm_tree.c) and, for each file whose text differs from
+ * the tree's, replaces the file (a temporary file renamed over it); then
+ * slurmReloadCommand runs once, as a child the loop does not wait on. */
 #include "ibsnmpd/netsnmp.h"
 
 #include <regex.h>
@@ -35,7 +36,8 @@
 #define SETTLE_MAX_FACTOR 6
 
 struct slurm_config {
-	char topology_file[4096];
+	char topology_file[4096]; /* "": none */
+	char topology_yaml[4096]; /* "": none */
 	char reload_command[1024];
 	char node_regex[256];  /* "": the first word of the node's name */
 	char nodes_file[4096]; /* "": every host */
@@ -44,17 +46,25 @@ struct slurm_config {
 
 static struct slurm_config cfg;
 
+/* A file the tree is written to, and what became of it. */
+struct slurm_output {
+	char path[4096]; /* "": not configured */
+	bool changed, written;
+	char why[300];
+};
+
+enum { OUT_CONF, OUT_YAML, OUTPUTS };
+
 /* What the worker is handed and hands back. */
 struct slurm_job {
 	struct slurm_area *a;
 	const struct fabric_snapshot *fs; /* held */
 	const regex_t *re;                /* NULL: the first word */
 	const struct slurm_hosts *known;  /* NULL: every host */
-	char path[4096];
+	struct slurm_output out[OUTPUTS];
 	/* out */
 	struct slurm_snapshot *made;
-	bool changed, written, oom;
-	char why[300];
+	bool oom;
 	double seconds;
 };
 
@@ -71,6 +81,7 @@ static void snapshot_free(void *p)
 		return;
 	slurm_tree_free(s->tree);
 	free(s->text);
+	free(s->yaml);
 	free(s->switch_rows);
 	free(s->member_rows);
 	free(s);
@@ -184,44 +195,51 @@ static int mib_rows_build(struct slurm_snapshot *s)
 	return 0;
 }
 
+/* The file as it is now: one already true is not written again (a
+ * restart), one edited by hand is put right. Worker's thread. */
+static void output_write(struct slurm_output *o, const char *text)
+{
+	char *on_disk = NULL;
+	const char *why = NULL;
+	size_t len = 0;
+	struct stat st;
+
+	if (!o->path[0])
+		return;
+	o->changed = file_read_whole(o->path, NODES_FILE_MAX, &on_disk, &len, &st, &why) ||
+		     len != strlen(text) || memcmp(on_disk, text, len);
+	free(on_disk);
+	if (!o->changed)
+		return;
+	why = NULL;
+	o->written = !file_replace(o->path, text, strlen(text), &why);
+	if (!o->written)
+		snprintf(o->why, sizeof(o->why), "%s", why ? why : "cannot write it");
+}
+
 static void work(void *arg)
 {
 	struct slurm_job *j = arg;
 	struct slurm_node *nodes = NULL;
 	struct slurm_cable *cables = NULL;
-	char *hosts = NULL, *on_disk = NULL;
-	size_t n_nodes = 0, n_cables = 0, len = 0;
+	char *hosts = NULL;
+	size_t n_nodes = 0, n_cables = 0;
 	double began = cache_clock();
 	struct slurm_snapshot *s = calloc(1, sizeof(*s));
-	const char *why = NULL;
-	struct stat st;
 
 	if (!s || fabric_input(j, &nodes, &n_nodes, &cables, &n_cables, &hosts,
 			       &s->hosts_unknown) ||
 	    !(s->tree = slurm_tree_build(nodes, n_nodes, cables, n_cables)) ||
-	    !(s->text = slurm_tree_conf(s->tree))) {
-		j->oom = true;
-		snapshot_free(s);
-		goto done;
-	}
-	if (mib_rows_build(s)) {
+	    !(s->text = slurm_tree_conf(s->tree)) || !(s->yaml = slurm_tree_yaml(s->tree)) ||
+	    mib_rows_build(s)) {
 		j->oom = true;
 		snapshot_free(s);
 		goto done;
 	}
 	j->made = s;
-	/* the file as it is now: one already true is not written again (a
-	 * restart), one edited by hand is put right */
-	j->changed = file_read_whole(j->path, NODES_FILE_MAX, &on_disk, &len, &st, &why) ||
-		     len != strlen(s->text) || memcmp(on_disk, s->text, len);
-	if (j->changed) {
-		why = NULL;
-		j->written = !file_replace(j->path, s->text, strlen(s->text), &why);
-		if (!j->written)
-			snprintf(j->why, sizeof(j->why), "%s", why ? why : "cannot write it");
-	}
+	output_write(&j->out[OUT_CONF], s->text);
+	output_write(&j->out[OUT_YAML], s->yaml);
 done:
-	free(on_disk);
 	free(nodes);
 	free(cables);
 	free(hosts);
@@ -239,30 +257,47 @@ static void job_done(void *arg)
 	struct slurm_area *a = j->a;
 	const struct slurm_snapshot *before = cache_snapshot(&a->group);
 	struct slurm_snapshot *s = j->made;
+	bool written = false, failed = false;
 
 	a->job = NULL;
 	cache_snapshot_release(a->links, j->fs);
+	for (int i = 0; !j->oom && i < OUTPUTS; i++) {
+		struct slurm_output *o = &j->out[i];
+
+		written |= o->written;
+		if (!o->changed || o->written)
+			continue;
+		failed = true;
+		if (!a->write_failed[i])
+			snmp_log(LOG_ERR, "slurm topology: cannot write %s: %s\n", o->path, o->why);
+		a->write_failed[i] = true;
+	}
 	if (j->oom) {
-		snmp_log(LOG_WARNING, "slurm topology: out of memory: %s stays as it was\n", j->path);
+		snmp_log(LOG_WARNING, "slurm topology: out of memory: the files stay as they were\n");
 		cache_refresh_done(&a->group, NULL, "out of memory");
-	} else if (j->changed && !j->written) {
-		if (!a->write_failed)
-			snmp_log(LOG_ERR, "slurm topology: cannot write %s: %s\n", j->path, j->why);
-		a->write_failed = true;
+	} else if (failed && !written) {
+		/* the tables show what a file holds */
 		snapshot_free(s);
 		cache_refresh_done(&a->group, NULL, "cannot write the file");
 	} else {
 		const struct slurm_tree *t = s->tree;
 
-		if (j->written || a->write_failed || !before)
-			snmp_log(LOG_NOTICE, "slurm topology: %s %s: %zu switches, %zu hosts "
-				 "(left out: %zu Slurm does not know, %zu whose names Slurm cannot "
-				 "read, %zu cabled to no switch), in %.2f s\n", j->path,
-				 j->written ? "written" : "already true", t->n_switches, t->hosts,
-				 s->hosts_unknown, t->hosts_bad_name, t->hosts_uncabled, j->seconds);
-		a->write_failed = false;
-		a->writes += j->written;
-		if (j->written && cfg.reload_command[0]) {
+		for (int i = 0; i < OUTPUTS; i++) {
+			struct slurm_output *o = &j->out[i];
+
+			if (!o->path[0] || (o->changed && !o->written))
+				continue;
+			if (o->written || a->write_failed[i] || !before)
+				snmp_log(LOG_NOTICE, "slurm topology: %s %s: %zu switches, %zu hosts "
+					 "(left out: %zu Slurm does not know, %zu whose names Slurm "
+					 "cannot read, %zu cabled to no switch), in %.2f s\n", o->path,
+					 o->written ? "written" : "already true", t->n_switches, t->hosts,
+					 s->hosts_unknown, t->hosts_bad_name, t->hosts_uncabled,
+					 j->seconds);
+			a->write_failed[i] = false;
+		}
+		a->writes += written;
+		if (written && cfg.reload_command[0]) {
 			char *argv[] = {"/bin/sh", "-c", cfg.reload_command, NULL};
 
 			child_spawn("slurmReloadCommand", argv, -1, -1, RELOAD_DEADLINE_S, NULL, NULL);
@@ -297,7 +332,8 @@ static void run(struct slurm_area *a)
 	j->a = a;
 	j->re = a->have_re ? &a->re : NULL;
 	j->known = a->known;
-	snprintf(j->path, sizeof(j->path), "%s", cfg.topology_file);
+	snprintf(j->out[OUT_CONF].path, sizeof(j->out[OUT_CONF].path), "%s", cfg.topology_file);
+	snprintf(j->out[OUT_YAML].path, sizeof(j->out[OUT_YAML].path), "%s", cfg.topology_yaml);
 	if (worker_start(&a->worker, work, job_done, j)) {
 		cache_snapshot_release(a->links, j->fs);
 		free(j);
@@ -393,8 +429,9 @@ static void *start(const struct area_env *env)
 	a->group.owner = a;
 	a->group.lifetime_s = config_cache_lifetime(&caches[0]);
 	if (!a->links)
-		snmp_log(LOG_WARNING, "slurm topology: no link table (fabricPorts): %s is not "
-			 "written\n", cfg.topology_file);
+		snmp_log(LOG_WARNING, "slurm topology: no link table (fabricPorts): %s%s%s is not "
+			 "written\n", cfg.topology_file, cfg.topology_file[0] && cfg.topology_yaml[0] ?
+			 ", " : "", cfg.topology_yaml);
 	else
 		cache_group_observe(a->links, &a->cabled, links_published, a);
 	return a;
@@ -459,12 +496,13 @@ const char *slurm_topology_path(void)
 	return cfg.topology_file;
 }
 
-char *slurm_topology_text(void *area)
+char *slurm_topology_text(void *area, bool yaml)
 {
 	struct slurm_area *a = area;
 	const struct slurm_snapshot *s = a ? cache_snapshot(&a->group) : NULL;
+	const char *text = s ? (yaml ? s->yaml : s->text) : NULL;
 
-	return s && s->text ? strdup(s->text) : NULL;
+	return text ? strdup(text) : NULL;
 }
 
 /* ---- configuration ---- */
@@ -536,7 +574,7 @@ static void parse_nodes(const char *token, char *line)
 
 /* The file's directory must be there and writable: a path that can never
  * be written is a mistake to name now, not at the first change. */
-static void parse_topology_file(const char *token, char *line)
+static void parse_output(const char *token, char *line, char *out, size_t size)
 {
 	char path[sizeof(cfg.topology_file)], dir[sizeof(path)], *slash;
 	const char *why = NULL;
@@ -555,7 +593,17 @@ static void parse_topology_file(const char *token, char *line)
 		config_report(token, line, "its directory is not there or not writable");
 		return;
 	}
-	snprintf(cfg.topology_file, sizeof(cfg.topology_file), "%s", path);
+	snprintf(out, size, "%s", path);
+}
+
+static void parse_topology_file(const char *token, char *line)
+{
+	parse_output(token, line, cfg.topology_file, sizeof(cfg.topology_file));
+}
+
+static void parse_topology_yaml(const char *token, char *line)
+{
+	parse_output(token, line, cfg.topology_yaml, sizeof(cfg.topology_yaml));
 }
 
 static void defaults(void)
@@ -566,6 +614,7 @@ static void defaults(void)
 
 static const struct config_token tokens[] = {
 	{"slurmTopologyFile", CONFIG_CUSTOM, .parse = parse_topology_file, .help = "PATH"},
+	{"slurmTopologyYaml", CONFIG_CUSTOM, .parse = parse_topology_yaml, .help = "PATH"},
 	{"slurmReloadCommand", CONFIG_CUSTOM, .parse = parse_reload_command, .help = "COMMAND"},
 	{"slurmNodeName", CONFIG_CUSTOM, .parse = parse_node_name, .help = "REGEX"},
 	{"slurmNodes", CONFIG_CUSTOM, .parse = parse_nodes, .help = "FILE"},
@@ -574,7 +623,7 @@ static const struct config_token tokens[] = {
 
 static bool wanted(void)
 {
-	return cfg.topology_file[0] != '\0';
+	return cfg.topology_file[0] != '\0' || cfg.topology_yaml[0] != '\0';
 }
 
 const struct area_def slurm_area_def = {

@@ -28,7 +28,8 @@ struct slurm_member_row {
  * whole on the worker's thread, read-only once published. */
 struct slurm_snapshot {
 	struct slurm_tree *tree;
-	char *text;
+	char *text;                       /* topology.conf */
+	char *yaml;                       /* topology.yaml */
 	size_t hosts_unknown;             /* hosts Slurm does not know (slurmNodes) */
 	struct slurm_switch_row *switch_rows;
 	struct slurm_member_row *member_rows; /* tree->n_members of them */
@@ -53,7 +54,7 @@ struct slurm_area {
 	regex_t re;
 	bool have_re;
 	struct slurm_hosts *known;
-	bool write_failed;                /* said once */
+	bool write_failed[2];             /* a file's failure said once: conf, yaml */
 	bool config_pending;              /* a SIGHUP while a job ran: taken at its end */
 	unsigned long writes;             /* ibsnmpdSlurmWrites */
 	struct slurm_mib mib;
