@@ -263,3 +263,167 @@ def test_a_rail_optimized_fabric_puts_each_server_under_one_switch(tmp_path):
         assert sl.topology_errors() == [], sl.topology_errors()
     finally:
         stop_testbed(bed)
+
+
+# ---- topology.yaml, read by a Slurm of 25.05 or later, on fabricsim's rail layout ----
+
+needs_slurm_next = pytest.mark.skipif(
+    not slurm_bed.installed(yaml=True),
+    reason="Debian unstable's Slurm is not unpacked (scripts/install-deps does it)")
+RAIL_SERVERS = 10   # radix 8: three leaves a rail, the last with two free ports
+RAIL_KNOWN = 12     # slurm.conf's srv-[1-12]: two servers come with a new unit
+
+
+def server_of(description):
+    m = re.match(r"(srv-\d+)", description)
+    return m.group(1) if m else None
+
+
+def cabled_units(bed):
+    """{frozenset of servers} of the servers cabled to the same set of
+    switches, as ibnetdiscover shows the cables (by the switches' GUIDs: the
+    simulated switches all describe themselves alike)."""
+    switches, ca = {}, None
+    for line in bed.run_on_node("ibnetdiscover", timeout=120).splitlines():
+        m = re.match(r'^Ca\s+\d+\s+"H-[0-9a-f]+"\s+# "([^"]+)"', line)
+        if m:
+            ca = server_of(m.group(1))
+            continue
+        if not line.strip():
+            ca = None
+            continue
+        m = re.match(r'^\[\d+\]\S*\s+"S-([0-9a-f]+)"\[', line)
+        if m and ca:
+            switches.setdefault(ca, set()).add(m.group(1))
+    units = {}
+    for server, its in switches.items():
+        units.setdefault(frozenset(its), set()).add(server)
+    return {frozenset(u) for u in units.values()}
+
+
+def slurm_units(sl):
+    """(the hosts of each level-0 switch of Slurm's tree, of each block of its
+    block topology), each a set of frozensets"""
+    tree = {frozenset(hosts) for level, hosts, _ in sl.topology().values() if level == 0}
+    blocks = {frozenset(hosts) for hosts in sl.blocks(SLURM_UNITS).values()}
+    return tree, blocks
+
+
+SLURM_UNITS = "infiniband-units"
+# what Slurm says of the two servers slurm.conf names before their unit is
+# cabled (no switch, no block reaches them)
+NOT_YET_CABLED = {
+    "warning: switches lack access to 2 nodes: srv-[11-12]",
+    "warning: Blocks lack access to 2 nodes: srv-[11-12]",
+    "warning: TOPOLOGY: no switch can reach all nodes through its descendants. If this is "
+    "not intentional, fix the topology.conf file."}
+
+
+def not_yet_cabled(complaints):
+    """Slurm's complaints but those of NOT_YET_CABLED"""
+    return [e for e in complaints if re.sub(r"^\S+ ", "", e) not in NOT_YET_CABLED]
+
+
+@pytest.fixture(scope="module")
+@needs_slurm_next
+def rail(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("slurm-next")
+    sl = slurm_bed.Slurm(str(directory), "srv-[1-%d]" % RAIL_KNOWN, yaml=True)
+    http = slurm_bed.free_tcp_port()
+    bed = start_testbed(big={"hosts": RAIL_SERVERS, "layout": "rail", "radix": 8,
+                             "names": "real"},
+                        extra_conf=["slurmTopologyYaml %s" % sl.topology_file,
+                                    "slurmReloadCommand %s" % sl.reload_command(),
+                                    "slurmNodeName ^(srv-[0-9]+)",
+                                    "slurmSettle 1",
+                                    "cacheLifetime fabricPorts 2",
+                                    "prometheusListen 127.0.0.1:%d" % http])
+    bed.http = http
+    try:
+        assert wait_for(lambda: os.path.exists(sl.topology_file), seconds=120), \
+            bed.log("ibsnmpd.log")[-3000:]
+        sl.start(bed)
+        yield bed, sl
+    finally:
+        stop_testbed(bed)
+
+
+@needs_slurm_next
+def test_slurm_next_reads_the_units_as_tree_and_blocks(rail):
+    """Each unit (the servers cabled to the same leaves, by ibnetdiscover) is
+    one leaf of Slurm's tree and one of its blocks; each switch above reaches
+    every server; Slurm's only complaint is of the two servers slurm.conf
+    names and the fabric has not yet; the listener serves the file."""
+    bed, sl = rail
+    print(sl.scontrol("show", "topology", SLURM_UNITS))
+    want = cabled_units(bed)
+    assert len(want) == 3 and sum(len(u) for u in want) == RAIL_SERVERS, want
+    assert slurm_units(sl) == (want, want), (slurm_units(sl), want)
+    servers = set().union(*want)
+    assert all(hosts == servers for level, hosts, _ in sl.topology().values() if level > 0)
+    assert not_yet_cabled(sl.topology_errors()) == [], sl.topology_errors()
+    out = subprocess.run(["curl", "-s", "-f", "http://127.0.0.1:%d/slurm/topology.yaml"
+                          % bed.http], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0 and out.stdout == open(sl.topology_file).read(), out.stderr
+
+
+@needs_slurm_next
+def test_slurm_next_a_link_down_leaves_the_yaml_as_it_was(rail):
+    bed, sl = rail
+    before = open(sl.topology_file).read()
+    mtime = os.stat(sl.topology_file).st_mtime_ns
+    runs = refreshes(bed)
+    bed.simfabric("sim", 'Unlink "srv-3-hca1"')
+    try:
+        # ibnetdiscover no longer reaches that adapter: srv-3 on 7 leaves
+        assert wait_for(lambda: frozenset({"srv-3"}) in cabled_units(bed), seconds=60)
+        assert wait_for(lambda: refreshes(bed) > runs, seconds=120), runs
+        assert open(sl.topology_file).read() == before
+        assert os.stat(sl.topology_file).st_mtime_ns == mtime
+    finally:
+        bed.simfabric("sim", 'ReLink "srv-3-hca1"')
+    assert wait_for(lambda: cabled_units(bed) == slurm_units(sl)[0], seconds=60), \
+        (cabled_units(bed), slurm_units(sl))
+
+
+@needs_slurm_next
+def test_slurm_next_a_cable_moved_makes_a_unit_of_its_own(rail):
+    """srv-5's rail-1 cable moved to the third leaf of rail 1: its set of
+    leaves is its own now, so it is a leaf and a block of its own."""
+    bed, sl = rail
+    offset = sl.log_size()
+    bed.simfabric("sim", 'Link "leaf-r1.1-3"[3] "srv-5-hca1"[1]')
+    assert wait_for(lambda: frozenset({"srv-5"}) in cabled_units(bed), seconds=60)
+    want = cabled_units(bed)
+    assert wait_for(lambda: slurm_units(sl) == (want, want), seconds=120), \
+        (slurm_units(sl), want, open(sl.topology_file).read())
+    assert sl.reconfigured(offset) >= 1
+    assert not_yet_cabled(sl.last_reading_errors(offset)) == [], sl.log_text(offset)
+
+
+@needs_slurm_next
+def test_slurm_next_a_new_unit_comes_in_with_its_servers(rail):
+    """A unit added as a fabric grows: a leaf on each of the 8 rails, cabled
+    to its rail's spines, and two servers (srv-11, srv-12) with an adapter
+    on each of those leaves. Slurm then places them as one leaf and one
+    block, and has nothing to say."""
+    bed, sl = rail
+    offset = sl.log_size()
+    for rail_no in range(1, 9):
+        leaf = "leaf-r%d.1-new" % rail_no
+        bed.simfabric("sim", 'Add switch "%s" 8' % leaf)
+        for server in (11, 12):
+            hca = "srv-%d-hca%d" % (server, rail_no)
+            bed.simfabric("sim", 'Add ca "%s" 1' % hca)
+            bed.simfabric("sim", 'Link "%s"[%d] "%s"[1]' % (leaf, server - 10, hca))
+        for k in range(1, 5):   # each spine's fourth leaf port is free
+            bed.simfabric("sim", 'Link "%s"[%d] "spine-r%d.1-%d"[4]' % (leaf, 4 + k, rail_no, k))
+    assert wait_for(lambda: frozenset({"srv-11", "srv-12"}) in cabled_units(bed), seconds=120)
+    want = cabled_units(bed)
+    assert wait_for(lambda: slurm_units(sl) == (want, want), seconds=120), \
+        (slurm_units(sl), want, open(sl.topology_file).read())
+    servers = set().union(*want)
+    assert len(servers) == RAIL_KNOWN
+    assert all(hosts == servers for level, hosts, _ in sl.topology().values() if level > 0)
+    assert sl.reconfigured(offset) >= 1
+    assert sl.last_reading_errors(offset) == [], sl.log_text(offset)

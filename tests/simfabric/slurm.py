@@ -3,7 +3,12 @@ bed services (stopped by their PIDs with the bed), with a slurm.conf that
 names the fabric's hosts at 127.0.0.1 and TopologyPlugin=topology/tree, so
 that the topology.conf ibsnmpd writes beside it is read by Slurm itself.
 `scontrol show topology` is what Slurm made of the file; `scontrol show
-hostnames` expands Slurm's hostlists (Slurm's code, not ours)."""
+hostnames` expands Slurm's hostlists (Slurm's code, not ours).
+
+yaml=True: the Slurm that reads topology.yaml (Debian unstable's, 25.05 or
+later, unpacked by scripts/install-deps and run in its own root by
+tests/tools/slurm-next-run) with the system's munged; the file beside
+slurm.conf is then topology.yaml, which Slurm reads before topology.conf."""
 import os
 import re
 import shutil
@@ -13,9 +18,20 @@ import time
 
 MUNGED = "/usr/sbin/munged"
 SLURMCTLD = "/usr/sbin/slurmctld"
+NEXT_ROOT = os.environ.get("SLURM_NEXT_ROOT", "/var/cache/ibsnmpd-test/slurm-next/root")
+NEXT_RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools",
+                        "slurm-next-run")
+# what slurmctld says of a topology it cannot take: 22.05's "error: WARNING:
+# ...", later ones' "warning: ...", an unknown host's lookup failure, a file
+# it cannot read ("fatal:" when it is topology.yaml)
+COMPLAINT = re.compile(r"(error|warning|fatal):.*(switch|topology|Invalid hostnames|leaf|block|"
+                       r"lookup failure|yaml)", re.I)
 
 
-def installed():
+def installed(yaml=False):
+    if yaml:
+        return os.access(NEXT_ROOT + "/usr/sbin/slurmctld-wlm", os.X_OK) and \
+            os.access(NEXT_ROOT + "/usr/bin/scontrol", os.X_OK) and os.access(MUNGED, os.X_OK)
     return all(os.access(p, os.X_OK) for p in (MUNGED, SLURMCTLD)) and \
         shutil.which("scontrol") is not None
 
@@ -32,13 +48,14 @@ class Slurm:
     (made before the bed: ibsnmpd's configuration names it); started as
     services of a bed."""
 
-    def __init__(self, directory, hosts):
+    def __init__(self, directory, hosts, yaml=False):
         self.bed = None
+        self.yaml = yaml
         self.dir = os.path.join(directory, "slurm")
         os.makedirs(os.path.join(self.dir, "state"), exist_ok=True)
         os.makedirs(os.path.join(self.dir, "spool"), exist_ok=True)
         self.conf = os.path.join(self.dir, "slurm.conf")
-        self.topology_file = os.path.join(self.dir, "topology.conf")
+        self.topology_file = os.path.join(self.dir, "topology.yaml" if yaml else "topology.conf")
         self.socket = os.path.join(self.dir, "munge.socket")
         self.log = os.path.join(self.dir, "slurmctld.log")
         key = os.path.join(self.dir, "munge.key")
@@ -63,18 +80,28 @@ class Slurm:
                     "ProctrackType=proctrack/linuxproc\n"
                     "TaskPlugin=task/none\n"
                     "SchedulerType=sched/builtin\n"
-                    "SelectType=select/linear\n"
-                    "TopologyPlugin=topology/tree\n"
+                    # topology/tree needs select/cons_tres from 24.05 on;
+                    # topology.yaml names each topology's plugin
+                    "%s"
                     "ReturnToService=2\n"
                     "NodeName=%s NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN\n"
                     "PartitionName=all Nodes=ALL Default=YES\n"
                     % (host, free_tcp_port(), free_tcp_port(), self.socket, self.dir,
-                       self.dir, self.dir, self.log, hosts))
+                       self.dir, self.dir, self.log,
+                       "SelectType=select/cons_tres\n" if yaml else
+                       "SelectType=select/linear\nTopologyPlugin=topology/tree\n", hosts))
         self.env = dict(os.environ, SLURM_CONF=self.conf)
+
+    def _program(self, name):
+        """The command line that runs Slurm's program name."""
+        if self.yaml:
+            return [NEXT_RUN, {"slurmctld": "/usr/sbin/slurmctld-wlm",
+                               "scontrol": "/usr/bin/scontrol"}[name]]
+        return [{"slurmctld": SLURMCTLD, "scontrol": "scontrol"}[name]]
 
     def reload_command(self):
         """What ibsnmpd runs after it wrote the file (slurmReloadCommand)."""
-        return "SLURM_CONF=%s scontrol reconfigure" % self.conf
+        return "SLURM_CONF=%s %s reconfigure" % (self.conf, " ".join(self._program("scontrol")))
 
     def start(self, bed):
         """munged, then slurmctld once munged answers; slurmctld once it
@@ -88,8 +115,8 @@ class Slurm:
             "--seed-file=" + os.path.join(self.dir, "munged.seed")])
         self.bed.start_service("munged")
         self._wait(lambda: os.path.exists(self.socket), "munged's socket")
-        self.bed.write_cmd("slurmctld", ["env", "SLURM_CONF=" + self.conf, SLURMCTLD, "-D",
-                                         "-i"])
+        self.bed.write_cmd("slurmctld", ["env", "SLURM_CONF=" + self.conf] +
+                           self._program("slurmctld") + ["-D", "-i"])
         self.bed.start_service("slurmctld")
         self._wait(lambda: "is UP" in self.scontrol("ping", check=False), "slurmctld's answer")
 
@@ -103,7 +130,8 @@ class Slurm:
             what, seconds, self.log_text()[-2000:]))
 
     def scontrol(self, *args, check=True):
-        out = subprocess.run(["scontrol"] + list(args), env=self.env, capture_output=True,
+        out = subprocess.run(self._program("scontrol") + list(args), env=self.env,
+                             capture_output=True,
                              text=True, timeout=60)
         if check and out.returncode:
             raise AssertionError("scontrol %s: %s %s" % (" ".join(args), out.stdout,
@@ -129,6 +157,16 @@ class Slurm:
                 set(self.hostnames(fields.get("Switches", ""))))
         return tree
 
+    def blocks(self, topology):
+        """{block: {hosts}} of a block topology as slurmctld holds it
+        (`scontrol show topology NAME`), the base blocks only."""
+        blocks = {}
+        for line in self.scontrol("show", "topology", topology).splitlines():
+            fields = dict(re.findall(r"(\w+)=(\S*)", line))
+            if "BlockName" in fields:
+                blocks[fields["BlockName"]] = set(self.hostnames(fields.get("Nodes", "")))
+        return blocks
+
     def leaf_of(self):
         """{host: its level-0 switch} as slurmctld holds the tree."""
         return {h: name for name, (level, hosts, _) in self.topology().items() if level == 0
@@ -152,18 +190,28 @@ class Slurm:
         """slurmctld's complaints about the file (topology.conf(5)) since
         offset: unknown hosts, a host under two leaves, hosts no switch
         reaches."""
-        return [l for l in self.log_text(offset).splitlines()
-                if re.search(r"error:.*(switch|topology|Invalid hostnames|leaf)", l, re.I)]
+        return [l for l in self.log_text(offset).splitlines() if COMPLAINT.search(l)]
+
+    def _readings(self, offset):
+        """The texts slurmctld logged while it read its files anew, since
+        offset, one a finished reconfiguration: 22.05 logs them before
+        "_slurm_rpc_reconfigure_controller: completed"; later ones start
+        again in place ("Attempting to reconfigure" ... "Running as primary
+        controller")."""
+        text = self.log_text(offset)
+        if not self.yaml:
+            return text.split("_slurm_rpc_reconfigure_controller: completed")[:-1]
+        done = "Running as primary controller"
+        return [r.split(done)[0] for r in text.split("Attempting to reconfigure")[1:]
+                if done in r]
 
     def last_reading_errors(self, offset=0):
         """The complaints of slurmctld's last reading of its files since
-        offset (it logs them before "reconfigure_controller: completed")."""
-        marker = "_slurm_rpc_reconfigure_controller: completed"
-        readings = self.log_text(offset).split(marker)
-        last = readings[-2] if len(readings) > 1 else ""
-        return [l for l in last.splitlines()
-                if re.search(r"error:.*(switch|topology|Invalid hostnames|leaf)", l, re.I)]
+        offset."""
+        readings = self._readings(offset)
+        last = readings[-1] if readings else ""
+        return [l for l in last.splitlines() if COMPLAINT.search(l)]
 
     def reconfigured(self, offset=0):
         """How many reconfigurations slurmctld finished since offset."""
-        return self.log_text(offset).count("_slurm_rpc_reconfigure_controller: completed")
+        return len(self._readings(offset))
