@@ -40,7 +40,7 @@ def test_every_fault_ends_and_loses_no_trap_after_it(group):
     for r in results:
         name = r["fault"]
         assert r["recovery_s"] is not None, name
-        assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, r
+        assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, "%r" % (r,)
         if name not in MASTER_FAULTS:
             assert r["gets_answered"] == r["gets_sent"], r
         if name == "snmpd-outage":  # kept while snmpd was away, sent when it was back

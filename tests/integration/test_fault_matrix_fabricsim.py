@@ -20,7 +20,7 @@ def test_a_protected_fabric_without_the_key():
     (r,) = results
     assert r["recovery_s"] is not None, r
     assert r["gets_answered"] == r["gets_sent"], r
-    assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, r
+    assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, "%r" % (r,)
     assert r["traps_lost_during"] == 0, r  # traps are GMPs: no key needed
     assert r["mkey_violations_max_node"] <= 5, r
     assert r["mkey_violations_counted"] == r["mkey_violations"], r  # its own account
@@ -47,7 +47,7 @@ def test_a_rail_dead_and_a_storm_of_links():
         assert r["reported_s"] is not None, r  # ibsnmpd served the fault
         assert r["recovery_s"] is not None, r
         assert r["gets_answered"] == r["gets_sent"], r
-        assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, r
+        assert r["traps_sent_after"] > 0 and r["traps_lost_after"] == 0, "%r" % (r,)
         # (the periodic "subnet discovered" lines grow with the recovery's
         # time, which a loaded machine stretches: left out of the count)
         assert len(r["log_kinds"]) <= 8, r

@@ -71,6 +71,7 @@ GUID_BASE = 0x6000000000000000
 GUID_RE = re.compile(r"117\.3\.1\.1\.6\.0 = Hex-STRING: ([0-9A-F ]+)")
 ME, FAR_LEAF, TRAP_NODE = "h1-1", "leaf4", "h4-3"
 BEFORE_S, AFTER_S, LATE_S = 3, 5, 3  # as usual before; watched after the recovery; late traps
+LOST_LOOK_S = 15  # traps lost after a recovery: looked for this much longer, to say which
 REPORT_LIMIT_S = 60  # for ibsnmpd to serve a fault that says it must
 
 
@@ -360,11 +361,17 @@ def run_fault(bed, poller, traps, name, hold, apply, remove, check, reported=Non
     t_after = time.monotonic()
     time.sleep(LATE_S)  # late ones
     traps.collect()
+    after = [k for k, t in traps.sent.items() if recovered and recovered < t <= t_after]
+    lost_after = [k for k in after if k not in traps.arrived]
+    if lost_after:
+        # lost, or later than LATE_S: which, and how late (they count as
+        # lost either way; this only says what the failure was)
+        time.sleep(LOST_LOOK_S)
+        traps.collect()
     window = [g for g in poller.gets if t_apply <= g[0] <= t_end]
     walks = [w for w in poller.walks if t_apply <= w[0] <= t_end]
     before = [g[1] for g in poller.gets if before_t <= g[0] < t_apply]
     during = [k for k, t in traps.sent.items() if t_apply <= t < t_remove]
-    after = [k for k, t in traps.sent.items() if recovered and recovered < t <= t_after]
     since_ready = [k for k, t in traps.sent.items() if t_ready and t_ready <= t <= t_after]
     lines = bed.log_since(log_off)
     r = {
@@ -380,7 +387,13 @@ def run_fault(bed, poller, traps, name, hold, apply, remove, check, reported=Non
         "traps_sent_during": len(during),
         "traps_lost_during": sum(1 for k in during if k not in traps.arrived),
         "traps_sent_after": len(after),
-        "traps_lost_after": sum(1 for k in after if k not in traps.arrived),
+        "traps_lost_after": len(lost_after),
+        # each lost one: sent how long after the recovery, and arrived how
+        # long after it was sent (None: not within LOST_LOOK_S more)
+        "traps_lost_after_timing": [
+            (round(traps.sent[k] - recovered, 1),
+             round(traps.arrived[k] - traps.sent[k], 1) if k in traps.arrived else None)
+            for k in lost_after],
         "log_lines": len(lines), "log_kinds": kinds(lines),
     }
     if reported:  # from the fault to ibsnmpd serving it
