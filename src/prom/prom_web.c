@@ -1,18 +1,20 @@
 /* prometheusWebConfig: the exporter-toolkit's web configuration file
  * (prom_internal.h). Pure: unit-tested and fuzzed.
  *
- * The file is YAML. No YAML library is in Debian's list of what ibsnmpd
- * builds with (libyaml would parse it, but only into events this code would
- * still have to walk), so this reads by hand the subset the format needs:
- * block mappings, block and flow lists of scalars, plain and quoted
- * scalars, literal block scalars (an inline PEM), comments. Anything else
- * (anchors, tags, flow mappings, several documents) is refused with its
- * line, as the exporter-toolkit refuses keys it does not know. */
+ * The file is YAML, read by libyaml's parser into a small tree of maps,
+ * lists and scalars; the subset the format needs is kept: block and flow
+ * mappings of keys (a flow mapping only empty, "{}"), lists of scalars,
+ * plain and quoted scalars, literal block scalars (an inline PEM),
+ * comments. Anything else (anchors, aliases, tags, folded scalars, several
+ * documents) is refused with its line, as the exporter-toolkit refuses keys
+ * it does not know. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <yaml.h>
 
 #include "prom_internal.h"
 
@@ -29,16 +31,8 @@ struct ynode {
 	struct ynode *next;
 };
 
-struct yline {
-	unsigned number;      /* 1-based */
-	unsigned indent;
-	const char *text;     /* after the indent, to the end of the line */
-	size_t len;
-};
-
 struct yparser {
-	struct yline *lines;
-	size_t n, at;
+	yaml_parser_t yaml;
 	char *why;
 	size_t why_len;
 	unsigned depth;
@@ -86,473 +80,232 @@ static struct ynode *ynode_new(enum ykind kind, unsigned line)
 	return n;
 }
 
-/* The lines that say something: blank and comment lines dropped, the
- * indentation measured (a tab in it is an error in YAML). */
-static int split_lines(struct yparser *p, const char *text, size_t len)
+static unsigned line_of(const yaml_event_t *e)
 {
-	size_t cap = 0;
-	unsigned number = 0;
-
-	for (size_t at = 0; at < len;) {
-		const char *line = text + at, *end = memchr(line, '\n', len - at);
-		size_t n = end ? (size_t)(end - line) : len - at;
-		unsigned indent = 0;
-
-		at += n + (end ? 1 : 0);
-		number++;
-		if (n && line[n - 1] == '\r')
-			n--;
-		if (memchr(line, '\0', n))
-			return fail(p, number, "a NUL character");
-		while (indent < n && line[indent] == ' ')
-			indent++;
-		if (indent < n && line[indent] == '\t')
-			return fail(p, number, "a tab in the indentation (YAML indents with spaces)");
-		if (p->n == cap) {
-			struct yline *more;
-
-			cap = cap ? cap * 2 : 32;
-			more = realloc(p->lines, cap * sizeof(*more));
-			if (!more)
-				return fail(p, number, "out of memory");
-			p->lines = more;
-		}
-		p->lines[p->n++] = (struct yline){number, indent, line + indent, n - indent};
-	}
-	return 0;
+	return (unsigned)e->start_mark.line + 1;
 }
 
-static bool line_is_blank(const struct yline *l)
+/* The next event, or the parser's complaint with its line. */
+static int next_event(struct yparser *p, yaml_event_t *e)
 {
-	size_t i = 0;
+	const yaml_parser_t *y = &p->yaml;
 
-	while (i < l->len && l->text[i] == ' ')
-		i++;
-	return i == l->len || l->text[i] == '#';
+	if (yaml_parser_parse(&p->yaml, e))
+		return 0;
+	if (y->error == YAML_MEMORY_ERROR)
+		return fail(p, 0, "out of memory");
+	if (y->context && y->context_mark.line != y->problem_mark.line)
+		return fail(p, (unsigned)y->context_mark.line + 1, "%s, %s at line %u", y->context,
+			    y->problem ? y->problem : "not YAML", (unsigned)y->problem_mark.line + 1);
+	if (y->context)
+		return fail(p, (unsigned)y->context_mark.line + 1, "%s, %s", y->context,
+			    y->problem ? y->problem : "not YAML");
+	return fail(p, (unsigned)y->problem_mark.line + 1, "%s",
+		    y->problem ? y->problem : "not YAML");
 }
 
-/* The next line that says something, or NULL */
-static struct yline *peek(struct yparser *p)
+static int refused(struct yparser *p, unsigned line, char what)
 {
-	while (p->at < p->n && line_is_blank(&p->lines[p->at]))
-		p->at++;
-	return p->at < p->n ? &p->lines[p->at] : NULL;
+	return fail(p, line, "'%c' starts a YAML construct this file does not use (anchors, "
+		    "aliases, tags, flow mappings, folded blocks)", what);
 }
 
-static char *copy(const char *s, size_t n)
+/* A scalar's text; NULL for YAML's null ("", "~", "null" unquoted). */
+static int scalar_text(struct yparser *p, const yaml_event_t *e, char **out)
 {
-	char *c = malloc(n + 1);
-
-	if (c) {
-		memcpy(c, s, n);
-		c[n] = '\0';
-	}
-	return c;
-}
-
-/* After a scalar: only blanks and a comment may follow */
-static bool rest_is_empty(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && s[i] == ' ')
-		i++;
-	return i == n || s[i] == '#';
-}
-
-/* A scalar at s[0..n): quoted or plain. *used: octets it took (to the
- * closing quote); *out malloc'd, NULL for null (~, null, nothing). */
-static int scalar(struct yparser *p, unsigned line, const char *s, size_t n, char **out,
-		  size_t *used, const char *stops)
-{
-	size_t i, o = 0;
-	char *v;
+	const char *v = (const char *)e->data.scalar.value;
+	size_t n = e->data.scalar.length;
 
 	*out = NULL;
-	if (n && s[0] == '\'') {
-		if (!(v = malloc(n)))
-			return fail(p, line, "out of memory");
-		for (i = 1; i < n; i++) {
-			if (s[i] == '\'') {
-				if (i + 1 < n && s[i + 1] == '\'') {
-					v[o++] = '\'';
-					i++;
-					continue;
-				}
-				break;
-			}
-			v[o++] = s[i];
-		}
-		if (i >= n) {
-			free(v);
-			return fail(p, line, "a quoted string that does not end on its line");
-		}
-		v[o] = '\0';
-		*out = v;
-		*used = i + 1;
+	if (e->data.scalar.anchor)
+		return refused(p, line_of(e), '&');
+	if (e->data.scalar.tag)
+		return refused(p, line_of(e), '!');
+	if (e->data.scalar.style == YAML_FOLDED_SCALAR_STYLE)
+		return refused(p, line_of(e), '>');
+	if (memchr(v, '\0', n))
+		return fail(p, line_of(e), "a value with a NUL in it");
+	if (e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (!n || (n == 1 && v[0] == '~') || (n == 4 && !memcmp(v, "null", 4))))
 		return 0;
-	}
-	if (n && s[0] == '"') {
-		if (!(v = malloc(n)))
-			return fail(p, line, "out of memory");
-		for (i = 1; i < n && s[i] != '"'; i++) {
-			if (s[i] != '\\') {
-				v[o++] = s[i];
-				continue;
-			}
-			if (++i == n)
-				break;
-			switch (s[i]) {
-			case '\\': v[o++] = '\\'; break;
-			case '"': v[o++] = '"'; break;
-			case '/': v[o++] = '/'; break;
-			case 'n': v[o++] = '\n'; break;
-			case 't': v[o++] = '\t'; break;
-			default:
-				free(v);
-				return fail(p, line, "the escape \\%c is not supported here", s[i]);
-			}
-		}
-		if (i >= n) {
-			free(v);
-			return fail(p, line, "a quoted string that does not end on its line");
-		}
-		v[o] = '\0';
-		*out = v;
-		*used = i + 1;
-		return 0;
-	}
-	if (n && strchr("&*!|>%@`{", s[0]))
-		return fail(p, line, "'%c' starts a YAML construct this file does not use "
-			    "(anchors, aliases, tags, flow mappings)", s[0]);
-	/* plain: to a comment (" #"), or to a stop character (a flow list) */
-	for (i = 0; i < n; i++) {
-		if (s[i] == '#' && i && s[i - 1] == ' ')
-			break;
-		if (stops && strchr(stops, s[i]))
-			break;
-	}
-	*used = i;
-	while (i && s[i - 1] == ' ')
-		i--;
-	if (!i || (i == 1 && s[0] == '~') || (i == 4 && !memcmp(s, "null", 4)))
-		return 0;
-	if (!(*out = copy(s, i)))
-		return fail(p, line, "out of memory");
+	if (!(*out = strndup(v, n)))
+		return fail(p, 0, "out of memory");
 	return 0;
 }
 
-/* "[a, b, 'c']" on one line */
-static int flow_list(struct yparser *p, unsigned line, const char *s, size_t n,
-		     struct ynode *list)
+static int value_from(struct yparser *p, yaml_event_t *e, struct ynode *n);
+
+/* A list's items, scalars, to its end. */
+static int list_items(struct yparser *p, struct ynode *list)
 {
 	struct ynode **tail = &list->child;
-	size_t i = 1;
 
 	for (;;) {
+		yaml_event_t e;
 		struct ynode *item;
-		size_t used;
-		char *v;
+		int rc;
 
-		while (i < n && s[i] == ' ')
-			i++;
-		if (i < n && s[i] == ']' && list->child == NULL)
-			break;
-		if (scalar(p, line, s + i, n - i, &v, &used, ",]"))
+		if (next_event(p, &e))
 			return -1;
-		if (!v)
-			return fail(p, line, "an empty entry in a list");
-		if (!(item = ynode_new(Y_SCALAR, line))) {
-			free(v);
-			return fail(p, line, "out of memory");
-		}
-		item->value = v;
-		*tail = item;
-		tail = &item->next;
-		i += used;
-		while (i < n && s[i] == ' ')
-			i++;
-		if (i < n && s[i] == ',') {
-			i++;
-			continue;
-		}
-		if (i < n && s[i] == ']')
-			break;
-		return fail(p, line, "a list '[...]' must end on its line with ']'");
-	}
-	if (!rest_is_empty(s + i + 1, n - i - 1))
-		return fail(p, line, "something after the list's ']'");
-	return 0;
-}
-
-/* "|" or "|-": the lines indented more than the key's, as they are */
-static int block_scalar(struct yparser *p, unsigned key_indent, bool keep_last_newline,
-			char **out)
-{
-	size_t len = 0, cap = 256;
-	unsigned indent = 0;
-	char *v = malloc(cap);
-
-	if (!v)
-		return fail(p, 0, "out of memory");
-	while (p->at < p->n) {
-		const struct yline *l = &p->lines[p->at];
-		bool blank = l->len == 0;
-
-		if (!blank && l->indent <= key_indent)
-			break;
-		if (!blank && !indent)
-			indent = l->indent;
-		if (!blank && l->indent < indent) {
-			free(v);
-			return fail(p, l->number, "a line of a '|' block indented less than its first");
-		}
-		{
-			size_t extra = blank ? 0 : l->indent - indent, n = blank ? 0 : l->len;
-
-			if (len + extra + n + 2 > cap) {
-				char *more;
-
-				while (len + extra + n + 2 > cap)
-					cap *= 2;
-				if (!(more = realloc(v, cap))) {
-					free(v);
-					return fail(p, l->number, "out of memory");
-				}
-				v = more;
-			}
-			memset(v + len, ' ', extra);
-			memcpy(v + len + extra, l->text, n);
-			len += extra + n;
-			v[len++] = '\n';
-		}
-		p->at++;
-	}
-	while (len && v[len - 1] == '\n')
-		len--;
-	if (keep_last_newline && len)
-		v[len++] = '\n';
-	v[len] = '\0';
-	*out = v;
-	return 0;
-}
-
-static int block(struct yparser *p, unsigned parent_indent, bool list_may_share_indent,
-		 struct ynode **out);
-
-/* A key's value: what follows "key:" on its line, or the block below */
-static int value_of(struct yparser *p, const struct yline *l, unsigned indent, const char *s,
-		    size_t n, struct ynode *entry)
-{
-	size_t i = 0, used;
-
-	while (i < n && s[i] == ' ')
-		i++;
-	if (i < n && s[i] == '|') {
-		size_t j = i + 1;
-		bool strip = j < n && s[j] == '-';
-
-		if (strip)
-			j++;
-		if (!rest_is_empty(s + j, n - j) && !(j == n))
-			return fail(p, l->number, "only '|' and '|-' blocks are supported");
-		entry->kind = Y_SCALAR;
-		return block_scalar(p, indent, !strip, &entry->value);
-	}
-	if (i < n && s[i] == '[') {
-		entry->kind = Y_LIST;
-		return flow_list(p, l->number, s + i, n - i, entry);
-	}
-	if (i + 1 < n && s[i] == '{' && s[i + 1] == '}' && rest_is_empty(s + i + 2, n - i - 2)) {
-		entry->kind = Y_MAP; /* an empty map */
-		return 0;
-	}
-	if (i < n && s[i] != '#') {
-		if (scalar(p, l->number, s + i, n - i, &entry->value, &used, NULL))
-			return -1;
-		if (!rest_is_empty(s + i + used, n - i - used))
-			return fail(p, l->number, "something after the value");
-		entry->kind = entry->value ? Y_SCALAR : Y_NULL;
-		return 0;
-	}
-	/* nothing on the line: a block below (a list may sit at the key's indent) */
-	{
-		struct ynode *below = NULL;
-
-		if (block(p, indent, true, &below)) {
-			ynode_free(below);
-			return -1;
-		}
-		if (!below) {
-			entry->kind = Y_NULL;
+		if (e.type == YAML_SEQUENCE_END_EVENT) {
+			yaml_event_delete(&e);
 			return 0;
 		}
-		entry->kind = below->kind;
-		entry->child = below->child;
-		below->child = NULL;
-		ynode_free(below);
-		return 0;
-	}
-}
-
-static int block_list(struct yparser *p, unsigned indent, struct ynode *list)
-{
-	struct ynode **tail = &list->child;
-	struct yline *l;
-
-	while ((l = peek(p)) && l->indent == indent) {
-		struct ynode *item;
-		size_t used;
-		char *v;
-
-		if (l->text[0] != '-' || (l->len > 1 && l->text[1] != ' '))
-			break; /* the next key of a map whose list shared its indent */
-		p->at++;
-		if (scalar(p, l->number, l->text + 1 + (l->len > 1), l->len - 1 - (l->len > 1),
-			   &v, &used, NULL))
-			return -1;
-		if (!v)
-			return fail(p, l->number, "an empty list item (lists here hold strings)");
-		if (!rest_is_empty(l->text + 2 + used, l->len - 2 - used) ||
-		    (l->text[2] != '"' && l->text[2] != '\'' && strstr(v, ": "))) {
-			free(v);
-			return fail(p, l->number, "a list item here is one string");
+		if (!(item = ynode_new(Y_NULL, line_of(&e)))) {
+			yaml_event_delete(&e);
+			return fail(p, 0, "out of memory");
 		}
-		if (!(item = ynode_new(Y_SCALAR, l->number))) {
-			free(v);
-			return fail(p, l->number, "out of memory");
-		}
-		item->value = v;
 		*tail = item;
 		tail = &item->next;
-	}
-	return 0;
-}
-
-/* "key: ...": the key's text and where the value starts */
-static int split_key(struct yparser *p, const struct yline *l, char **key, size_t *value_at)
-{
-	size_t used, i;
-
-	if (l->text[0] == '"' || l->text[0] == '\'') {
-		if (scalar(p, l->number, l->text, l->len, key, &used, NULL))
+		rc = value_from(p, &e, item);
+		yaml_event_delete(&e);
+		if (rc)
 			return -1;
-		i = used;
-		if (i >= l->len || l->text[i] != ':') {
-			free(*key);
-			return fail(p, l->number, "expected ':' after the quoted key");
-		}
-	} else {
-		for (i = 0; i < l->len; i++)
-			if (l->text[i] == ':' && (i + 1 == l->len || l->text[i + 1] == ' '))
-				break;
-		if (i == l->len || !i)
-			return fail(p, l->number, "expected 'key: value'");
-		if (strchr("&*!|>%@`{[#?-", l->text[0]))
-			return fail(p, l->number, "a key may not start with '%c'", l->text[0]);
-		if (!(*key = copy(l->text, i)))
-			return fail(p, l->number, "out of memory");
-		while (i && (*key)[i - 1] == ' ')
-			(*key)[--i] = '\0';
-		i = strlen(*key);
-		for (; i < l->len && l->text[i] != ':'; i++)
-			;
+		if (item->kind != Y_SCALAR)
+			return fail(p, item->line, "a list here holds values, not lists, maps or "
+				    "empty items");
 	}
-	if (!*key || !**key) {
-		free(*key);
-		return fail(p, l->number, "an empty key");
-	}
-	*value_at = i + 1;
-	return 0;
 }
 
-static int block_map(struct yparser *p, unsigned indent, struct ynode *map)
+/* A map's entries, keys and values, to its end; an entry's line is its
+ * key's. */
+static int map_entries(struct yparser *p, struct ynode *map)
 {
 	struct ynode **tail = &map->child;
-	struct yline *l;
 
-	while ((l = peek(p)) && l->indent == indent) {
+	for (;;) {
+		yaml_event_t e;
 		struct ynode *entry;
-		size_t at = 0;
 		char *key = NULL;
+		int rc;
 
-		if (l->len >= 3 && (!memcmp(l->text, "---", 3) || !memcmp(l->text, "...", 3)))
-			return fail(p, l->number, "one YAML document only");
-		if (l->text[0] == '-' && (l->len == 1 || l->text[1] == ' '))
-			return fail(p, l->number, "a list item where a key was expected");
-		if (split_key(p, l, &key, &at))
+		if (next_event(p, &e))
 			return -1;
-		for (struct ynode *e = map->child; e; e = e->next)
-			if (!strcmp(e->key, key)) {
-				fail(p, l->number, "'%s' is given twice (first on line %u)", key,
-				     e->line);
-				free(key);
-				return -1;
-			}
-		if (!(entry = ynode_new(Y_NULL, l->number))) {
-			free(key);
-			return fail(p, l->number, "out of memory");
+		if (e.type == YAML_MAPPING_END_EVENT) {
+			yaml_event_delete(&e);
+			return 0;
 		}
+		if (e.type != YAML_SCALAR_EVENT) {
+			rc = fail(p, line_of(&e), "a key is a name, not a list or a map");
+			yaml_event_delete(&e);
+			return rc;
+		}
+		rc = scalar_text(p, &e, &key);
+		if (!rc && !key)
+			rc = fail(p, line_of(&e), "a key without a name");
+		for (const struct ynode *k = map->child; !rc && k; k = k->next)
+			if (!strcmp(k->key, key))
+				rc = fail(p, line_of(&e), "'%s' is given twice (first on line %u)", key,
+					  k->line);
+		if (rc || !(entry = ynode_new(Y_NULL, line_of(&e)))) {
+			free(key);
+			yaml_event_delete(&e);
+			return rc ? rc : fail(p, 0, "out of memory");
+		}
+		yaml_event_delete(&e);
 		entry->key = key;
 		*tail = entry;
 		tail = &entry->next;
-		p->at++;
-		if (value_of(p, l, indent, l->text + at, l->len - at, entry))
+		if (next_event(p, &e))
+			return -1;
+		rc = value_from(p, &e, entry);
+		yaml_event_delete(&e);
+		if (rc)
 			return -1;
 	}
-	return 0;
 }
 
-/* The block whose lines are indented more than parent_indent (or, for a
- * list under a key, as much): a map or a list; NULL if there is none. */
-static int block(struct yparser *p, unsigned parent_indent, bool list_may_share_indent,
-		 struct ynode **out)
+/* The value whose first event is e, into n: its kind, its text, its
+ * entries. */
+static int value_from(struct yparser *p, yaml_event_t *e, struct ynode *n)
 {
-	struct yline *l = peek(p);
-	bool is_list;
 	int rc;
 
-	*out = NULL;
-	if (!l)
+	switch (e->type) {
+	case YAML_SCALAR_EVENT:
+		if (scalar_text(p, e, &n->value))
+			return -1;
+		n->kind = n->value ? Y_SCALAR : Y_NULL;
 		return 0;
-	is_list = l->text[0] == '-' && (l->len == 1 || l->text[1] == ' ');
-	if (l->indent < parent_indent || (l->indent == parent_indent &&
-					  (!is_list || !list_may_share_indent)))
-		return 0;
+	case YAML_ALIAS_EVENT: return refused(p, line_of(e), '*');
+	case YAML_SEQUENCE_START_EVENT:
+		if (e->data.sequence_start.anchor)
+			return refused(p, line_of(e), '&');
+		if (e->data.sequence_start.tag)
+			return refused(p, line_of(e), '!');
+		n->kind = Y_LIST;
+		break;
+	case YAML_MAPPING_START_EVENT:
+		if (e->data.mapping_start.anchor)
+			return refused(p, line_of(e), '&');
+		if (e->data.mapping_start.tag)
+			return refused(p, line_of(e), '!');
+		n->kind = Y_MAP;
+		break;
+	default: return fail(p, line_of(e), "not a value");
+	}
 	if (++p->depth > YAML_DEPTH_MAX)
-		return fail(p, l->number, "nested too deep");
-	if (!(*out = ynode_new(is_list ? Y_LIST : Y_MAP, l->number)))
-		return fail(p, l->number, "out of memory");
-	rc = is_list ? block_list(p, l->indent, *out) : block_map(p, l->indent, *out);
+		return fail(p, line_of(e), "nested more than %u deep", YAML_DEPTH_MAX);
+	rc = n->kind == Y_LIST ? list_items(p, n) : map_entries(p, n);
 	p->depth--;
+	/* a flow mapping only as "{}": an empty map */
+	if (!rc && n->kind == Y_MAP && n->child &&
+	    e->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE)
+		return refused(p, line_of(e), '{');
 	return rc;
 }
 
-/* The whole text as one map (an empty file: an empty map) */
+/* The file: one document, a map of keys from the first column (or
+ * nothing). */
+static int yaml_tree(struct yparser *p, struct ynode *root)
+{
+	yaml_event_t e;
+	int rc = 0;
+
+	if (next_event(p, &e)) /* the stream's start */
+		return -1;
+	yaml_event_delete(&e);
+	if (next_event(p, &e))
+		return -1;
+	if (e.type == YAML_STREAM_END_EVENT) {
+		yaml_event_delete(&e);
+		return 0; /* nothing: every default */
+	}
+	yaml_event_delete(&e); /* the document's start */
+	if (next_event(p, &e))
+		return -1;
+	if (e.type == YAML_SEQUENCE_START_EVENT)
+		rc = fail(p, line_of(&e), "the file is a map of keys, not a list");
+	else if (e.type == YAML_MAPPING_START_EVENT && e.start_mark.column)
+		rc = fail(p, line_of(&e), "the file's keys must start in the first column");
+	else if (e.type == YAML_MAPPING_START_EVENT)
+		rc = value_from(p, &e, root);
+	else if (e.type != YAML_SCALAR_EVENT || e.data.scalar.length)
+		rc = fail(p, line_of(&e), "the file is a map of keys");
+	yaml_event_delete(&e);
+	if (rc || next_event(p, &e)) /* the document's end */
+		return -1;
+	yaml_event_delete(&e);
+	if (next_event(p, &e))
+		return -1;
+	if (e.type != YAML_STREAM_END_EVENT)
+		rc = fail(p, line_of(&e), "one YAML document only");
+	yaml_event_delete(&e);
+	return rc;
+}
+
 static int yaml_parse(struct yparser *p, const char *text, size_t len, struct ynode **root)
 {
-	struct yline *l;
+	int rc;
 
-	*root = NULL;
-	if (split_lines(p, text, len))
-		return -1;
-	if ((l = peek(p)) && l->len >= 3 && !memcmp(l->text, "---", 3) &&
-	    rest_is_empty(l->text + 3, l->len - 3) && l->indent == 0)
-		p->at++;
-	if ((l = peek(p)) && l->indent != 0)
-		return fail(p, l->number, "the file's keys must start in the first column");
-	if ((l = peek(p)) && l->text[0] == '-')
-		return fail(p, l->number, "the file is a map of keys, not a list");
 	if (!(*root = ynode_new(Y_MAP, 1)))
 		return fail(p, 0, "out of memory");
-	if (block_map(p, 0, *root))
-		return -1;
-	if ((l = peek(p))) {
-		if (l->len >= 3 && (!memcmp(l->text, "---", 3) || !memcmp(l->text, "...", 3)))
-			return fail(p, l->number, "one YAML document only");
-		return fail(p, l->number, "indented more than the key it would belong to");
-	}
-	return 0;
+	if (!yaml_parser_initialize(&p->yaml))
+		return fail(p, 0, "out of memory");
+	yaml_parser_set_input_string(&p->yaml, (const unsigned char *)text, len);
+	rc = yaml_tree(p, *root);
+	yaml_parser_delete(&p->yaml);
+	return rc;
 }
 
 /* ---- the exporter-toolkit's keys --------------------------------------------------- */
@@ -969,7 +722,6 @@ int prom_web_parse(const char *text, size_t len, struct prom_web_config *c, char
 				  "http_server_config, basic_auth_users and rate_limit)", n->key);
 	}
 	ynode_free(root);
-	free(p.lines);
 	if (rc)
 		prom_web_config_free(c);
 	return rc;
