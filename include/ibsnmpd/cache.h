@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "ibsnmpd/clock.h"
+
 struct cache_group;
 struct cache_held;
 
@@ -78,10 +80,6 @@ void cache_publish(struct cache_group *g, void *fresh);
 /* Ends a refresh that brought nothing new (its owner said why, or nothing
  * changed): the snapshot stays, nothing is logged, no observer is called. */
 void cache_refresh_kept(struct cache_group *g);
-/* Monotonic seconds: the clock of filled_at (and of any "how long ago"). */
-time_t cache_clock_s(void);
-/* The same clock to the nanosecond (durations, gaps under a second). */
-double cache_clock(void);
 /* Seconds since g's snapshot was published; -1: none yet. */
 long cache_group_age_s(const struct cache_group *g);
 static inline const void *cache_snapshot(const struct cache_group *g)

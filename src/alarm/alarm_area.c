@@ -61,7 +61,7 @@ static void refresh(struct cache_group *g)
 	alarm_list_free(&conds);
 	/* what the file kept waits until every area has said what is wrong (an
 	 * area that never publishes, e.g. DCBX without its netlink, not for ever) */
-	if (s && a->kept && (all_seen || cache_clock_s() >= a->kept_until)) {
+	if (s && a->kept && (all_seen || monotonic_whole_seconds() >= a->kept_until)) {
 		alarm_snapshot_free(a->kept);
 		a->kept = NULL;
 	}
@@ -128,7 +128,7 @@ static void *start(const struct area_env *env)
 	};
 	state_file_init(&a->state, cfg.state_file, "ibsnmpd-alarms");
 	load_state(a);
-	a->kept_until = cache_clock_s() + KEPT_WAIT_S;
+	a->kept_until = monotonic_whole_seconds() + KEPT_WAIT_S;
 	a->group.name = "alarms";
 	a->group.refresh = refresh;
 	a->group.free_snapshot = alarm_snapshot_free;

@@ -33,7 +33,7 @@ struct alarm_area {
 	struct alarm_source src[ALARM_SOURCES_MAX];
 	size_t n_src;
 	struct alarm_snapshot *kept; /* the state file's, until every source published */
-	time_t kept_until;          /* cache_clock_s(): or until then */
+	time_t kept_until;          /* monotonic_whole_seconds(): or until then */
 	struct state_file state;
 	struct cache_observer saved, notified;
 	struct alarm_mib mib;

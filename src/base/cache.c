@@ -17,39 +17,19 @@
 static void give_back_freed_memory(void)
 {
 	static double last;
-	struct timespec t;
-	double now;
+	double now = monotonic_seconds();
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	now = (double)t.tv_sec + t.tv_nsec / 1e9;
 	if (last && now - last < TRIM_INTERVAL_S)
 		return;
 	last = now;
 	malloc_trim(0);
-	clock_gettime(CLOCK_MONOTONIC, &t);
 	DEBUGMSGTL(("ibsnmpd:cache", "freed memory given back in %.1f ms\n",
-		    ((double)t.tv_sec + t.tv_nsec / 1e9 - now) * 1000.0));
-}
-
-time_t cache_clock_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec;
+		    (monotonic_seconds() - now) * 1000.0));
 }
 
 long cache_group_age_s(const struct cache_group *g)
 {
-	return g->snapshot ? (long)(cache_clock_s() - g->filled_at) : -1;
-}
-
-double cache_clock(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
+	return g->snapshot ? (long)(monotonic_whole_seconds() - g->filled_at) : -1;
 }
 
 static void kick(unsigned reg, void *arg)
@@ -60,7 +40,7 @@ static void kick(unsigned reg, void *arg)
 	if (g->refreshing)
 		return;
 	g->refreshing = true;
-	g->started_at = cache_clock();
+	g->started_at = monotonic_seconds();
 	DEBUGMSGTL(("ibsnmpd:cache", "refreshing %s\n", g->name));
 	g->refresh(g);
 }
@@ -234,7 +214,7 @@ static void refresh_ended(struct cache_group *g)
 {
 	g->refreshing = false;
 	g->attempts++;
-	g->last_duration = cache_clock() - g->started_at;
+	g->last_duration = monotonic_seconds() - g->started_at;
 }
 
 void cache_refresh_kept(struct cache_group *g)
@@ -256,7 +236,7 @@ static void publish(struct cache_group *g, void *fresh)
 	if (held)
 		retire(g, old);
 	g->snapshot = fresh;
-	g->filled_at = cache_clock_s();
+	g->filled_at = monotonic_whole_seconds();
 	/* an observer may stop observing (its owner goes) while called */
 	for (struct cache_observer *o = g->observers, *next; o; o = next) {
 		next = o->next;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ibsnmpd/child.h"
+#include "ibsnmpd/clock.h"
 #include "ibsnmpd/netsnmp.h"
 
 #define REAP_INTERVAL_S 1
@@ -29,14 +30,6 @@ struct child {
 
 static struct child *children;
 static unsigned reap_alarm;
-
-static time_t now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec;
-}
 
 static void reap(unsigned reg, void *arg);
 
@@ -66,7 +59,7 @@ pid_t child_spawn(const char *what, char *const argv[], int stdin_fd, int stdout
 	}
 	c->pid = pid;
 	snprintf(c->what, sizeof(c->what), "%s", what);
-	c->deadline = deadline_s ? now_s() + deadline_s : 0;
+	c->deadline = deadline_s ? monotonic_whole_seconds() + deadline_s : 0;
 	c->done = done;
 	c->arg = arg;
 	c->next = children;
@@ -94,7 +87,7 @@ static void unlink_child(struct child *c)
  * then SIGKILL a little later. */
 static void reap(unsigned reg, void *arg)
 {
-	time_t now = now_s();
+	time_t now = monotonic_whole_seconds();
 	struct child *c, *next;
 
 	(void)reg;

@@ -22,6 +22,7 @@
 #include <net-snmp/library/large_fd_set.h>
 #include <systemd/sd-daemon.h>
 
+#include "ibsnmpd/clock.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/loop.h"
 
@@ -33,10 +34,7 @@
 
 static uint64_t now_ms(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+	return (uint64_t)monotonic_ms();
 }
 
 /* ---- work deferred to the end of the pass ------------------------------------------ */

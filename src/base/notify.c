@@ -27,6 +27,7 @@
 #include <net-snmp/agent/agent_callbacks.h>
 #include <net-snmp/library/snmp-tc.h>
 
+#include "ibsnmpd/clock.h"
 #include "ibsnmpd/config.h"
 #include "ibsnmpd/loop.h"
 #include "ibsnmpd/mib_oids.h"
@@ -87,14 +88,6 @@ static struct {
 	double tokens;            /* notificationRate's bucket */
 	long long tokens_at_ms;
 } q;
-
-static long long mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* The limiter's key: the family in the high bits, the number below. */
 static unsigned kind_of(enum notify_family family, unsigned number)
@@ -193,7 +186,7 @@ static netsnmp_variable_list *varbinds_of(const struct kept *k, bool *late)
 	netsnmp_variable_list *vars = NULL;
 	u_long uptime = netsnmp_get_agent_uptime();
 
-	*late = k->away || mono_ms() - k->queued_ms >= NOTIFY_LATE_MS;
+	*late = k->away || monotonic_ms() - k->queued_ms >= NOTIFY_LATE_MS;
 	if (!snmp_varlist_add_variable(&vars, uptime_oid, OID_LENGTH(uptime_oid), ASN_TIMETICKS,
 				       &uptime, sizeof(uptime)))
 		return NULL;
@@ -340,7 +333,7 @@ static long rate_wait_ms(void)
 {
 	unsigned rate = ibsnmpd_cfg.notify_rate;
 	double most = rate / NOTIFY_RATE_BURST_S > 1 ? rate / NOTIFY_RATE_BURST_S : 1;
-	long long now = mono_ms();
+	long long now = monotonic_ms();
 
 	if (!rate)
 		return 0;
@@ -420,7 +413,7 @@ static int session_opened(int major, int minor, void *server_arg, void *client_a
  * order: it may not have been sent on (sent twice rather than lost). */
 static int session_closed(int major, int minor, void *server_arg, void *client_arg)
 {
-	long long now = mono_ms();
+	long long now = monotonic_ms();
 
 	(void)major;
 	(void)minor;
@@ -453,7 +446,7 @@ void notify_init(bool subagent)
 	q.subagent = subagent;
 	q.connected = !subagent;
 	q.next_pass.fn = pump_deferred;
-	q.tokens_at_ms = mono_ms();
+	q.tokens_at_ms = monotonic_ms();
 	if (subagent) {
 		snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START,
 				       session_opened, NULL);
@@ -587,7 +580,7 @@ bool notify_send_context(enum notify_family family, unsigned number, unsigned so
 	DEBUGMSGTL(("ibsnmpd:notify", "%s %u %s %u queued\n", family_label[family].name, number,
 		    family_label[family].source, source));
 	k = (struct kept){.vl = vl, .context = context ? strdup(context) : NULL,
-			  .when = time(NULL), .queued_ms = mono_ms(), .family = family,
+			  .when = time(NULL), .queued_ms = monotonic_ms(), .family = family,
 			  .away = q.subagent && !q.connected};
 	if (!keep(&k, false))
 		return false;

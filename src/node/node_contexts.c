@@ -118,7 +118,7 @@ static void refresh_dir(struct cache_group *g)
 	d = node_dir_build(&in);
 	if (d)
 		d->holds = hold_sources(a);
-	a->dir_built_at = cache_clock();
+	a->dir_built_at = monotonic_seconds();
 	if (a->dir_alarm) {
 		snmp_alarm_unregister(a->dir_alarm); /* this build is the one due */
 		a->dir_alarm = 0;
@@ -219,7 +219,7 @@ static void sma_asked(void *arg)
 {
 	struct node_context *c = arg;
 
-	c->last_asked = cache_clock_s();
+	c->last_asked = monotonic_whole_seconds();
 	if (!c->sma_running)
 		sma_start(c);
 }
@@ -347,7 +347,7 @@ static bool contexts_add(struct node_area *a, const struct node_dir *d, double d
 
 			if ((e->type == 2) != (pass == 0))
 				continue;
-			if (cache_clock() >= deadline) {
+			if (monotonic_seconds() >= deadline) {
 				done = false;
 				break;
 			}
@@ -374,14 +374,14 @@ static void contexts_follow_dir(void *arg)
 {
 	struct node_area *a = arg;
 	const struct node_dir *d = cache_snapshot(&a->dir);
-	double deadline = cache_clock() + FOLLOW_SLICE_S;
+	double deadline = monotonic_seconds() + FOLLOW_SLICE_S;
 
 	if (!d || a->master_away)
 		return; /* master_back() follows */
 	if (!a->following.running) {
 		memset(&a->following, 0, sizeof(a->following));
 		a->following.running = true;
-		a->following.began = cache_clock();
+		a->following.began = monotonic_seconds();
 	}
 	for (size_t k = 0; k < a->n_contexts; k++) {
 		struct node_context *c = a->contexts[k];
@@ -389,7 +389,7 @@ static void contexts_follow_dir(void *arg)
 
 		if (c->retired || (e && e->context[0]))
 			continue;
-		if (cache_clock() >= deadline) {
+		if (monotonic_seconds() >= deadline) {
 			loop_defer(&a->follow);
 			return;
 		}
@@ -405,7 +405,7 @@ static void contexts_follow_dir(void *arg)
 	if (a->following.added || a->following.failed)
 		snmp_log(a->following.failed ? LOG_WARNING : LOG_INFO,
 			 "node contexts: %zu registered in %.2f s%s (%zu in all)\n",
-			 a->following.added, cache_clock() - a->following.began,
+			 a->following.added, monotonic_seconds() - a->following.began,
 			 a->following.failed ? ", some could not be (see above)" : "", a->n_contexts);
 }
 
@@ -443,7 +443,7 @@ static void entity_notify(struct node_context *c, const struct node_entry *e)
 	if (vl)
 		mib_notification_add_node_context(&vl, e->guid, e->type);
 	notify_send_context(NOTIFY_ENTITY, 1, e->lid, vl, c->name);
-	c->entity_notified = cache_clock();
+	c->entity_notified = monotonic_seconds();
 	c->entity_pending = false;
 }
 
@@ -461,7 +461,7 @@ static void entities_changed(struct cache_group *g, const void *before, const vo
 		if (!e->context[0] || !(old = node_dir_find(b, e->guid)) || !old->context[0] ||
 		    old->entity_changed == e->entity_changed || !(c = find_context(a, e->guid)))
 			continue;
-		if (c->entity_notified && cache_clock() - c->entity_notified < ENTITY_CHANGE_QUIET_S)
+		if (c->entity_notified && monotonic_seconds() - c->entity_notified < ENTITY_CHANGE_QUIET_S)
 			c->entity_pending = true; /* at the end of the period (tick) */
 		else
 			entity_notify(c, e);
@@ -478,7 +478,7 @@ static void entities_pending(struct node_area *a)
 		const struct node_entry *e;
 
 		if (!c->entity_pending || c->retired ||
-		    cache_clock() - c->entity_notified < ENTITY_CHANGE_QUIET_S)
+		    monotonic_seconds() - c->entity_notified < ENTITY_CHANGE_QUIET_S)
 			continue;
 		if ((e = node_dir_find(d, c->guid)))
 			entity_notify(c, e);
@@ -530,7 +530,7 @@ static int master_back(int major, int minor, void *server_arg, void *client_arg)
 static void tick(unsigned reg, void *arg)
 {
 	struct node_area *a = arg;
-	time_t now = cache_clock_s();
+	time_t now = monotonic_whole_seconds();
 	size_t kept = 0;
 
 	(void)reg;
@@ -561,7 +561,7 @@ static void sweep_published(struct cache_group *g, const void *before, const voi
 {
 	struct node_area *a = arg;
 	const struct node_dir *d = cache_snapshot(&a->dir);
-	double since = cache_clock() - a->dir_built_at;
+	double since = monotonic_seconds() - a->dir_built_at;
 
 	(void)g;
 	(void)after;

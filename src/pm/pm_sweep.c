@@ -328,7 +328,7 @@ static void note_silent_nodes(struct pm_area *pm, const struct pm_snapshot *s,
 	size_t silent = 0, asked = 0, len = 0;
 	uint64_t print = 0;
 	char names[160] = "";
-	struct timespec now;
+	time_t now;
 
 	for (size_t k = 0; k < f->n_nodes; k++) {
 		const struct topo_node *n = &f->nodes[k];
@@ -346,11 +346,11 @@ static void note_silent_nodes(struct pm_area *pm, const struct pm_snapshot *s,
 	}
 	if (print == pm->silent_print)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (silent && pm->silent_print && now.tv_sec - pm->silent_said < SILENT_LOG_MIN_S)
+	now = monotonic_whole_seconds();
+	if (silent && pm->silent_print && now - pm->silent_said < SILENT_LOG_MIN_S)
 		return;
 	pm->silent_print = print;
-	pm->silent_said = now.tv_sec;
+	pm->silent_said = now;
 	if (silent)
 		snmp_log(LOG_WARNING, "counter sweep: %zu of %zu nodes do not answer (%s%s); "
 			 "their ports keep their last values, marked stale\n", silent, asked, names,
@@ -389,7 +389,7 @@ static void sweep_finish(struct sweep *sw)
 	/* patches came while it ran, or the periodic sweep fell due while a
 	 * patch's ran (its turn was skipped) */
 	if (pm->n_pending || pm->pending_all ||
-	    (partial && cache_clock_s() - pm->full_at >= (time_t)pm->sweep.lifetime_s))
+	    (partial && monotonic_whole_seconds() - pm->full_at >= (time_t)pm->sweep.lifetime_s))
 		cache_group_refresh_now(&pm->sweep);
 }
 
@@ -443,7 +443,7 @@ static bool sweep_of_patches(struct pm_area *pm, struct sweep *sw, const struct 
 	size_t n = 0;
 
 	if (pm->pending_all || !pm->n_pending || !sw->prev || !f->patched_from || !sw->unseen ||
-	    cache_clock_s() - pm->full_at >= (time_t)pm->sweep.lifetime_s ||
+	    monotonic_whole_seconds() - pm->full_at >= (time_t)pm->sweep.lifetime_s ||
 	    !(sw->to_read = calloc(f->n_ports ? f->n_ports : 1, sizeof(bool))))
 		return true;
 	for (size_t i = 0; i < pm->n_pending; i++) {
@@ -538,7 +538,7 @@ static void sweep_start(struct cache_group *g)
 	for (size_t k = 0; k < f->n_nodes; k++)
 		sw->node_capmask[k] = f->nodes[k].lid ? known_capmask(pm, sw->prev, f, k) : 0;
 	if (sweep_of_patches(pm, sw, f)) {
-		pm->full_at = cache_clock_s();
+		pm->full_at = monotonic_whole_seconds();
 		DEBUGMSGTL(("ibsnmpd:pm", "a sweep of every port (%zu)\n", f->n_ports));
 	}
 	pm->n_pending = 0; /* read in this sweep */

@@ -178,7 +178,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
  * most one a minute) */
 static bool say(struct said *s)
 {
-	time_t now = cache_clock_s();
+	time_t now = monotonic_whole_seconds();
 
 	s->count++;
 	if (s->count > 1 && now - s->at < SAID_EVERY_S)
@@ -484,7 +484,7 @@ static void on_draining_writable(int fd, void *arg)
 	if (!l->out_len)
 		draining_end(listener, l);
 	else
-		draining_progressed(l, cache_clock());
+		draining_progressed(l, monotonic_seconds());
 }
 
 /* k closes with records not sent: they go on (MHD closes its descriptor) */
@@ -499,7 +499,7 @@ static void draining_start(struct prom_http *h, struct conn *k)
 	l->out = k->out;
 	l->out_len = k->out_len;
 	l->left = draining_left(l);
-	l->until = cache_clock() + DRAIN_S;
+	l->until = monotonic_seconds() + DRAIN_S;
 	if (register_writefd(l->fd, on_draining_writable, l)) {
 		close(l->fd);
 		free(l);
@@ -542,7 +542,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		}
 		if (addr && addr->client_addr)
 			copy_address(&k->addr, addr->client_addr);
-		k->deadline = cache_clock() + PROM_REQUEST_MAX_S;
+		k->deadline = monotonic_seconds() + PROM_REQUEST_MAX_S;
 		k->next = h->conns;
 		if (h->conns)
 			h->conns->prev = k;
@@ -632,7 +632,7 @@ static void run(struct prom_http *h)
 	static const uint64_t one = 1;
 	MHD_UNSIGNED_LONG_LONG ms;
 	struct timeval when;
-	double until = cache_clock() + PROM_RUN_SLICE_S;
+	double until = monotonic_seconds() + PROM_RUN_SLICE_S;
 	enum MHD_Result timed;
 
 	do {
@@ -641,7 +641,7 @@ static void run(struct prom_http *h)
 			if (k->out_len)
 				send_out(k->fd, k->out, &k->out_len, &k->broken);
 		timed = MHD_get_timeout(h->daemon, &ms);
-	} while (timed == MHD_YES && !ms && cache_clock() < until);
+	} while (timed == MHD_YES && !ms && monotonic_seconds() < until);
 	if (h->alarm) {
 		snmp_alarm_unregister(h->alarm);
 		h->alarm = 0;
@@ -665,7 +665,7 @@ static void run(struct prom_http *h)
 static void on_tick(unsigned reg, void *arg)
 {
 	struct prom_http *h = arg;
-	double now = cache_clock();
+	double now = monotonic_seconds();
 	bool cut = false;
 
 	(void)reg;
@@ -802,7 +802,7 @@ static unsigned scrapes_from(const struct prom_http *h, const struct sockaddr_st
  * otherwise cut each other's and keep every place young.) */
 static size_t evict_slowest(struct prom_http *h, const struct sockaddr_storage *from)
 {
-	double now = cache_clock(), slowest = PROM_SCRAPE_EVICT_RATE;
+	double now = monotonic_seconds(), slowest = PROM_SCRAPE_EVICT_RATE;
 	unsigned most = 0;
 	size_t victim = PROM_SCRAPES_MAX;
 	int victim_fd = -1;
@@ -858,8 +858,8 @@ static struct MHD_Response *scrape_response(struct prom_http *h, struct MHD_Conn
 			int fd;
 
 			DEBUGMSGTL(("ibsnmpd:http", "no place for a scrape: %s's for %.2f s, "
-				    "%.0f octets/s\n", text, cache_clock() - h->scrapes[i]->started,
-				    scrape_rate(h, h->scrapes[i], cache_clock(), &fd)));
+				    "%.0f octets/s\n", text, monotonic_seconds() - h->scrapes[i]->started,
+				    scrape_rate(h, h->scrapes[i], monotonic_seconds(), &fd)));
 		}
 		return NULL;
 	}
@@ -869,7 +869,7 @@ static struct MHD_Response *scrape_response(struct prom_http *h, struct MHD_Conn
 	s->h = h;
 	s->c = c;
 	s->addr = addr;
-	s->started = cache_clock();
+	s->started = monotonic_seconds();
 	if (h->feed.begin(h->feed.arg, &s->src)) {
 		free(s);
 		return NULL;
@@ -1067,7 +1067,7 @@ static int authenticate(struct prom_http *h, struct MHD_Connection *c, struct re
 static bool rate_limited(struct prom_http *h)
 {
 	const struct prom_web_config *w = h->web ? &h->web->cfg : NULL;
-	double now = cache_clock();
+	double now = monotonic_seconds();
 
 	if (!w || w->rate_interval_s <= 0)
 		return false;
@@ -1201,7 +1201,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	}
 	if (k) {
 		k->in_request = false;
-		k->deadline = cache_clock() + PROM_IDLE_S + PROM_REQUEST_MAX_S;
+		k->deadline = monotonic_seconds() + PROM_IDLE_S + PROM_REQUEST_MAX_S;
 	}
 }
 
@@ -1279,7 +1279,7 @@ static int daemon_start(struct prom_http *h)
 		}
 	}
 	h->tokens = h->web ? h->web->cfg.rate_burst : 0;
-	h->tokens_at = cache_clock();
+	h->tokens_at = monotonic_seconds();
 	h->starting = true;
 	/* MHD's own limits above ours: ours refuse first, and count */
 	h->daemon = MHD_start_daemon(

@@ -186,12 +186,10 @@ static void job_free(struct route_subnet_job *j)
 static void subnet_work(void *arg)
 {
 	struct route_subnet_job *j = arg;
-	struct timespec t0, t1;
+	double began = monotonic_seconds();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	j->rc = route_subnet_check(j->fabric, &j->in, &j->found);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	j->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	j->seconds = monotonic_seconds() - began;
 }
 
 static void run(struct route_area *a);
@@ -283,7 +281,7 @@ static void round_end(struct route_area *a, struct route_sm_round *r)
 {
 	struct route_sm *sms = calloc(r->n + 1, sizeof(*sms));
 	unsigned *answered = calloc(r->n + 1, sizeof(*answered));
-	time_t now = cache_clock_s();
+	time_t now = monotonic_whole_seconds();
 	size_t n = 0, n_answered = 0;
 
 	if (!sms || !answered) {
@@ -408,10 +406,10 @@ static void round_begin(struct route_area *a)
 {
 	struct route_sm_round *r;
 
-	if (a->round || (a->round_at && cache_clock_s() - a->round_at < ROUND_EVERY_S) ||
+	if (a->round || (a->round_at && monotonic_whole_seconds() - a->round_at < ROUND_EVERY_S) ||
 	    !(r = calloc(1, sizeof(*r))))
 		return;
-	a->round_at = cache_clock_s();
+	a->round_at = monotonic_whole_seconds();
 	r->a = a;
 	for (size_t i = 0; i < a->n_facts && r->n < ROUND_MAX; i++) {
 		const struct route_port_fact *p = &a->facts[i];
@@ -454,7 +452,7 @@ static void swept(struct cache_group *g, const void *before, const void *after, 
 	struct route_area *a = arg;
 	const struct fabric_snapshot *fs = after;
 	struct route_port_fact *facts;
-	time_t now = cache_clock_s(), *since;
+	time_t now = monotonic_whole_seconds(), *since;
 	size_t n = 0, j = 0;
 
 	(void)g;

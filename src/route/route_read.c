@@ -26,17 +26,10 @@
 #include <unistd.h>
 
 #include "ibsnmpd/netsnmp.h"
+#include "ibsnmpd/clock.h"
 #include "ibsnmpd/sma_attr.h"
 
 #include "route_internal.h"
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The run's tables are the last now (the next partial read starts from
  * them). */
@@ -114,14 +107,14 @@ static void resume_unread(struct route_area *a)
 static void checks(void *arg)
 {
 	struct route_run *r = arg;
-	double t0 = mono_now();
+	double t0 = monotonic_seconds();
 
 	/* the blocks a partial read replaced: gone before the tables are kept */
 	if (route_tables_compact(&r->t)) {
 		/* out of memory: kept as they are */
 	}
 	r->check_rc = route_check(r->fabric, &r->t, &r->found);
-	r->check_seconds = mono_now() - t0;
+	r->check_seconds = monotonic_seconds() - t0;
 }
 
 static void publish(void *arg)
@@ -175,7 +168,7 @@ static void publish(void *arg)
 
 static void read_done(struct route_run *r)
 {
-	r->read_done = mono_now();
+	r->read_done = monotonic_seconds();
 	if (r->whole) /* the others keep what the last read found */
 		for (size_t i = 0; i < r->t.n_switches; i++)
 			r->t.read[i] = r->failed[i] == 0 && r->blocks > 0 &&
@@ -510,7 +503,7 @@ void route_read_start(struct cache_group *g)
 	r->blocks = max_lid / 64 + 1;
 	r->a = a;
 	r->fabric = topology_get(f);
-	r->began = mono_now();
+	r->began = monotonic_seconds();
 	a->run = r;
 	r->t.path_sls = route_cfg.path_sls;
 	if (route_cfg.source == ROUTE_SOURCE_SA) { /* the SM's copy, whole, then a sample */

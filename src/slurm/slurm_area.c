@@ -224,7 +224,7 @@ static void work(void *arg)
 	struct slurm_cable *cables = NULL;
 	char *hosts = NULL;
 	size_t n_nodes = 0, n_cables = 0;
-	double began = cache_clock();
+	double began = monotonic_seconds();
 	struct slurm_snapshot *s = calloc(1, sizeof(*s));
 
 	if (!s || fabric_input(j, &nodes, &n_nodes, &cables, &n_cables, &hosts,
@@ -243,7 +243,7 @@ done:
 	free(nodes);
 	free(cables);
 	free(hosts);
-	j->seconds = cache_clock() - began;
+	j->seconds = monotonic_seconds() - began;
 }
 
 /* ---- the main loop's part ---- */
@@ -367,7 +367,7 @@ static void links_published(struct cache_group *g, const void *before, const voi
 {
 	struct slurm_area *a = arg;
 	const struct fabric_snapshot *b = before, *f = after;
-	time_t now = cache_clock_s();
+	time_t now = monotonic_whole_seconds();
 
 	(void)g;
 	if (!f || (b && !f->baseline_changed && f->fabric == b->fabric))

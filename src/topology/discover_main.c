@@ -33,6 +33,7 @@
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/umad.h>
 
+#include "ibsnmpd/clock.h"
 #include "ibsnmpd/sa_view.h"
 #include "ibsnmpd/sma_attr.h"
 
@@ -277,7 +278,7 @@ int main(int argc, char **argv)
 {
 	ibnd_config_t cfg;
 	ibnd_fabric_t *fabric;
-	struct timespec a, b;
+	double began;
 	bool from_sa = argc > 1 && !strcmp(argv[1], "--sa");
 	bool lft = argc > 1 && !strcmp(argv[1], "--lft");
 
@@ -290,14 +291,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (from_sa || lft) {
-		clock_gettime(CLOCK_MONOTONIC, &a);
+		began = monotonic_seconds();
 		if ((from_sa ? discover_from_sa : lft_from_sa)(argv[1][0] ? argv[1] : NULL,
 							       atoi(argv[2]), (unsigned)atoi(argv[3]),
 							       (unsigned)atoi(argv[4])))
 			return 1;
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		printf("done %.6f\n",
-		       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+		printf("done %.6f\n", monotonic_seconds() - began);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	memset(&cfg, 0, sizeof(cfg));
@@ -305,7 +304,7 @@ int main(int argc, char **argv)
 	cfg.max_smps = 16;
 	cfg.timeout_ms = (unsigned)atoi(argv[3]);
 	cfg.retries = (unsigned)atoi(argv[4]);
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	began = monotonic_seconds();
 	fabric = ibnd_discover_fabric(argv[1], atoi(argv[2]), NULL, &cfg);
 	if (!fabric) {
 		fprintf(stderr, "ibsnmpd-discover: discovery from %s port %s failed\n", argv[1],
@@ -314,7 +313,6 @@ int main(int argc, char **argv)
 	}
 	ibnd_iter_nodes(fabric, print_node, NULL);
 	ibnd_destroy_fabric(fabric);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	printf("done %.6f\n", (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+	printf("done %.6f\n", monotonic_seconds() - began);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

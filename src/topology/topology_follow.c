@@ -131,14 +131,6 @@ static void publish_patch(struct topology_area *a, struct topology *t)
 	cache_publish(&a->group, (void *)topology_get(t));
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 static void round_done(struct topo_round *r, void *arg)
 {
 	struct topology_area *a = arg;
@@ -162,7 +154,7 @@ static void round_done(struct topo_round *r, void *arg)
 	if (!t) {
 		snmp_log(LOG_WARNING, "subnet: following a change: %s\n", err);
 	} else if (t->n_changed) {
-		t->seconds = seconds_since(&r->began);
+		t->seconds = monotonic_seconds() - r->began;
 		snmp_log(LOG_INFO, "subnet changed: %zu ports probed, %zu answered, %zu nodes new "
 			 "(%zu SMPs in %.3f s): %zu nodes, %zu ports\n", r->probed, r->found,
 			 t->nodes_added, r->smps, t->seconds, t->n_nodes, t->n_ports);

@@ -29,7 +29,7 @@ struct topo_round {
 	size_t probed, found, added;
 	bool abandoned;       /* a discovery took over: freed when the last answer is in */
 	char why[200];        /* what could not be placed: a discovery is wanted */
-	struct timespec began;
+	double began;        /* monotonic_seconds() */
 	/* ports behind which nothing answered */
 	struct topo_port_ref *silent;
 	size_t n_silent, cap_silent;

@@ -264,7 +264,7 @@ struct topo_round *topo_round_start(const struct topology *f, const struct topol
 	r->budget = budget;
 	r->done = done;
 	r->arg = arg;
-	clock_gettime(CLOCK_MONOTONIC, &r->began);
+	r->began = monotonic_seconds();
 	for (size_t k = 0; k < n; k++)
 		if (c[k].kind == TOPO_LINK_GONE)
 			topology_patch_unlink(r->patch, c[k].guid, c[k].port);

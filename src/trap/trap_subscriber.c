@@ -319,7 +319,7 @@ void trap_subscriber_sm_changed(struct trap_area *t, unsigned sm_lid)
 
 static bool seen_before(struct trap_area *t, uint32_t tid, unsigned slid, const uint8_t *notice)
 {
-	double now = cache_clock();
+	double now = monotonic_seconds();
 	struct seen_report *r;
 
 	for (size_t i = 0; i < SEEN_REPORTS; i++) {

@@ -653,7 +653,7 @@ static void rd_sweep_done_one(struct rd_sweep *sw)
 	/* patches came while it ran, or the periodic sweep fell due while a
 	 * patch's ran (its turn was skipped) */
 	if (a->n_read_whole || a->n_module_ports || a->readings_whole ||
-	    (sw->partial && cache_clock_s() - a->readings_full_at >= (time_t)a->readings.lifetime_s))
+	    (sw->partial && monotonic_whole_seconds() - a->readings_full_at >= (time_t)a->readings.lifetime_s))
 		cache_group_refresh_now(&a->readings);
 	free(sw->whole);
 	free(sw->modules);
@@ -692,7 +692,7 @@ static void readings_start(struct cache_group *g)
 	/* what patches named, or every node (a discovery's, the periodic one,
 	 * the first) */
 	if (sw->prev && !a->readings_whole && (a->n_read_whole || a->n_module_ports) &&
-	    cache_clock_s() - a->readings_full_at < (time_t)g->lifetime_s) {
+	    monotonic_whole_seconds() - a->readings_full_at < (time_t)g->lifetime_s) {
 		sw->partial = true;
 		sw->whole = a->read_whole;
 		sw->n_whole = a->n_read_whole;
@@ -706,7 +706,7 @@ static void readings_start(struct cache_group *g)
 		a->module_ports = NULL;
 		a->cap_read_whole = a->cap_module_ports = 0;
 	} else {
-		a->readings_full_at = cache_clock_s();
+		a->readings_full_at = monotonic_whole_seconds();
 		a->readings_whole = false;
 	}
 	a->n_read_whole = a->n_module_ports = 0;
