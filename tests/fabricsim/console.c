@@ -14,10 +14,10 @@
 
 static const char *const help =
 	"# Unlink \"node\"[port]           take a link down (both ends; every port without [port])\n"
+	"# ReLink \"node\"[port]           bring it back up\n"
 	"# Link \"a\"[p] \"b\"[q]            cable two ports (a cable moved: what they were cabled\n"
 	"#                               to is left without one), as ibsim's Link\n"
 	"# Add ca|switch \"name\" PORTS     a new node, not cabled (Link it)\n"
-	"# ReLink \"node\"[port]           bring it back up\n"
 	"# PerformanceSet \"node\"[port] PortCounters.FIELD=VALUE | PortCountersExtended.FIELD=VALUE\n"
 	"#                               | PortExtendedSpeedsCounters.FIELD=VALUE (port totals)\n"
 	"# CounterRate \"node\"[port] FIELD=PER_SECOND  an error counter moves at that pace\n"
@@ -52,10 +52,10 @@ static const char *const help =
 	"# Rate \"node\" N [QUEUE]         it answers at most N MADs a second; the others wait in\n"
 	"#                               its queue (256; beyond it unanswered); 0: no limit\n"
 	"# Loss \"node\" PERCENT           that share of the MADs to it go unanswered\n"
-	"# Ports \"node\"                  its ports as the simulator has them (up|down, the\n"
-	"#                               peer), and its processor's faults and losses\n"
 	"#                               (Delay, Rate, Loss: a pattern takes every node it\n"
-	"#                               matches; 0 ends it)\n";
+	"#                               matches; 0 ends it)\n"
+	"# Ports \"node\"                  its ports as the simulator has them (up|down, the\n"
+	"#                               peer), and its processor's faults and losses\n";
 
 unsigned long fs_answered[FS_CLASSES]; /* server.c counts */
 
