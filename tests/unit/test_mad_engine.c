@@ -16,6 +16,7 @@
 #include <infiniband/umad.h>
 #include <infiniband/mad.h>
 
+#include "ibsnmpd/clock.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
 
@@ -779,19 +780,29 @@ static void stopping_waits_for_answers_without_callbacks(void **state)
 }
 
 /* Nothing answers: closing gives up after one try's deadline, without
- * retrying. (A try of 400 ms: with 40, a loaded machine under the
- * sanitizers let the deadline pass before close looked, and it had
- * nothing to wait for.) */
+ * retrying. Whether it waited at all is the clock's: a try's deadline that
+ * passed before close looked (a machine loaded enough, under the
+ * sanitizers, to hold this thread for the try between two calls: seen
+ * beside a CPU hog with a try of 400 ms) leaves nothing to wait for, and that is right too. So the wait
+ * is checked when close came before the deadline, as it does but on such a
+ * machine; the rest always. */
 static void closing_waits_no_longer_than_a_try(void **state)
 {
 	struct outcome o = {0};
+	double sent, closing;
 
 	(void)state;
-	mad_engine_set_limits(400, 3, 8, 4);
+	mad_engine_set_limits(1000, 3, 8, 4);
+	sent = monotonic_seconds(); /* before the send: the deadline is later */
 	perf_get(20, IB_GSI_PORT_COUNTERS, &o);
+	closing = monotonic_seconds();
 	mad_engine_close();
 	assert_true(wire.closed);
-	assert_true(wire.waits > 0);
+	if (closing - sent < 0.6) /* 0.4 s to spare for close to look */
+		assert_true(wire.waits > 0);
+	else
+		print_message("close came %.0f ms after the send: its try had ended\n",
+			      (closing - sent) * 1000);
 	assert_int_equal(wire.n, 1);
 	assert_int_equal(o.calls, 0);
 	assert_int_equal(mad_engine_attach(&fake), 0);
