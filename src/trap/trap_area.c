@@ -101,6 +101,7 @@ static void *start(const struct area_env *env)
 		return NULL;
 	t->log_fd = t->inotify_fd = t->watch = -1;
 	t->first_sm_lid = (unsigned)env->local->sm_lid;
+	t->own_port_guid = env->local->port_guid;
 	trap_observe(t, &t->notify, trap_notify_sma, NULL);
 	if (sma) {
 		t->local_ports = sma_group(sma_local(sma), SMA_PORT_INFO);

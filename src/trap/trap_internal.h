@@ -75,6 +75,7 @@ struct trap_area {
 	struct cache_observer sm_watch;
 	unsigned sm_watch_alarm;
 	unsigned first_sm_lid;           /* as umad said at start */
+	uint64_t own_port_guid;          /* the local port's: an SMInfo of it is not the SM's */
 	/* ibsnmpdTraps */
 	struct mib_scalars scalars;
 };

@@ -34,6 +34,7 @@
 #include "ibsnmpd/cache.h"
 #include "ibsnmpd/mad_engine.h"
 #include "ibsnmpd/netsnmp.h"
+#include "ibsnmpd/sma.h"
 #include "ibsnmpd/sma_attr.h"
 
 #include "osm_log.h"
@@ -213,12 +214,20 @@ struct probe_job {
 	unsigned generation;
 };
 
+/* The local port's link as the SMA last read it (true when not known). */
+static bool local_link_active(const struct trap_area *t)
+{
+	const struct sma_port_snapshot *s = t->local_ports ? cache_snapshot(t->local_ports) : NULL;
+
+	return !s || !s->mgmt || s->mgmt->pi.state == 4;
+}
+
 static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
 {
 	struct probe_job *job = ctx;
 	struct trap_area *t = job->t;
 	unsigned generation = job->generation, state = 0, act = 0;
-	struct sma_sminfo sm;
+	struct sma_sminfo sm = {0};
 
 	free(job);
 	if (generation != t->generation || !t->running)
@@ -230,11 +239,21 @@ static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
 		state = sm.state;
 		act = sm.act_count;
 	}
-	if (state != 3) { /* not master (or no answer) */
-		if (t->sm_master)
+	/* with the local port's link down, the SMP to the SM's LID goes no
+	 * further than this port, and its own SMA answers (seen on ibsim):
+	 * that answer says nothing of the SM */
+	if (result == MAD_OK && (!local_link_active(t) || (t->own_port_guid &&
+							     sm.guid == t->own_port_guid)))
+		result = MAD_TIMEOUT;
+	if (state != 3 || result != MAD_OK) { /* not master (or no answer) */
+		if (t->sm_master && local_link_active(t))
 			snmp_log(LOG_WARNING, "the SM at LID %u %s; subscribing to traps again when "
 				 "it is master\n", t->sm_lid,
 				 result == MAD_OK ? "is no longer master" : "does not answer");
+		else if (t->sm_master) /* the SMA said it: nothing beyond the port is read */
+			DEBUGMSGTL(("ibsnmpd:trap", "the SM at LID %u is out of reach (the local "
+				    "port's link is down); subscribing again when it is back\n",
+				    t->sm_lid));
 		t->sm_master = false;
 		forget_subscriptions(t);
 		return;
