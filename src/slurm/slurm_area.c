@@ -121,12 +121,27 @@ static int fabric_input(struct slurm_job *j, struct slurm_node **nodes_out, size
 			size_t *unknown)
 {
 	const struct fabric_snapshot *fs = j->fs;
-	struct slurm_node *nodes = calloc(fs->n + 1, sizeof(*nodes));
-	struct slurm_cable *cables = calloc(fs->n + 1, sizeof(*cables));
-	char *hosts = malloc((fs->n + 1) * 64); /* one host name a node, at most 63 octets */
-	const char **unknown_names = malloc((fs->n + 1) * sizeof(*unknown_names));
-	size_t nn = 0, nc = 0, n_unknown = 0;
+	size_t n_guids = 0, names = 0, nn = 0, nc = 0, n_unknown = 0, used = 0;
+	struct slurm_node *nodes;
+	struct slurm_cable *cables;
+	const char **unknown_names;
+	char *hosts;
 
+	/* the nodes (a node's ports are together), and room for each
+	 * adapter's host name: at most its name */
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct fabric_port *p = &fs->ports[i];
+
+		if (i && fs->ports[i - 1].guid == p->guid)
+			continue;
+		n_guids++;
+		if (p->node_type == 1 && p->node_desc)
+			names += strlen(p->node_desc) + 1;
+	}
+	nodes = calloc(n_guids + 1, sizeof(*nodes));
+	cables = calloc(fs->n + 1, sizeof(*cables));
+	hosts = malloc(names + 1);
+	unknown_names = malloc((n_guids + 1) * sizeof(*unknown_names));
 	if (!nodes || !cables || !hosts || !unknown_names) {
 		free(nodes);
 		free(cables);
@@ -140,14 +155,16 @@ static int fabric_input(struct slurm_job *j, struct slurm_node **nodes_out, size
 
 		if (!nn || nodes[nn - 1].guid != p->guid) {
 			struct slurm_node *nd = &nodes[nn];
-			char *host = hosts + 64 * nn;
 
 			nd->guid = p->guid;
 			nd->is_switch = p->node_type == 2;
 			if (nd->is_switch) {
 				nd->name = p->node_desc;
 			} else if (p->node_type == 1 && p->node_desc) {
-				host_of(p->node_desc, j->re, host, 64);
+				char *host = hosts + used;
+
+				host_of(p->node_desc, j->re, host, strlen(p->node_desc) + 1);
+				used += strlen(host) + 1;
 				if (host[0] && j->known && !slurm_hosts_has(j->known, host))
 					unknown_names[n_unknown++] = host;
 				else if (host[0])
