@@ -107,17 +107,20 @@ class Slurm:
         """munged, then slurmctld once munged answers; slurmctld once it
         answers `scontrol ping`."""
         self.bed = bed
-        self.bed.write_cmd("munged", [
+        # its services' names: a bed may run both Slurms (the demo does)
+        munged, slurmctld = ("munged-next", "slurmctld-next") if self.yaml else \
+            ("munged", "slurmctld")
+        self.bed.write_cmd(munged, [
             MUNGED, "--foreground", "--force", "--socket=" + self.socket,
             "--key-file=" + os.path.join(self.dir, "munge.key"),
             "--pid-file=" + os.path.join(self.dir, "munged.pid"),
             "--log-file=" + os.path.join(self.dir, "munged.log"),
             "--seed-file=" + os.path.join(self.dir, "munged.seed")])
-        self.bed.start_service("munged")
+        self.bed.start_service(munged)
         self._wait(lambda: os.path.exists(self.socket), "munged's socket")
-        self.bed.write_cmd("slurmctld", ["env", "SLURM_CONF=" + self.conf] +
+        self.bed.write_cmd(slurmctld, ["env", "SLURM_CONF=" + self.conf] +
                            self._program("slurmctld") + ["-D", "-i"])
-        self.bed.start_service("slurmctld")
+        self.bed.start_service(slurmctld)
         self._wait(lambda: "is UP" in self.scontrol("ping", check=False), "slurmctld's answer")
 
     def _wait(self, predicate, what, seconds=60):
