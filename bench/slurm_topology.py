@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Benchmark: Slurm's topology.conf (slurmTopologyFile) at scale. On
+"""Benchmark: Slurm's topology.conf and topology.yaml (slurmTopologyFile,
+slurmTopologyYaml) at scale. On
 fabricsim's fat tree of HOSTS hosts (radix 64, NDR; give HOSTS as 32 times
 the leaves and one, e.g. 39969, so that the last leaf has free ports) or its
 rail layout (--layout rail: HOSTS servers of 8 adapters), ibsnmpd with the
 defaults (slurmSettle 10; the routing checks and the vitals off) on host-1,
 as snmpd's subagent. Printed:
-- the file at start: its size, switches, hosts, and the worker's time to
-  build it (ibsnmpd's log);
+- the files at start: their sizes, switches, hosts, and the worker's time
+  to build them (ibsnmpd's log);
 - RUNS moved cables (fat tree): host-K unplugged from its leaf and plugged
   into a free port of the last leaf (Unlink, Link on the simulator's
   console); timed from the Link to the file naming host-K under the last
@@ -85,25 +86,27 @@ def main():
     stop_on_sigterm()
     work = tempfile.mkdtemp(prefix="ibsnmpd-slurm-bench.")
     path = os.path.join(work, "topology.conf")
+    yaml = os.path.join(work, "topology.yaml")
     # the default configuration, but for what the file does not follow and
     # what would only load the machine meanwhile (the routing checks' read
     # of every table is minutes at 40,000 hosts; the vitals' registers)
-    conf = ["slurmTopologyFile " + path, "dcbxEnable no", "routingCheck no", "vitalsEnable no"]
+    conf = ["slurmTopologyFile " + path, "slurmTopologyYaml " + yaml, "dcbxEnable no",
+            "routingCheck no", "vitalsEnable no"]
     big = {"hosts": args.hosts, "layout": args.layout}
     if args.layout == "rail":
         big["names"] = "real"  # srv-N mlx5_K: a server's adapters, one host
     with TestBed(None, None, conf=conf, binary=os.path.join(BUILD, "ibsnmpd"), big=big) as bed:
         log = os.path.join(bed.dir, "ibsnmpd.log")
         began = time.monotonic()
-        line = wait(lambda: re.search(r"slurm topology: \S+ written: (\d+) switches, (\d+) "
-                                      r"hosts.*in ([\d.]+) s", read(log)), 1800, 1)
+        line = wait(lambda: re.search(r"slurm topology: \S+\.yaml written: (\d+) switches, "
+                                      r"(\d+) hosts.*in ([\d.]+) s", read(log)), 1800, 1)
         if not line:
             raise SystemExit("no topology.conf in 1800 s; see %s" % log)
         text = read(path)
-        print("%s, %d %s: topology.conf %d octets, %s switches, %s hosts, built in %s s on the "
-              "worker (%.0f s after the bed was up)"
+        print("%s, %d %s: topology.conf %d octets, topology.yaml %d octets, %s switches, %s "
+              "hosts, built in %s s on the worker (%.0f s after the bed was up)"
               % (args.layout, args.hosts, "servers" if args.layout == "rail" else "hosts",
-                 len(text), line.group(1), line.group(2), line.group(3),
+                 len(text), len(read(yaml)), line.group(1), line.group(2), line.group(3),
                  time.monotonic() - began))
         t = time.monotonic()
         subprocess.run(bed.command("ibnetdiscover"), capture_output=True, timeout=1800)
