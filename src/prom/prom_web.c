@@ -110,6 +110,17 @@ static int refused(struct yparser *p, unsigned line, char what)
 		    "aliases, tags, flow mappings, folded blocks)", what);
 }
 
+/* A node with an anchor or a tag: refused. */
+static int unadorned(struct yparser *p, const yaml_event_t *e, const yaml_char_t *anchor,
+		     const yaml_char_t *tag)
+{
+	if (anchor)
+		return refused(p, line_of(e), '&');
+	if (tag)
+		return refused(p, line_of(e), '!');
+	return 0;
+}
+
 /* A scalar's text; NULL for YAML's null ("", "~", "null" unquoted). */
 static int scalar_text(struct yparser *p, const yaml_event_t *e, char **out)
 {
@@ -117,10 +128,8 @@ static int scalar_text(struct yparser *p, const yaml_event_t *e, char **out)
 	size_t n = e->data.scalar.length;
 
 	*out = NULL;
-	if (e->data.scalar.anchor)
-		return refused(p, line_of(e), '&');
-	if (e->data.scalar.tag)
-		return refused(p, line_of(e), '!');
+	if (unadorned(p, e, e->data.scalar.anchor, e->data.scalar.tag))
+		return -1;
 	if (e->data.scalar.style == YAML_FOLDED_SCALAR_STYLE)
 		return refused(p, line_of(e), '>');
 	if (memchr(v, '\0', n))
@@ -229,17 +238,13 @@ static int value_from(struct yparser *p, yaml_event_t *e, struct ynode *n)
 		return 0;
 	case YAML_ALIAS_EVENT: return refused(p, line_of(e), '*');
 	case YAML_SEQUENCE_START_EVENT:
-		if (e->data.sequence_start.anchor)
-			return refused(p, line_of(e), '&');
-		if (e->data.sequence_start.tag)
-			return refused(p, line_of(e), '!');
+		if (unadorned(p, e, e->data.sequence_start.anchor, e->data.sequence_start.tag))
+			return -1;
 		n->kind = Y_LIST;
 		break;
 	case YAML_MAPPING_START_EVENT:
-		if (e->data.mapping_start.anchor)
-			return refused(p, line_of(e), '&');
-		if (e->data.mapping_start.tag)
-			return refused(p, line_of(e), '!');
+		if (unadorned(p, e, e->data.mapping_start.anchor, e->data.mapping_start.tag))
+			return -1;
 		n->kind = Y_MAP;
 		break;
 	default: return fail(p, line_of(e), "not a value");

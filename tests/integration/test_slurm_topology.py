@@ -88,23 +88,16 @@ def slurm_agrees(bed, slurm, expected):
     return slurm.leaf_of() == expected
 
 
-@pytest.fixture(scope="module")
-@needs_slurm
-def beds(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("slurm")
-    net = directory / "fattree-slurm.net"
-    net.write_text(fabric_text())
-    hosts = "h[1-3]-[1-4],h4-[1-3],h5-[1-2]"
-    sl = slurm_bed.Slurm(str(directory), hosts)
+def bed_for_slurm(sl, conf, **bed_args):
+    """A bed whose ibsnmpd keeps sl's file (conf), runs sl's reload after a
+    write and serves the file on a listener of its own (bed.http); sl's
+    controller started once the file is there. Yields (bed, sl); the bed
+    (and sl's services) stopped after."""
     http = slurm_bed.free_tcp_port()
-    bed = start_testbed(topology=str(net), node="h1-1",
-                        preload=tool_path("sim_issm_shim.so", "SIM_ISSM_SHIM"),
-                        extra_conf=["slurmTopologyFile %s" % sl.topology_file,
-                                    "slurmReloadCommand %s" % sl.reload_command(),
-                                    "slurmNodes %s" % sl.conf,
-                                    "slurmSettle 1",
-                                    "cacheLifetime fabricPorts 5",
-                                    "prometheusListen 127.0.0.1:%d" % http])
+    bed = start_testbed(extra_conf=conf + ["slurmReloadCommand %s" % sl.reload_command(),
+                                           "slurmSettle 1",
+                                           "prometheusListen 127.0.0.1:%d" % http],
+                        **bed_args)
     bed.http = http
     try:
         assert wait_for(lambda: os.path.exists(sl.topology_file), seconds=120), \
@@ -113,6 +106,20 @@ def beds(tmp_path_factory):
         yield bed, sl
     finally:
         stop_testbed(bed)
+
+
+@pytest.fixture(scope="module")
+@needs_slurm
+def beds(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("slurm")
+    net = directory / "fattree-slurm.net"
+    net.write_text(fabric_text())
+    hosts = "h[1-3]-[1-4],h4-[1-3],h5-[1-2]"
+    sl = slurm_bed.Slurm(str(directory), hosts)
+    yield from bed_for_slurm(sl, ["slurmTopologyFile %s" % sl.topology_file,
+                                  "slurmNodes %s" % sl.conf, "cacheLifetime fabricPorts 5"],
+                             topology=str(net), node="h1-1",
+                             preload=tool_path("sim_issm_shim.so", "SIM_ISSM_SHIM"))
 
 
 @needs_slurm
@@ -329,23 +336,10 @@ def not_yet_cabled(complaints):
 def rail(tmp_path_factory):
     directory = tmp_path_factory.mktemp("slurm-next")
     sl = slurm_bed.Slurm(str(directory), "srv-[1-%d]" % RAIL_KNOWN, yaml=True)
-    http = slurm_bed.free_tcp_port()
-    bed = start_testbed(big={"hosts": RAIL_SERVERS, "layout": "rail", "radix": 8,
-                             "names": "real"},
-                        extra_conf=["slurmTopologyYaml %s" % sl.topology_file,
-                                    "slurmReloadCommand %s" % sl.reload_command(),
-                                    "slurmNodeName ^(srv-[0-9]+)",
-                                    "slurmSettle 1",
-                                    "cacheLifetime fabricPorts 2",
-                                    "prometheusListen 127.0.0.1:%d" % http])
-    bed.http = http
-    try:
-        assert wait_for(lambda: os.path.exists(sl.topology_file), seconds=120), \
-            bed.log("ibsnmpd.log")[-3000:]
-        sl.start(bed)
-        yield bed, sl
-    finally:
-        stop_testbed(bed)
+    yield from bed_for_slurm(sl, ["slurmTopologyYaml %s" % sl.topology_file,
+                                  "slurmNodeName ^(srv-[0-9]+)", "cacheLifetime fabricPorts 2"],
+                             big={"hosts": RAIL_SERVERS, "layout": "rail", "radix": 8,
+                                  "names": "real"})
 
 
 @needs_slurm_next

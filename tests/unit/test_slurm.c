@@ -225,35 +225,32 @@ static void cable(struct fabric *f, uint64_t a, uint64_t b)
 	f->cables[f->n_cables++] = (struct slurm_cable){a, b};
 }
 
-static void tree_is(struct fabric *f, const char *want)
+/* The fabric's tree as render writes it, from the first from on ("": none). */
+static void rendered_is(struct fabric *f, char *(*render)(const struct slurm_tree *),
+			const char *from, const char *want)
 {
 	struct slurm_tree *t = slurm_tree_build(f->nodes, f->n, f->cables, f->n_cables);
 	char *text;
 	const char *body;
 
 	assert_non_null(t);
-	text = slurm_tree_conf(t);
+	text = render(t);
 	assert_non_null(text);
-	body = strstr(text, "SwitchName=");
+	body = strstr(text, from);
 	assert_string_equal(body ? body : "", want);
 	free(text);
 	slurm_tree_free(t);
 }
 
+static void tree_is(struct fabric *f, const char *want)
+{
+	rendered_is(f, slurm_tree_conf, "SwitchName=", want);
+}
+
 /* The same tree as topology.yaml, from its document start on. */
 static void yaml_is(struct fabric *f, const char *want)
 {
-	struct slurm_tree *t = slurm_tree_build(f->nodes, f->n, f->cables, f->n_cables);
-	char *text;
-	const char *body;
-
-	assert_non_null(t);
-	text = slurm_tree_yaml(t);
-	assert_non_null(text);
-	body = strstr(text, "---\n");
-	assert_string_equal(body ? body : "", want);
-	free(text);
-	slurm_tree_free(t);
+	rendered_is(f, slurm_tree_yaml, "---\n", want);
 }
 
 /* Two spines over three leaves, four hosts a leaf: leaves with Nodes=, the
