@@ -239,9 +239,12 @@ static void probe_done(void *ctx, int result, const uint8_t *data, size_t len)
 		state = sm.state;
 		act = sm.act_count;
 	}
-	/* with the local port's link down, the SMP to the SM's LID goes no
-	 * further than this port, and its own SMA answers (seen on ibsim):
-	 * that answer says nothing of the SM */
+	/* while the local port's link is not Active (as the SMA last read
+	 * it), an answer or none is not the SM's word on itself: the port is
+	 * down, or the SM is sweeping it in (Init); the SMA has said that
+	 * nothing beyond the port can be read (seen under load: "the SM is no
+	 * longer master" told while this port's link was down). An SMInfo
+	 * naming this port is its own SMA's, not the SM's. */
 	if (result == MAD_OK && (!local_link_active(t) || (t->own_port_guid &&
 							     sm.guid == t->own_port_guid)))
 		result = MAD_TIMEOUT;
