@@ -10,6 +10,7 @@ later, unpacked by scripts/install-deps and run in its own root by
 tests/tools/slurm-next-run) with the system's munged; the file beside
 slurm.conf is then topology.yaml, which Slurm reads before topology.conf."""
 import os
+import random
 import re
 import shutil
 import socket
@@ -40,6 +41,29 @@ def free_tcp_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def port_for_a_daemon():
+    """A free TCP port below the kernel's ephemeral range (32768 on), for a
+    daemon that binds it later: a port bind(0) gave can be taken meanwhile
+    as the local port of any test's outgoing connection (seen in the
+    sanitizer phase: slurmctld "Address already in use")."""
+    low = 32768
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    rnd = random.Random()
+    for _ in range(200):
+        port = rnd.randrange(min(20000, low - 1000), low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    return free_tcp_port()
 
 
 class Slurm:
@@ -86,7 +110,7 @@ class Slurm:
                     "ReturnToService=2\n"
                     "NodeName=%s NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN\n"
                     "PartitionName=all Nodes=ALL Default=YES\n"
-                    % (host, free_tcp_port(), free_tcp_port(), self.socket, self.dir,
+                    % (host, port_for_a_daemon(), port_for_a_daemon(), self.socket, self.dir,
                        self.dir, self.dir, self.log,
                        "SelectType=select/cons_tres\n" if yaml else
                        "SelectType=select/linear\nTopologyPlugin=topology/tree\n", hosts))
