@@ -7,13 +7,13 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import urllib.parse
 import urllib.request
 
 from conftest import TOP, wait_for
+from simfabric.bed import free_port as bed_free_port
 
 PROM = os.path.join(TOP, "conf", "prometheus")
 PROMETHEUS = shutil.which("prometheus")
@@ -22,10 +22,9 @@ SAMPLE = re.compile(r'^(\w+)\{([^}]*)\} (\S+)$')
 
 
 def free_port():
-    """A loopback TCP port free now (for a listener the test starts)"""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback TCP port free now (for a listener the test starts; below
+    the ephemeral range, simfabric.bed.free_port says why)"""
+    return bed_free_port()
 
 
 class Prometheus:

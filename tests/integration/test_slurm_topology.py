@@ -93,7 +93,7 @@ def bed_for_slurm(sl, conf, **bed_args):
     write and serves the file on a listener of its own (bed.http); sl's
     controller started once the file is there. Yields (bed, sl); the bed
     (and sl's services) stopped after."""
-    http = slurm_bed.port_for_a_daemon()
+    http = slurm_bed.free_tcp_port()
     bed = start_testbed(extra_conf=conf + ["slurmReloadCommand %s" % sl.reload_command(),
                                            "slurmSettle 1",
                                            "prometheusListen 127.0.0.1:%d" % http],

@@ -8,6 +8,7 @@ that execs it, so that it can be started again as it first was) and its
 output DIR/NAME.out; DIR/env holds the variables `up` prints. The layout
 is the command line's (scripts/simfabric): other tools read it."""
 import os
+import random
 import re
 import shlex
 import shutil
@@ -42,10 +43,34 @@ def snmp_env():
     return dict(os.environ, MIBS="")  # numeric OIDs only; no MIB noise
 
 
-def free_udp_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+def free_port(kind=socket.SOCK_STREAM):
+    """A loopback port free now, for a daemon a test starts that binds it
+    later: below the kernel's ephemeral range (ip_local_port_range), since
+    a port bind(0) gives can be taken meanwhile as the local port of any
+    test's outgoing connection or client socket (seen in the sanitizer
+    phase: slurmctld "Address already in use")."""
+    low = 32768
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    rnd = random.Random()
+    for _ in range(200):
+        port = rnd.randrange(min(20000, low - 1000), low)
+        with socket.socket(socket.AF_INET, kind) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket(socket.AF_INET, kind) as s:  # a machine that has none free there
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_udp_port():
+    return free_port(socket.SOCK_DGRAM)
 
 
 def alive(pid):

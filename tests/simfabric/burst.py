@@ -32,13 +32,12 @@ bench/notification_burst.py prints them; the test
 tests/integration/test_notification_burst.py holds them."""
 import os
 import re
-import socket
 import threading
 import time
 import urllib.request
 from datetime import datetime
 
-from .bed import alive, running
+from .bed import alive, free_port, running
 from .faults import SHIM, SMALL_TREES, Poller, snmp
 from .manager import TRAP_OID, notifications, paired_requests
 
@@ -124,9 +123,7 @@ def arrival_times(bed):
 
 
 def free_tcp_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_port()  # bed.py's: below the ephemeral range
 
 
 def sent(url):

@@ -10,12 +10,13 @@ later, unpacked by scripts/install-deps and run in its own root by
 tests/tools/slurm-next-run) with the system's munged; the file beside
 slurm.conf is then topology.yaml, which Slurm reads before topology.conf."""
 import os
-import random
 import re
 import shutil
 import socket
 import subprocess
 import time
+
+from .bed import free_port
 
 MUNGED = "/usr/sbin/munged"
 SLURMCTLD = "/usr/sbin/slurmctld"
@@ -37,33 +38,7 @@ def installed(yaml=False):
         shutil.which("scontrol") is not None
 
 
-def free_tcp_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_for_a_daemon():
-    """A free TCP port below the kernel's ephemeral range (32768 on), for a
-    daemon that binds it later: a port bind(0) gave can be taken meanwhile
-    as the local port of any test's outgoing connection (seen in the
-    sanitizer phase: slurmctld "Address already in use")."""
-    low = 32768
-    try:
-        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            low = int(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        pass
-    rnd = random.Random()
-    for _ in range(200):
-        port = rnd.randrange(min(20000, low - 1000), low)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    return free_tcp_port()
+free_tcp_port = free_port  # a TCP port for a daemon (bed.py says why not bind(0)'s)
 
 
 class Slurm:
@@ -110,7 +85,7 @@ class Slurm:
                     "ReturnToService=2\n"
                     "NodeName=%s NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN\n"
                     "PartitionName=all Nodes=ALL Default=YES\n"
-                    % (host, port_for_a_daemon(), port_for_a_daemon(), self.socket, self.dir,
+                    % (host, free_tcp_port(), free_tcp_port(), self.socket, self.dir,
                        self.dir, self.dir, self.log,
                        "SelectType=select/cons_tres\n" if yaml else
                        "SelectType=select/linear\nTopologyPlugin=topology/tree\n", hosts))
